@@ -1,0 +1,67 @@
+// Command spdylab is the SPDY lab: a SPDY/3.1 stack, an emulated network,
+// a browser-faithful page loader and a study runner in one binary.
+//
+// Each subcommand lives in its own file and registers itself in init(), so
+// the packages behind them can grow independently.
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// command is one `spdylab NAME ...` subcommand.
+type command struct {
+	name    string
+	summary string
+	// run receives the arguments after the subcommand name and returns the
+	// process exit status. It prints its own errors.
+	run func(args []string) int
+}
+
+var commands = map[string]command{}
+
+func register(c command) {
+	if _, dup := commands[c.name]; dup {
+		panic("spdylab: command registered twice: " + c.name)
+	}
+	commands[c.name] = c
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: spdylab COMMAND [flags] [args]")
+	fmt.Fprintln(os.Stderr, "\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		if !strings.HasPrefix(n, "_") { // internal helpers (re-exec targets) stay hidden
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(os.Stderr, "\nRun 'spdylab COMMAND -h' for a command's flags.")
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+		os.Exit(2)
+	}
+	name := os.Args[1]
+	switch name {
+	case "-h", "--help", "help":
+		usage()
+		os.Exit(0)
+	}
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "spdylab: unknown command %q\n\n", name)
+		usage()
+		os.Exit(2)
+	}
+	os.Exit(c.run(os.Args[2:]))
+}

@@ -1,0 +1,153 @@
+// Package probe holds the plain data that flows between spdylab's stages:
+// the configuration of one page-load condition and the measured result of
+// one page load. The study runner builds Conditions, the testbed and loader
+// turn them into Results, and the store and report only ever read Results.
+//
+// The package has no dependencies on the rest of spdylab so that every stage
+// can import it without cycles. Fields may be added; existing fields keep
+// their names and JSON tags because stored results are decoded with them.
+package probe
+
+import "time"
+
+// Protocols the loader and server know. "https" is HTTP/1.1 over TLS with
+// the browser's six persistent connections per host.
+const (
+	ProtoHTTPS  = "https"
+	ProtoSPDY31 = "spdy/3.1"
+	ProtoSPDY3  = "spdy/3"
+	ProtoH2     = "h2"
+)
+
+// Link describes the emulated bottleneck. Zero rate means unlimited; zero
+// RTT means no added delay.
+type Link struct {
+	DownBps    int64         `json:"down_bps"`              // server -> client rate, bit/s
+	UpBps      int64         `json:"up_bps"`                // client -> server rate, bit/s
+	RTT        time.Duration `json:"rtt_ns"`                // split evenly unless DelayDown/DelayUp set
+	DelayDown  time.Duration `json:"delay_down_ns,omitempty"`
+	DelayUp    time.Duration `json:"delay_up_ns,omitempty"`
+	LossDown   float64       `json:"loss_down"`             // probability 0..1
+	LossUp     float64       `json:"loss_up"`               // probability 0..1
+	QueuePkts  int           `json:"queue_pkts,omitempty"`  // droptail limit in packets (0 with QueueBytes 0 = unlimited)
+	QueueBytes int           `json:"queue_bytes,omitempty"` // droptail limit in bytes
+	TraceDown  string        `json:"trace_down,omitempty"`  // Mahimahi delivery trace replacing DownBps
+	TraceUp    string        `json:"trace_up,omitempty"`
+	Shared     bool          `json:"shared"`                // one bottleneck for all shards (the studies' setup)
+	Seed       int64         `json:"seed"`                  // loss RNG seed
+}
+
+// TCP are the per-server TCP knobs.
+type TCP struct {
+	IW                 int    `json:"iw,omitempty"`       // initcwnd in segments; 0 = kernel default
+	InitRwnd           int    `json:"initrwnd,omitempty"` // 0 = kernel default
+	CC                 string `json:"cc,omitempty"`       // cubic, reno, bbr; "" = kernel default
+	SlowStartAfterIdle bool   `json:"slow_start_after_idle"`
+}
+
+// Condition is everything that determines one page load, apart from the
+// random seed of the run.
+type Condition struct {
+	Page          string `json:"page"`   // generator name (pageA, twitter, ...) or a manifest path
+	Shards        int    `json:"shards"` // servers the page is spread over (1..8)
+	ShardMode     string `json:"shard_mode,omitempty"` // "equal" (default) or "roundrobin"
+	Proto         string `json:"proto"`  // one of the Proto* constants
+	TLS           string `json:"tls"`    // "1.2" (full 2-RTT handshake, as in 2012) or "1.3"
+	MaxStreams    int    `json:"max_streams,omitempty"`    // SPDY/h2 server max concurrent streams; 0 = default (100)
+	InitialWindow int    `json:"initial_window,omitempty"` // SPDY/h2 initial stream window; 0 = 64 KiB
+	Push          string `json:"push,omitempty"`           // "", "none", "manifest", "preload"
+	DNS           bool   `json:"dns"`                      // resolve host names over the link
+	Link          Link   `json:"link"`
+	TCP           TCP    `json:"tcp"`
+	NoLink        bool   `json:"no_link,omitempty"` // loopback, no emulated link
+	Timeout       time.Duration `json:"timeout_ns,omitempty"`
+}
+
+// Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not
+// apply" as in HAR 1.2.
+type Phases struct {
+	Blocked float64 `json:"blocked"`
+	DNS     float64 `json:"dns"`
+	Connect float64 `json:"connect"`
+	SSL     float64 `json:"ssl"`
+	Send    float64 `json:"send"`
+	Wait    float64 `json:"wait"`
+	Receive float64 `json:"receive"`
+}
+
+// TCPInfo is what the kernel reported for one connection at the end of a load.
+type TCPInfo struct {
+	ConnID       int     `json:"conn_id"`
+	Host         string  `json:"host"`
+	Retransmits  uint32  `json:"retransmits"`   // total retransmitted segments
+	SegsOut      uint32  `json:"segs_out"`
+	SegsIn       uint32  `json:"segs_in"`
+	SndCwnd      uint32  `json:"snd_cwnd"`      // segments
+	RTTms        float64 `json:"rtt_ms"`        // smoothed RTT
+	RTTVarms     float64 `json:"rttvar_ms"`
+	BytesAcked   uint64  `json:"bytes_acked"`
+	BytesRecv    uint64  `json:"bytes_received"`
+	CongestionCC string  `json:"cc,omitempty"`
+}
+
+// LinkDir are the emulator's counters for one direction of the bottleneck
+// during one load (or one check).
+type LinkDir struct {
+	PktsOffered    uint64  `json:"pkts_offered"`
+	BytesOffered   uint64  `json:"bytes_offered"`
+	PktsDelivered  uint64  `json:"pkts_delivered"`
+	BytesDelivered uint64  `json:"bytes_delivered"`
+	PktsQueueDrop  uint64  `json:"pkts_queue_drop"`
+	PktsLost       uint64  `json:"pkts_lost"` // random (Bernoulli or Gilbert-Elliott) loss
+	QDelayP50ms    float64 `json:"qdelay_p50_ms"`
+	QDelayP95ms    float64 `json:"qdelay_p95_ms"`
+	QDelayP99ms    float64 `json:"qdelay_p99_ms"`
+	QDelayMaxms    float64 `json:"qdelay_max_ms"`
+}
+
+// LinkCounters are both directions.
+type LinkCounters struct {
+	Down LinkDir `json:"down"`
+	Up   LinkDir `json:"up"`
+}
+
+// LinkCheck is the short self-check of a testbed's link stored with each
+// probe: measured values beside configured ones.
+type LinkCheck struct {
+	RTTms           float64 `json:"rtt_ms"`
+	RTTConfiguredms float64 `json:"rtt_configured_ms"`
+	DownMbps        float64 `json:"down_mbps,omitempty"`
+	UpMbps          float64 `json:"up_mbps,omitempty"`
+	OK              bool    `json:"ok"`
+	Problem         string  `json:"problem,omitempty"`
+}
+
+// Result is one page load.
+type Result struct {
+	Condition Condition `json:"condition"`
+	Run       int       `json:"run"` // 0-based index within the condition
+	Started   time.Time `json:"started"`
+
+	Failed bool   `json:"failed"`
+	Error  string `json:"error,omitempty"` // names the resource when one is at fault
+
+	PLTms float64 `json:"plt_ms"` // navigation start -> last byte of last resource
+	ToWms float64 `json:"tow_ms"` // first request byte sent -> last response byte received
+
+	Resources    int `json:"resources"`     // fetched (or pushed and used)
+	Pushed       int `json:"pushed"`        // of which arrived by server push
+	Connections  int `json:"connections"`   // TCP connections opened
+	BytesWireIn  int64 `json:"bytes_wire_in"`   // TCP payload bytes received (TLS records included)
+	BytesWireOut int64 `json:"bytes_wire_out"`
+	HeaderBytesRaw        int64 `json:"header_bytes_raw"`        // uncompressed request+response header bytes
+	HeaderBytesCompressed int64 `json:"header_bytes_compressed"` // as sent on the wire (== raw for HTTP/1.1)
+
+	// Phases sums each HAR phase over all entries (ms); handy for breakdown bars.
+	Phases Phases `json:"phases"`
+
+	TCP  []TCPInfo    `json:"tcp,omitempty"`
+	Link LinkCounters `json:"link"`
+
+	// HAR is the HAR 1.2 document of this load, JSON encoded.
+	HAR []byte `json:"-"`
+}
