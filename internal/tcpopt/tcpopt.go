@@ -1,0 +1,129 @@
+// Package tcpopt sets and reads the Linux TCP socket options spdylab relies
+// on: the congestion control per socket (a namespace may only default to the
+// algorithms in tcp_allowed_congestion_control, but a socket may pick any
+// available one as root), TCP_NOTSENT_LOWAT so that a server's priorities are
+// not defeated by a full kernel send buffer, and TCP_INFO for per-connection
+// counters at the end of a load.
+package tcpopt
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/spdylab/spdylab/probe"
+)
+
+// rawConner is implemented by *net.TCPConn and *net.TCPListener.
+type rawConner interface {
+	SyscallConn() (syscall.RawConn, error)
+}
+
+func control(c any, fn func(fd int) error) error {
+	rc, ok := c.(rawConner)
+	if !ok {
+		return fmt.Errorf("tcpopt: %T is not a socket", c)
+	}
+	raw, err := rc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var opErr error
+	if err := raw.Control(func(fd uintptr) { opErr = fn(int(fd)) }); err != nil {
+		return err
+	}
+	return opErr
+}
+
+// SetCongestion sets TCP_CONGESTION ("cubic", "reno", "bbr") on a connection
+// or listener; accepted sockets inherit a listener's choice. Empty cc is a no-op.
+func SetCongestion(c any, cc string) error {
+	if cc == "" {
+		return nil
+	}
+	err := control(c, func(fd int) error { return unix.SetsockoptString(fd, unix.IPPROTO_TCP, unix.TCP_CONGESTION, cc) })
+	if err != nil {
+		return fmt.Errorf("setting congestion control %q: %w (is the tcp_%s module available?)", cc, err, cc)
+	}
+	return nil
+}
+
+// SetCongestionFD is SetCongestion for a raw descriptor, for net.Dialer.Control
+// and net.ListenConfig.Control hooks, which run before connect/listen.
+func SetCongestionFD(fd uintptr, cc string) error {
+	if cc == "" {
+		return nil
+	}
+	if err := unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, cc); err != nil {
+		return fmt.Errorf("setting congestion control %q: %w", cc, err)
+	}
+	return nil
+}
+
+// Congestion reports the congestion control in use on c.
+func Congestion(c any) (string, error) {
+	var name string
+	err := control(c, func(fd int) error {
+		s, err := unix.GetsockoptString(fd, unix.IPPROTO_TCP, unix.TCP_CONGESTION)
+		name = s
+		return err
+	})
+	return name, err
+}
+
+// SetNotSentLowat sets TCP_NOTSENT_LOWAT: the kernel then reports the socket
+// writable only while fewer than n unsent bytes are queued. n <= 0 is a no-op.
+func SetNotSentLowat(c any, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	return control(c, func(fd int) error { return unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NOTSENT_LOWAT, n) })
+}
+
+// Unwrap digs the *net.TCPConn out of wrappers such as *tls.Conn that expose
+// NetConn().
+func Unwrap(c net.Conn) (*net.TCPConn, bool) {
+	for i := 0; i < 8 && c != nil; i++ {
+		if t, ok := c.(*net.TCPConn); ok {
+			return t, true
+		}
+		u, ok := c.(interface{ NetConn() net.Conn })
+		if !ok {
+			return nil, false
+		}
+		c = u.NetConn()
+	}
+	return nil, false
+}
+
+// Info reads TCP_INFO from a connection (unwrapping TLS).
+func Info(c net.Conn) (probe.TCPInfo, error) {
+	t, ok := Unwrap(c)
+	if !ok {
+		return probe.TCPInfo{}, errors.New("tcpopt: not a TCP connection")
+	}
+	var ti *unix.TCPInfo
+	err := control(t, func(fd int) error {
+		var err error
+		ti, err = unix.GetsockoptTCPInfo(fd, unix.IPPROTO_TCP, unix.TCP_INFO)
+		return err
+	})
+	if err != nil {
+		return probe.TCPInfo{}, fmt.Errorf("tcpopt: TCP_INFO: %w", err)
+	}
+	cc, _ := Congestion(t)
+	return probe.TCPInfo{
+		Retransmits:  ti.Total_retrans,
+		SegsOut:      ti.Segs_out,
+		SegsIn:       ti.Segs_in,
+		SndCwnd:      ti.Snd_cwnd,
+		RTTms:        float64(ti.Rtt) / 1000,
+		RTTVarms:     float64(ti.Rttvar) / 1000,
+		BytesAcked:   ti.Bytes_acked,
+		BytesRecv:    ti.Bytes_received,
+		CongestionCC: cc,
+	}, nil
+}

@@ -1,0 +1,95 @@
+package tcpopt
+
+import (
+	"crypto/tls"
+	"io"
+	"net"
+	"os"
+	"testing"
+
+	"github.com/spdylab/spdylab/internal/certs"
+)
+
+func TestCongestionAndInfoOnLoopback(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	// Any socket may pick reno; cubic needs root or the allowed list.
+	want := "reno"
+	if os.Geteuid() == 0 {
+		want = "cubic"
+	}
+	if err := SetCongestion(ln, want); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			done <- nil
+			return
+		}
+		io.Copy(io.Discard, c)
+		done <- c
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write(make([]byte, 100000))
+	c.Close()
+	sc := <-done
+	if sc == nil {
+		t.Fatal("accept failed")
+	}
+	defer sc.Close()
+	got, err := Congestion(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("accepted socket uses %q, want inherited %q", got, want)
+	}
+	info, err := Info(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.BytesRecv < 100000 {
+		t.Errorf("TCP_INFO bytes received = %d, want >= 100000", info.BytesRecv)
+	}
+	if err := SetCongestion(sc, "no-such-cc"); err == nil {
+		t.Error("unknown congestion control accepted")
+	}
+}
+
+func TestUnwrapTLS(t *testing.T) {
+	cert, err := certs.SelfSigned()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			c.(*tls.Conn).Handshake()
+			c.Close()
+		}
+	}()
+	c, err := tls.Dial("tcp", ln.Addr().String(), &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := Unwrap(c); !ok {
+		t.Fatal("Unwrap did not find the TCP connection under TLS")
+	}
+	if _, err := Info(c); err != nil {
+		t.Fatal(err)
+	}
+}
