@@ -1,0 +1,53 @@
+package study
+
+import (
+	"embed"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+//go:embed builtin/*.toml
+var builtinFS embed.FS
+
+// Builtin returns the built-in study with the given name.
+func Builtin(name string) (*Study, error) {
+	src, err := builtinFS.ReadFile("builtin/" + name + ".toml")
+	if err != nil {
+		return nil, fmt.Errorf("no built-in study %q (built-in: %s)", name, strings.Join(BuiltinNames(), ", "))
+	}
+	s, err := Parse(src, "")
+	if err != nil {
+		return nil, fmt.Errorf("built-in study %s: %w", name, err)
+	}
+	return s, nil
+}
+
+// BuiltinNames lists the built-in studies, quick first.
+func BuiltinNames() []string {
+	ents, _ := builtinFS.ReadDir("builtin")
+	var names []string
+	for _, e := range ents {
+		names = append(names, strings.TrimSuffix(e.Name(), ".toml"))
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if (names[i] == "quick") != (names[j] == "quick") {
+			return names[i] == "quick"
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+// Load resolves what the user named: a study file path if it exists or
+// looks like one, otherwise a built-in study.
+func Load(nameOrPath string) (*Study, error) {
+	if strings.HasSuffix(nameOrPath, ".toml") || strings.ContainsRune(nameOrPath, os.PathSeparator) {
+		return ParseFile(nameOrPath)
+	}
+	if _, err := os.Stat(nameOrPath); err == nil {
+		return ParseFile(nameOrPath)
+	}
+	return Builtin(nameOrPath)
+}

@@ -1,0 +1,482 @@
+// Package study reads study files (TOML), ships the built-in studies that
+// re-run the published SPDY experiments, runs a study's matrix of conditions
+// on parallel testbeds, and keeps every probe in a resumable SQLite store
+// that shards of a study can be merged from.
+package study
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/spdylab/spdylab/probe"
+)
+
+// Study is a parsed, validated and expanded study file.
+type Study struct {
+	Name        string
+	Description string
+	Note        string // caveats printed with the report (e.g. SPDY/3.1 instead of SPDY/2)
+	Runs        int    // loads per condition
+	Seed        int64
+	Timeout     time.Duration // per load; 0 = the harness default
+	// Baseline is the factor values of the base case gains are computed
+	// against, e.g. {"protocol": "https"} or {"protocol": "https", "iw": "3"}.
+	Baseline map[string]string
+	// Varied lists the factors that take more than one value, in matrix order.
+	Varied     []string
+	Conditions []Cond
+	Source     []byte // the study file as given
+}
+
+// Cond is one condition of a study: the probe.Condition plus the canonical
+// factor values it came from and a stable identity.
+type Cond struct {
+	probe.Condition
+	Values map[string]string // factor name -> canonical value
+	Hash   string            // hex SHA-256 prefix of the condition's JSON
+}
+
+// fileSpec is the TOML layout of a study file. Factor tables are decoded as
+// generic maps so that every key and value can be checked by hand and named
+// with its line in errors.
+type fileSpec struct {
+	Name        string           `toml:"name"`
+	Description string           `toml:"description"`
+	Note        string           `toml:"note"`
+	Runs        int              `toml:"runs"`
+	Seed        int64            `toml:"seed"`
+	Timeout     string           `toml:"timeout"`
+	Baseline    map[string]any   `toml:"baseline"`
+	Factors     map[string]any   `toml:"factors"`
+	Matrix      []map[string]any `toml:"matrix"`
+	Exclude     []map[string]any `toml:"exclude"`
+}
+
+// ParseFile reads and parses a study file; manifest paths in it are resolved
+// against the file's directory.
+func ParseFile(path string) (*Study, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Parse(src, filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Parse parses a study file's text. dir resolves relative manifest paths.
+func Parse(src []byte, dir string) (*Study, error) {
+	var fs fileSpec
+	md, err := toml.Decode(string(src), &fs)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)
+		}
+		return nil, err
+	}
+	lines := indexLines(src)
+	for _, k := range md.Undecoded() {
+		return nil, fmt.Errorf("line %d: unknown key %q (top-level keys: name, description, note, runs, seed, timeout, baseline, factors, matrix, exclude)", lines.line(k.String()), k.String())
+	}
+	s := &Study{Name: fs.Name, Description: fs.Description, Note: fs.Note, Runs: fs.Runs, Seed: fs.Seed, Source: src}
+	if !regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`).MatchString(s.Name) {
+		return nil, fmt.Errorf("line %d: name %q must be 1-64 letters, digits, '.', '_' or '-' (it names the output directory)", lines.line("name"), s.Name)
+	}
+	if s.Runs < 1 || s.Runs > 10000 {
+		return nil, fmt.Errorf("line %d: runs = %d: must be between 1 and 10000", lines.line("runs"), s.Runs)
+	}
+	if fs.Timeout != "" {
+		d, err := time.ParseDuration(fs.Timeout)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("line %d: timeout %q: not a positive duration like \"60s\"", lines.line("timeout"), fs.Timeout)
+		}
+		s.Timeout = d
+	}
+	canonPage := canonPageIn(dir)
+	canon := func(f *factor, raw string) (string, error) {
+		if f.name == "page" {
+			return canonPage(raw)
+		}
+		return f.canon(raw)
+	}
+
+	// Factor lists: [factors] holds the defaults, every [[matrix]] block
+	// overrides some of them; the study is the union of the blocks.
+	base, err := parseFactorTable(fs.Factors, "factors", lines, canon)
+	if err != nil {
+		return nil, err
+	}
+	blocks := []map[string][]string{base}
+	if len(fs.Matrix) > 0 {
+		blocks = blocks[:0]
+		for i, m := range fs.Matrix {
+			over, err := parseFactorTable(m, fmt.Sprintf("matrix.%d", i), lines, canon)
+			if err != nil {
+				return nil, err
+			}
+			merged := map[string][]string{}
+			for k, v := range base {
+				merged[k] = v
+			}
+			for k, v := range over {
+				merged[k] = v
+			}
+			blocks = append(blocks, merged)
+		}
+	}
+
+	s.Baseline = map[string]string{"protocol": probe.ProtoHTTPS}
+	if fs.Baseline != nil {
+		s.Baseline = map[string]string{}
+		for k, raw := range fs.Baseline {
+			f, ok := factorByName(k)
+			if !ok {
+				return nil, fmt.Errorf("line %d: baseline: unknown factor %q (factors: %s)", lines.line("baseline."+k), k, factorNames())
+			}
+			str, err := scalarString(f, raw)
+			if err == nil {
+				str, err = canon(f, str)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("line %d: baseline.%s = %v: %v", lines.line("baseline."+k), k, raw, err)
+			}
+			s.Baseline[k] = str
+		}
+	}
+
+	type exclusion struct {
+		line  int
+		match map[string][]string
+	}
+	var excl []exclusion
+	for i, e := range fs.Exclude {
+		t, err := parseFactorTable(e, fmt.Sprintf("exclude.%d", i), lines, canon)
+		if err != nil {
+			return nil, err
+		}
+		if len(t) == 0 {
+			return nil, fmt.Errorf("line %d: empty [[exclude]] table would exclude everything", lines.table(fmt.Sprintf("exclude.%d", i)))
+		}
+		excl = append(excl, exclusion{lines.table(fmt.Sprintf("exclude.%d", i)), t})
+	}
+	used := make([]bool, len(excl))
+
+	seen := map[string]bool{}
+	varied := map[string]map[string]bool{}
+	for bi, b := range blocks {
+		where := "factors"
+		if len(fs.Matrix) > 0 {
+			where = fmt.Sprintf("[[matrix]] block %d", bi+1)
+		}
+		if len(b["page"]) == 0 {
+			return nil, fmt.Errorf("line %d: %s: factor \"page\" is required", lines.table("factors"), where)
+		}
+		if len(b["protocol"]) == 0 {
+			return nil, fmt.Errorf("line %d: %s: factor \"protocol\" is required", lines.table("factors"), where)
+		}
+		if len(b["rate"]) > 0 && (len(b["down"]) > 0 || len(b["up"]) > 0) {
+			return nil, fmt.Errorf("line %d: %s: give either \"rate\" or \"down\"/\"up\", not both", lines.table("factors"), where)
+		}
+		// down/up become the one "rate" dimension the rest of the lab uses.
+		if len(b["down"]) > 0 || len(b["up"]) > 0 {
+			downs, ups := orDefault(b["down"], "unlimited"), orDefault(b["up"], "unlimited")
+			var pairs []string
+			for _, d := range downs {
+				for _, u := range ups {
+					pairs = append(pairs, d+"/"+u)
+				}
+			}
+			b["rate"] = pairs
+		}
+		var dims [][]string
+		for _, f := range factors {
+			if f.name == "down" || f.name == "up" {
+				continue
+			}
+			vals := b[f.name]
+			if len(vals) == 0 {
+				def := f.def
+				if f.name == "rate" {
+					def = "unlimited/unlimited"
+				}
+				vals = []string{def}
+			}
+			dims = append(dims, vals)
+		}
+		names := make([]string, 0, len(factors))
+		for _, f := range factors {
+			if f.name != "down" && f.name != "up" {
+				names = append(names, f.name)
+			}
+		}
+		idx := make([]int, len(dims))
+		for {
+			v := map[string]string{}
+			for i, n := range names {
+				v[n] = dims[i][idx[i]]
+			}
+			excluded := false
+			for ei, e := range excl {
+				if matches(e.match, v) {
+					excluded, used[ei] = true, true
+					break
+				}
+			}
+			if !excluded {
+				c := Cond{Condition: buildCondition(v, s.Timeout), Values: v}
+				c.Hash = HashCondition(c.Condition)
+				if !seen[c.Hash] {
+					seen[c.Hash] = true
+					s.Conditions = append(s.Conditions, c)
+					for n, val := range v {
+						if varied[n] == nil {
+							varied[n] = map[string]bool{}
+						}
+						varied[n][val] = true
+					}
+				}
+			}
+			// odometer: the last factor varies fastest
+			k := len(idx) - 1
+			for ; k >= 0; k-- {
+				idx[k]++
+				if idx[k] < len(dims[k]) {
+					break
+				}
+				idx[k] = 0
+			}
+			if k < 0 {
+				break
+			}
+		}
+	}
+	for i, u := range used {
+		if !u {
+			return nil, fmt.Errorf("line %d: this [[exclude]] matches no condition (check its values)", excl[i].line)
+		}
+	}
+	if len(s.Conditions) == 0 {
+		return nil, fmt.Errorf("line %d: every condition is excluded: the study's matrix is empty", excl[len(excl)-1].line)
+	}
+	if len(s.Conditions) > 100000 {
+		return nil, fmt.Errorf("the matrix has %d conditions; more than 100000 is surely a mistake", len(s.Conditions))
+	}
+	for _, f := range factors {
+		if len(varied[f.name]) > 1 {
+			s.Varied = append(s.Varied, f.name)
+		}
+	}
+	// The baseline must exist for the gains to mean anything.
+	for k, v := range s.Baseline {
+		if !varied[k][v] {
+			return nil, fmt.Errorf("line %d: baseline %s = %q is not a value of any condition", lines.line("baseline."+k), k, v)
+		}
+	}
+	return s, nil
+}
+
+func orDefault(v []string, def string) []string {
+	if len(v) == 0 {
+		return []string{def}
+	}
+	return v
+}
+
+// matches reports whether a point of the matrix has every value an
+// exclusion names (an exclusion may list several values per factor).
+func matches(ex map[string][]string, v map[string]string) bool {
+	for k, want := range ex {
+		got := v[k]
+		switch k {
+		case "down":
+			got, _, _ = strings.Cut(v["rate"], "/")
+		case "up":
+			_, got, _ = strings.Cut(v["rate"], "/")
+		}
+		ok := false
+		for _, w := range want {
+			if w == got {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// parseFactorTable validates one table of factor -> value or list of values.
+func parseFactorTable(t map[string]any, table string, lines lineIndex, canon func(*factor, string) (string, error)) (map[string][]string, error) {
+	out := map[string][]string{}
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		line := lines.line(table + "." + k)
+		f, ok := factorByName(k)
+		if !ok {
+			return nil, fmt.Errorf("line %d: unknown factor %q (factors: %s)", line, k, factorNames())
+		}
+		var raws []any
+		switch x := t[k].(type) {
+		case []any:
+			raws = x
+			if len(x) == 0 {
+				return nil, fmt.Errorf("line %d: %s: empty list of values", line, k)
+			}
+		default:
+			raws = []any{x}
+		}
+		dup := map[string]bool{}
+		for _, raw := range raws {
+			str, err := scalarString(f, raw)
+			if err == nil {
+				str, err = canon(f, str)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %s = %s: %v", line, k, show(raw), err)
+			}
+			if dup[str] {
+				return nil, fmt.Errorf("line %d: %s: value %s given twice", line, k, show(raw))
+			}
+			dup[str] = true
+			out[k] = append(out[k], str)
+		}
+	}
+	return out, nil
+}
+
+func show(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprint(v)
+}
+
+// scalarString checks a TOML value's type against the factor's kind.
+func scalarString(f *factor, raw any) (string, error) {
+	switch x := raw.(type) {
+	case string:
+		if f.kind == "string" {
+			return x, nil
+		}
+	case int64:
+		if f.kind == "int" {
+			return strconv.FormatInt(x, 10), nil
+		}
+	case bool:
+		if f.kind == "bool" {
+			return strconv.FormatBool(x), nil
+		}
+	}
+	want := map[string]string{"string": "a string", "int": "an integer", "bool": "true or false"}[f.kind]
+	return "", fmt.Errorf("must be %s (%s)", want, f.help)
+}
+
+// HashCondition is a condition's identity in the store: the hex SHA-256
+// prefix of its JSON encoding.
+func HashCondition(c probe.Condition) string {
+	b, _ := json.Marshal(c)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Fingerprint identifies what a study measures: its conditions, runs and
+// seed. Two output directories with the same fingerprint hold the same
+// study, so shards can be merged and runs resumed.
+func (s *Study) Fingerprint() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "runs=%d seed=%d\n", s.Runs, s.Seed)
+	hashes := make([]string, len(s.Conditions))
+	for i, c := range s.Conditions {
+		hashes[i] = c.Hash
+	}
+	sort.Strings(hashes)
+	for _, x := range hashes {
+		fmt.Fprintln(h, x)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// lineIndex maps "table.key" (and "table" for table headers) to the line
+// where it appears, so errors about values can name their line.
+// Arrays of tables are numbered: "matrix.0", "exclude.1".
+type lineIndex map[string]int
+
+var (
+	reHeader = regexp.MustCompile(`^\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?`)
+	reKey    = regexp.MustCompile(`^\s*("?)([A-Za-z0-9_./-]+)("?)\s*=`)
+)
+
+func indexLines(src []byte) lineIndex {
+	idx := lineIndex{}
+	count := map[string]int{}
+	table := ""
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		l := sc.Text()
+		if m := reHeader.FindStringSubmatch(l); m != nil && !strings.Contains(l[:strings.Index(l, m[1])], "=") {
+			name := m[1]
+			if strings.HasPrefix(strings.TrimSpace(l), "[[") {
+				name = fmt.Sprintf("%s.%d", m[1], count[m[1]])
+				count[m[1]]++
+			}
+			table = name
+			if _, ok := idx[table]; !ok {
+				idx[table] = n
+			}
+			continue
+		}
+		if m := reKey.FindStringSubmatch(l); m != nil {
+			key := m[2]
+			if table != "" {
+				key = table + "." + key
+			}
+			if _, ok := idx[key]; !ok {
+				idx[key] = n
+			}
+		}
+	}
+	return idx
+}
+
+// line returns the line of a key, falling back to its table's line and
+// then to line 1 so an error always names a line.
+func (l lineIndex) line(key string) int {
+	for k := key; k != ""; {
+		if n, ok := l[k]; ok {
+			return n
+		}
+		i := strings.LastIndex(k, ".")
+		if i < 0 {
+			break
+		}
+		k = k[:i]
+	}
+	return 1
+}
+
+func (l lineIndex) table(t string) int { return l.line(t) }
