@@ -401,12 +401,12 @@ func HashCondition(c probe.Condition) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// Fingerprint identifies what a study measures: its conditions, runs and
+// Fingerprint identifies what a study measures: its name, conditions, runs and
 // seed. Two output directories with the same fingerprint hold the same
 // study, so shards can be merged and runs resumed.
 func (s *Study) Fingerprint() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "runs=%d seed=%d\n", s.Runs, s.Seed)
+	fmt.Fprintf(h, "name=%s runs=%d seed=%d\n", s.Name, s.Runs, s.Seed)
 	hashes := make([]string, len(s.Conditions))
 	for i, c := range s.Conditions {
 		hashes[i] = c.Hash

@@ -1,0 +1,507 @@
+package study
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spdylab/spdylab/probe"
+)
+
+// fakeBench stands in for the harness in unit tests of the runner's
+// scheduling and storage logic. Its "PLT" encodes what was asked so tests
+// can check that the right probe was stored under the right key.
+type fakeBench struct {
+	c      probe.Condition
+	log    *loadLog
+	delay  time.Duration
+	fail   func(proto string, run int, n int) bool
+	closed bool
+}
+
+type loadLog struct {
+	mu     sync.Mutex
+	loads  []string // "benchKey proto run"
+	opens  int
+	closes int
+	open   int // benches open right now
+	peak   int
+}
+
+func (l *loadLog) add(s string) {
+	l.mu.Lock()
+	l.loads = append(l.loads, s)
+	l.mu.Unlock()
+}
+
+func (b *fakeBench) Load(ctx context.Context, proto string, run int) probe.Result {
+	if b.delay > 0 {
+		select {
+		case <-time.After(b.delay):
+		case <-ctx.Done():
+			return probe.Result{Failed: true, Error: "canceled"}
+		}
+	}
+	key := fmt.Sprintf("%s %d %s %d", b.c.Page, b.c.Link.RTT.Milliseconds(), proto, run)
+	b.log.mu.Lock()
+	n := 0
+	for _, l := range b.log.loads {
+		if l == key {
+			n++
+		}
+	}
+	b.log.loads = append(b.log.loads, key)
+	b.log.mu.Unlock()
+	if b.fail != nil && b.fail(proto, run, n) {
+		return probe.Result{Failed: true, Error: "fake: resource /x timed out", Started: time.Now()}
+	}
+	plt := float64(100 + run)
+	if proto == probe.ProtoSPDY31 {
+		plt += 1000
+	}
+	return probe.Result{PLTms: plt, ToWms: plt - 10, Resources: 3, Started: time.Now(), HAR: []byte(`{"log":{}}`)}
+}
+
+func (b *fakeBench) Check(context.Context) probe.LinkCheck {
+	return probe.LinkCheck{RTTms: float64(b.c.Link.RTT.Milliseconds()), RTTConfiguredms: float64(b.c.Link.RTT.Milliseconds()), OK: true}
+}
+func (b *fakeBench) Manifest() ([]byte, error) { return []byte(`{"Name":"` + b.c.Page + `"}`), nil }
+func (b *fakeBench) Close() error {
+	b.log.mu.Lock()
+	b.log.closes++
+	b.log.open--
+	b.log.mu.Unlock()
+	b.closed = true
+	return nil
+}
+
+func fakeOpener(log *loadLog, delay time.Duration, fail func(string, int, int) bool) Opener {
+	return func(ctx context.Context, c probe.Condition, seed int64, dir string) (Bench, error) {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("work dir %s missing", dir)
+		}
+		log.mu.Lock()
+		log.opens++
+		log.open++
+		log.peak = max(log.peak, log.open)
+		log.mu.Unlock()
+		return &fakeBench{c: c, log: log, delay: delay, fail: fail}, nil
+	}
+}
+
+const tinyStudy = `
+name = "tiny"
+runs = 3
+seed = 7
+[factors]
+page = ["pageA", "pageB"]
+rtt = ["20ms", "100ms"]
+protocol = ["https", "spdy/3.1"]
+`
+
+func mustParse(t *testing.T, src string) *Study {
+	t.Helper()
+	s, err := Parse([]byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRunnerStoresEveryProbeInterleaved(t *testing.T) {
+	s := mustParse(t, tinyStudy)
+	dir := t.TempDir()
+	st, err := CreateStore(dir, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	log := &loadLog{}
+	r := &Runner{Study: s, Store: st, Open: fakeOpener(log, 0, nil), Jobs: 2, WorkDir: filepath.Join(dir, "work")}
+	sum, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Planned != 24 || sum.Done != 24 || sum.Failed != 0 {
+		t.Errorf("summary %+v, want 24 planned and done", sum)
+	}
+	if log.opens != 4 || log.closes != 4 {
+		t.Errorf("%d benches opened, %d closed; want 4 (one per page x rtt)", log.opens, log.closes)
+	}
+	// Within one bench the protocols alternate run by run.
+	byBench := map[string][]string{}
+	for _, l := range log.loads {
+		f := strings.Fields(l)
+		byBench[f[0]+f[1]] = append(byBench[f[0]+f[1]], f[2]+" "+f[3])
+	}
+	for k, seq := range byBench {
+		want := []string{"https 0", "spdy/3.1 0", "https 1", "spdy/3.1 1", "https 2", "spdy/3.1 2"}
+		if strings.Join(seq, ",") != strings.Join(want, ",") {
+			t.Errorf("bench %s load order %v, want %v", k, seq, want)
+		}
+	}
+	probes, err := st.Probes(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probes) != 24 {
+		t.Fatalf("%d probes stored", len(probes))
+	}
+	for _, p := range probes {
+		r := p.Result
+		wantPLT := float64(100 + p.Run)
+		if r.Condition.Proto == probe.ProtoSPDY31 {
+			wantPLT += 1000
+		}
+		if r.PLTms != wantPLT || r.Run != p.Run || HashCondition(r.Condition) != p.CondHash {
+			t.Errorf("probe %d stored under the wrong key: %+v", p.ID, p)
+		}
+		if string(r.HAR) != `{"log":{}}` || !p.Check.OK {
+			t.Errorf("probe %d lost its HAR or link check", p.ID)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "work")); len(entries) != 0 {
+		t.Errorf("work dirs left behind: %v", entries)
+	}
+	mans, _ := st.Manifests()
+	if len(mans) != 2 {
+		t.Errorf("%d manifests stored, want 2 (pageA, pageB)", len(mans))
+	}
+	sess, _ := st.Sessions()
+	if len(sess) != 1 || sess[0].Go == "" || sess[0].Kernel == "" || sess[0].Seed != 7 {
+		t.Errorf("provenance %+v", sess)
+	}
+	// A second run has nothing to do.
+	sum, err = r.Run(context.Background())
+	if err != nil || sum.Planned != 0 || sum.Skipped != 24 {
+		t.Errorf("rerun: %+v %v", sum, err)
+	}
+}
+
+func TestRunnerRetriesAFailedProbeOnce(t *testing.T) {
+	s := mustParse(t, tinyStudy)
+	dir := t.TempDir()
+	st, _ := CreateStore(dir, s)
+	defer st.Close()
+	log := &loadLog{}
+	// run 1 of spdy fails always; run 2 of https fails only the first time.
+	fail := func(proto string, run, n int) bool {
+		return (proto == probe.ProtoSPDY31 && run == 1) || (proto == probe.ProtoHTTPS && run == 2 && n == 0)
+	}
+	r := &Runner{Study: s, Store: st, Open: fakeOpener(log, 0, fail), Jobs: 1, WorkDir: filepath.Join(dir, "w")}
+	sum, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 24 probes; 4 always-failing keys take 2 attempts, 4 flaky keys 2 attempts.
+	if sum.Done != 32 || sum.Failed != 12 {
+		t.Errorf("summary %+v, want 32 stored of which 12 failed", sum)
+	}
+	states, _ := st.States()
+	for k, s := range states {
+		if s.Attempts > 2 {
+			t.Errorf("%v attempted %d times", k, s.Attempts)
+		}
+	}
+	probes, _ := st.Probes(false)
+	for _, p := range probes {
+		if p.Result.Failed && !strings.Contains(p.Result.Error, "/x timed out") {
+			t.Errorf("failure reason lost: %q", p.Result.Error)
+		}
+	}
+	// Resume does not retry a key that already failed twice.
+	sum, _ = r.Run(context.Background())
+	if sum.Planned != 0 {
+		t.Errorf("resume planned %d, want 0", sum.Planned)
+	}
+}
+
+func TestRunnerBenchThatCannotOpenStopsTheRun(t *testing.T) {
+	s := mustParse(t, tinyStudy)
+	dir := t.TempDir()
+	st, _ := CreateStore(dir, s)
+	defer st.Close()
+	opens := 0
+	r := &Runner{Study: s, Store: st, Jobs: 2, WorkDir: filepath.Join(dir, "w"),
+		Open: func(context.Context, probe.Condition, int64, string) (Bench, error) {
+			opens++
+			return nil, errors.New("netem: creating namespace: operation not permitted")
+		}}
+	_, err := r.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "operation not permitted") || !strings.Contains(err.Error(), "page=") {
+		t.Errorf("err = %v, want the bench error naming the condition", err)
+	}
+	if n, _ := st.Probes(false); len(n) != 0 {
+		t.Errorf("%d probes stored for benches that never opened", len(n))
+	}
+}
+
+func TestRunnerCancelKeepsStoredAndClosesBenches(t *testing.T) {
+	s := mustParse(t, tinyStudy)
+	dir := t.TempDir()
+	st, _ := CreateStore(dir, s)
+	defer st.Close()
+	log := &loadLog{}
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	open := fakeOpener(log, 5*time.Millisecond, nil)
+	r := &Runner{Study: s, Store: st, Jobs: 2, WorkDir: filepath.Join(dir, "w"),
+		Open: func(ctx context.Context, c probe.Condition, seed int64, d string) (Bench, error) {
+			b, err := open(ctx, c, seed, d)
+			once.Do(func() { time.AfterFunc(20*time.Millisecond, cancel) })
+			return b, err
+		}}
+	sum, err := r.Run(ctx)
+	if !errors.Is(err, context.Canceled) || !sum.Canceled {
+		t.Fatalf("err = %v, summary %+v; want canceled", err, sum)
+	}
+	if log.opens != log.closes {
+		t.Errorf("%d benches opened, %d closed", log.opens, log.closes)
+	}
+	probes, _ := st.Probes(false)
+	for _, p := range probes {
+		if p.Result.Failed {
+			t.Errorf("a load cut short by the interrupt was stored as a failure: %+v", p.Result)
+		}
+	}
+	if len(probes) == 24 {
+		t.Skip("the whole study finished before the interrupt; nothing to check")
+	}
+	sum2, err := r.Run(context.Background())
+	if err != nil || sum2.Planned != 24-len(probes) {
+		t.Errorf("resume planned %d (err %v), want %d", sum2.Planned, err, 24-len(probes))
+	}
+}
+
+func TestShardsPartitionTheStudy(t *testing.T) {
+	s, _ := Builtin("study1-cablelabs")
+	all := Groups(s)
+	if len(all) != 144 { // 288 conditions, 2 protocols per bench
+		t.Fatalf("%d groups", len(all))
+	}
+	seen := map[string]int{}
+	for i := 0; i < 5; i++ {
+		for _, g := range ShardGroups(s, Shard{i, 5}) {
+			seen[g.Key]++
+		}
+	}
+	if len(seen) != len(all) {
+		t.Errorf("shards cover %d of %d groups", len(seen), len(all))
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("group %s in %d shards", k, n)
+		}
+	}
+	for _, bad := range []string{"5/5", "-1/3", "1", "a/b", "0/0"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+}
+
+func TestMergeShards(t *testing.T) {
+	s := mustParse(t, tinyStudy)
+	root := t.TempDir()
+	var dirs []string
+	for i := 0; i < 3; i++ {
+		d := filepath.Join(root, fmt.Sprintf("shard%d", i))
+		st, err := CreateStore(d, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &Runner{Study: s, Store: st, Open: fakeOpener(&loadLog{}, 0, nil), Shard: Shard{i, 3}, WorkDir: filepath.Join(d, "w")}
+		if _, err := r.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		dirs = append(dirs, d)
+	}
+	out := filepath.Join(root, "merged")
+	n, err := Merge(out, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 24 {
+		t.Errorf("merged %d probes, want 24", n)
+	}
+	st, _ := OpenStore(out)
+	states, _ := st.States()
+	sess, _ := st.Sessions()
+	st.Close()
+	if len(states) != 24 || len(sess) != 3 {
+		t.Errorf("merged store has %d keys and %d sessions", len(states), len(sess))
+	}
+	// Merging a shard twice is a duplicate.
+	if _, err := Merge(filepath.Join(root, "dup"), []string{dirs[0], dirs[0]}); err == nil || !strings.Contains(err.Error(), "in both") {
+		t.Errorf("duplicate shard: err = %v", err)
+	}
+	// Merging another study's shard is refused.
+	other := filepath.Join(root, "other")
+	s2 := mustParse(t, strings.Replace(tinyStudy, "runs = 3", "runs = 2", 1))
+	st2, _ := CreateStore(other, s2)
+	st2.Close()
+	if _, err := Merge(filepath.Join(root, "mixed"), []string{dirs[0], other}); !errors.Is(err, ErrOtherStudy) {
+		t.Errorf("mixed studies: err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "mixed")); !os.IsNotExist(err) {
+		t.Errorf("refused merge created its output directory")
+	}
+}
+
+func TestOtherStudyInOutIsRefusedAndUntouched(t *testing.T) {
+	dir := t.TempDir()
+	a := mustParse(t, tinyStudy)
+	st, err := CreateStore(dir, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Study: a, Store: st, Open: fakeOpener(&loadLog{}, 0, nil), WorkDir: filepath.Join(dir, "w")}
+	r.Run(context.Background())
+	st.Close()
+	before := snapshot(t, dir)
+	b := mustParse(t, strings.Replace(tinyStudy, `"tiny"`, `"other"`, 1))
+	_, err = CreateStore(dir, b)
+	if !errors.Is(err, ErrOtherStudy) || !strings.Contains(err.Error(), `study "tiny"`) {
+		t.Errorf("err = %v, want it to name the study the directory holds", err)
+	}
+	c := mustParse(t, strings.Replace(tinyStudy, "runs = 3", "runs = 5", 1))
+	if _, err := CreateStore(dir, c); err == nil || !strings.Contains(err.Error(), "3 runs") {
+		t.Errorf("runs mismatch: err = %v", err)
+	}
+	if after := snapshot(t, dir); after != before {
+		t.Errorf("directory changed:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// snapshot lists the directory's files; the probes table is compared via
+// the store (the SQLite file itself may be checkpointed on open).
+func snapshot(t *testing.T, dir string) string {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	st, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ps, _ := st.Probes(true)
+	var keys []string
+	for _, p := range ps {
+		keys = append(keys, fmt.Sprintf("%d:%s:%d:%v", p.ID, p.CondHash, p.Run, p.Result.PLTms))
+	}
+	return strings.Join(names, ",") + " | " + strings.Join(keys, ",")
+}
+
+// The kill -9 test runs the runner in a child process (this test binary
+// re-executed), kills it after a few probes are stored, and resumes.
+const childEnv = "SPDYLAB_STUDY_TEST_CHILD_OUT"
+
+func TestMain(m *testing.M) {
+	if out := os.Getenv(childEnv); out != "" {
+		os.Exit(runChild(out))
+	}
+	os.Exit(m.Run())
+}
+
+func runChild(out string) int {
+	s, err := Parse([]byte(tinyStudy), "")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	st, err := CreateStore(out, s)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	log := &loadLog{}
+	open := fakeOpener(log, 30*time.Millisecond, nil)
+	r := &Runner{Study: s, Store: st, Jobs: 2, WorkDir: filepath.Join(out, "w"),
+		Open: func(ctx context.Context, c probe.Condition, seed int64, d string) (Bench, error) {
+			b, err := open(ctx, c, seed, d)
+			if err != nil {
+				return nil, err
+			}
+			return &announcingBench{b}, nil
+		}}
+	_, err = r.Run(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// announcingBench prints a line after each load so the parent knows when
+// to strike (a load is stored right after it returns).
+type announcingBench struct{ Bench }
+
+func (a *announcingBench) Load(ctx context.Context, proto string, run int) probe.Result {
+	r := a.Bench.Load(ctx, proto, run)
+	fmt.Println("loaded")
+	return r
+}
+
+func TestResumeAfterKill9(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+out)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for n := 0; n < 7 && sc.Scan(); n++ {
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+
+	s := mustParse(t, tinyStudy)
+	st, err := CreateStore(out, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	before, _ := st.States()
+	if len(before) < 5 || len(before) >= 24 {
+		t.Fatalf("%d probes survived the kill; want some but not all", len(before))
+	}
+	log := &loadLog{}
+	r := &Runner{Study: s, Store: st, Open: fakeOpener(log, 0, nil), Jobs: 2, WorkDir: filepath.Join(out, "w")}
+	sum, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Planned != 24-len(before) || sum.Skipped != len(before) {
+		t.Errorf("resume planned %d and skipped %d; %d were stored before", sum.Planned, sum.Skipped, len(before))
+	}
+	after, _ := st.States()
+	if len(after) != 24 {
+		t.Errorf("%d keys after resume, want 24", len(after))
+	}
+	for k, s := range after {
+		if s.Attempts != 1 || !s.OK {
+			t.Errorf("%v: %d attempts (ok %v), want exactly one successful", k, s.Attempts, s.OK)
+		}
+	}
+}
