@@ -2,13 +2,13 @@ package study
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/spdylab/spdylab/netem/link"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -24,7 +24,7 @@ type factor struct {
 	canon func(v string) (string, error)
 	// def is the value used when a study does not mention the factor; "" means
 	// the factor is required.
-	def string
+	def  string
 	help string
 }
 
@@ -37,7 +37,7 @@ var factors = []factor{
 	{name: "rate", kind: "string", canon: canonRatePair, def: "", help: `"DOWN/UP" or one rate for both directions, e.g. "10mbit/1mbit"`},
 	{name: "down", kind: "string", canon: canonRate, def: "", help: "server->client rate, e.g. 10mbit"},
 	{name: "up", kind: "string", canon: canonRate, def: "", help: "client->server rate, e.g. 1mbit"},
-	{name: "rtt", kind: "string", canon: canonDuration, def: "0ms", help: "round-trip time, e.g. 100ms"},
+	{name: "rtt", kind: "string", canon: canonDuration, def: "0s", help: "round-trip time, e.g. 100ms"},
 	{name: "loss", kind: "string", canon: canonLoss, def: "0%", help: `random loss, e.g. "1%" or "0.01"`},
 	{name: "loss_dir", kind: "string", canon: oneOf("both", "down", "up"), def: "both", help: "direction(s) the loss applies to"},
 	{name: "queue", kind: "string", canon: canonQueue, def: "100pkt", help: `bottleneck queue, e.g. "50pkt", "64kb", "unlimited"`},
@@ -126,59 +126,12 @@ func canonPageIn(dir string) func(string) (string, error) {
 
 var canonPage = canonPageIn("")
 
-// ParseRate parses a link rate such as "64kbit", "10mbit", "1.5mbit",
-// "1gbit", "800bit" or "unlimited" into bit/s (0 = unlimited).
-func ParseRate(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	if t == "unlimited" || t == "0" {
-		return 0, nil
-	}
-	mult := 1.0
-	switch {
-	case strings.HasSuffix(t, "gbit"):
-		mult, t = 1e9, strings.TrimSuffix(t, "gbit")
-	case strings.HasSuffix(t, "mbit"):
-		mult, t = 1e6, strings.TrimSuffix(t, "mbit")
-	case strings.HasSuffix(t, "kbit"):
-		mult, t = 1e3, strings.TrimSuffix(t, "kbit")
-	case strings.HasSuffix(t, "bit"):
-		t = strings.TrimSuffix(t, "bit")
-	default:
-		return 0, fmt.Errorf("rate %q needs a unit: bit, kbit, mbit or gbit (or \"unlimited\")", s)
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f <= 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0, fmt.Errorf("rate %q is not a positive number with a unit", s)
-	}
-	bps := f * mult
-	if bps < 8 || bps > 1e12 {
-		return 0, fmt.Errorf("rate %q is outside 8bit..1000gbit", s)
-	}
-	return int64(bps), nil
-}
-
-// FormatRate is the canonical spelling of a rate: the largest unit that
-// keeps it integral.
-func FormatRate(bps int64) string {
-	switch {
-	case bps == 0:
-		return "unlimited"
-	case bps%1e9 == 0:
-		return fmt.Sprintf("%dgbit", bps/1e9)
-	case bps%1e6 == 0:
-		return fmt.Sprintf("%dmbit", bps/1e6)
-	case bps%1e3 == 0:
-		return fmt.Sprintf("%dkbit", bps/1e3)
-	}
-	return fmt.Sprintf("%dbit", bps)
-}
-
 func canonRate(v string) (string, error) {
-	bps, err := ParseRate(v)
+	bps, err := link.ParseRate(v)
 	if err != nil {
 		return "", err
 	}
-	return FormatRate(bps), nil
+	return link.FormatRate(bps), nil
 }
 
 func canonRatePair(v string) (string, error) {
@@ -208,68 +161,19 @@ func canonDuration(v string) (string, error) {
 	return d.String(), nil
 }
 
-// ParseLoss parses "1%", "0.5%" or a probability "0.01".
-func ParseLoss(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	f, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
-	if err != nil || math.IsNaN(f) {
-		return 0, fmt.Errorf("loss %q is not a percentage like \"1%%\" or a probability like \"0.01\"", s)
-	}
-	if pct {
-		f /= 100
-	}
-	if f < 0 || f >= 1 {
-		return 0, fmt.Errorf("loss %q must be at least 0 and below 100%%", s)
-	}
-	return f, nil
-}
-
 func canonLoss(v string) (string, error) {
-	p, err := ParseLoss(v)
+	p, err := link.ParseLoss(v)
 	if err != nil {
 		return "", err
+	}
+	if p >= 1 {
+		return "", fmt.Errorf("loss %q would drop every packet", v)
 	}
 	return strconv.FormatFloat(p*100, 'f', -1, 64) + "%", nil
 }
 
-// ParseQueue parses "50pkt", "64kb", "1mb", "1500b" or "unlimited".
-func ParseQueue(s string) (pkts, bytes int, err error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	if t == "unlimited" {
-		return 0, 0, nil
-	}
-	num, mult := t, 0
-	switch {
-	case strings.HasSuffix(t, "pkt"):
-		num = strings.TrimSuffix(t, "pkt")
-	case strings.HasSuffix(t, "kb"):
-		num, mult = strings.TrimSuffix(t, "kb"), 1024
-	case strings.HasSuffix(t, "mb"):
-		num, mult = strings.TrimSuffix(t, "mb"), 1024*1024
-	case strings.HasSuffix(t, "b"):
-		num, mult = strings.TrimSuffix(t, "b"), 1
-	default:
-		return 0, 0, fmt.Errorf("queue %q needs a unit: pkt, b, kb or mb (or \"unlimited\")", s)
-	}
-	n, err := strconv.Atoi(num)
-	if err != nil || n <= 0 {
-		return 0, 0, fmt.Errorf("queue %q is not a positive integer with a unit", s)
-	}
-	if mult == 0 {
-		if n > 1_000_000 {
-			return 0, 0, fmt.Errorf("queue %q is larger than 1000000 packets", s)
-		}
-		return n, 0, nil
-	}
-	if n > (1<<30)/mult {
-		return 0, 0, fmt.Errorf("queue %q is larger than 1 GiB", s)
-	}
-	return 0, n * mult, nil
-}
-
 func canonQueue(v string) (string, error) {
-	p, b, err := ParseQueue(v)
+	p, b, err := link.ParseQueue(v)
 	if err != nil {
 		return "", err
 	}
@@ -300,10 +204,10 @@ func buildCondition(v map[string]string, timeout time.Duration) probe.Condition 
 		Timeout:       timeout,
 	}
 	down, up, _ := strings.Cut(v["rate"], "/")
-	c.Link.DownBps, _ = ParseRate(down)
-	c.Link.UpBps, _ = ParseRate(up)
+	c.Link.DownBps, _ = link.ParseRate(down)
+	c.Link.UpBps, _ = link.ParseRate(up)
 	c.Link.RTT, _ = time.ParseDuration(v["rtt"])
-	loss, _ := ParseLoss(v["loss"])
+	loss, _ := link.ParseLoss(v["loss"])
 	switch v["loss_dir"] {
 	case "both":
 		c.Link.LossDown, c.Link.LossUp = loss, loss
@@ -312,7 +216,7 @@ func buildCondition(v map[string]string, timeout time.Duration) probe.Condition 
 	case "up":
 		c.Link.LossUp = loss
 	}
-	c.Link.QueuePkts, c.Link.QueueBytes, _ = ParseQueue(v["queue"])
+	c.Link.QueuePkts, c.Link.QueueBytes, _ = link.ParseQueue(v["queue"])
 	// The studies put every shard behind one bottleneck (one access link).
 	c.Link.Shared = true
 	c.TCP.IW = atoi(v["iw"])

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -231,10 +232,10 @@ func TestRunnerBenchThatCannotOpenStopsTheRun(t *testing.T) {
 	dir := t.TempDir()
 	st, _ := CreateStore(dir, s)
 	defer st.Close()
-	opens := 0
+	var opens atomic.Int32
 	r := &Runner{Study: s, Store: st, Jobs: 2, WorkDir: filepath.Join(dir, "w"),
 		Open: func(context.Context, probe.Condition, int64, string) (Bench, error) {
-			opens++
+			opens.Add(1)
 			return nil, errors.New("netem: creating namespace: operation not permitted")
 		}}
 	_, err := r.Run(context.Background())

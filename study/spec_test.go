@@ -207,22 +207,23 @@ func TestFingerprint(t *testing.T) {
 	}
 }
 
-func TestRateAndQueueParsers(t *testing.T) {
-	for in, want := range map[string]int64{"64kbit": 64000, "1.5mbit": 1500000, "1gbit": 1e9, "unlimited": 0, "800bit": 800} {
-		got, err := ParseRate(in)
-		if err != nil || got != want {
-			t.Errorf("ParseRate(%q) = %d, %v; want %d", in, got, err, want)
+func TestCanonicalValues(t *testing.T) {
+	for in, want := range map[string]string{"10mbit": "10mbit/10mbit", "10mbit/1mbit": "10mbit/1mbit", "1500kbit/256kbit": "1.5mbit/256kbit", "unlimited": "unlimited/unlimited"} {
+		if got, err := canonRatePair(in); err != nil || got != want {
+			t.Errorf("rate %q -> %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "10", "-1mbit", "fastmbit", "1e20gbit"} {
-		if _, err := ParseRate(bad); err == nil {
-			t.Errorf("ParseRate(%q) accepted", bad)
+	for in, want := range map[string]string{"0.01": "1%", "1%": "1%", "0": "0%", "2.5%": "2.5%"} {
+		if got, err := canonLoss(in); err != nil || got != want {
+			t.Errorf("loss %q -> %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if p, b, err := ParseQueue("64kb"); err != nil || p != 0 || b != 65536 {
-		t.Errorf("ParseQueue(64kb) = %d %d %v", p, b, err)
+	if _, err := canonLoss("100%"); err == nil {
+		t.Error("100% loss accepted")
 	}
-	if _, _, err := ParseQueue("0pkt"); err == nil {
-		t.Error("ParseQueue(0pkt) accepted")
+	for in, want := range map[string]string{"100ms": "100ms", "0.15s": "150ms", "0": "0s"} {
+		if got, err := canonDuration(in); err != nil || got != want {
+			t.Errorf("rtt %q -> %q, %v; want %q", in, got, err, want)
+		}
 	}
 }
