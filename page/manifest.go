@@ -1,0 +1,467 @@
+// Package page describes the web pages spdylab loads: a JSON manifest lists
+// every resource of a page with its host, size, type and how a browser
+// discovers it; deterministic generators build the pages of the published
+// SPDY studies from a seed; WriteSite turns a manifest into real files that
+// any browser, crawler, nginx or `spdylab serve` can use.
+//
+// The dependency model follows Epload (Wang et al., "How speedy is SPDY?",
+// NSDI 2014): a resource is either referenced inside its parent's bytes, so a
+// streaming parser discovers it once the parent has arrived up to that byte
+// offset, or it is requested after its parent has completed (script
+// execution, DOMContentLoaded), optionally after a compute delay.
+package page
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"os"
+	"path"
+	"strings"
+	"time"
+)
+
+// Resource types.
+const (
+	TypeHTML  = "html"
+	TypeCSS   = "css"
+	TypeJS    = "js"
+	TypeImage = "image"
+	TypeFlash = "flash"
+	TypeOther = "other"
+)
+
+// Discovery kinds.
+const (
+	// KindRoot is the root document: the navigation itself requests it.
+	KindRoot = "root"
+	// KindRef: the resource is referenced in its parent's bytes; its URL
+	// starts at byte Offset of the parent.
+	KindRef = "ref"
+	// KindOnload: the resource is requested after its parent has been
+	// received completely (and, for scripts, executed).
+	KindOnload = "onload"
+)
+
+// ManifestFile is the name WriteSite gives the manifest inside a site
+// directory; no resource may use it as its path.
+const ManifestFile = "manifest.json"
+
+// Discovery says when a browser learns that it needs a resource.
+type Discovery struct {
+	Kind string // KindRoot, KindRef or KindOnload
+	// Offset is the byte offset in the parent at which the reference's URL
+	// starts (KindRef). A streaming parser has discovered the reference once
+	// it holds the parent's bytes up to Offset+len(URL); see Manifest.RefURL.
+	Offset int
+	// Delay is compute time between discovery and the request: script
+	// execution for KindOnload children of scripts, or any modelled parser
+	// stall for KindRef.
+	Delay time.Duration
+}
+
+// discoveryJSON is the wire form: the delay in milliseconds reads better
+// than nanoseconds in a hand-written manifest.
+type discoveryJSON struct {
+	Kind    string  `json:"kind"`
+	Offset  int     `json:"offset,omitempty"`
+	DelayMs float64 `json:"delay_ms,omitempty"`
+}
+
+// MarshalJSON writes the delay in milliseconds.
+func (d Discovery) MarshalJSON() ([]byte, error) {
+	return json.Marshal(discoveryJSON{Kind: d.Kind, Offset: d.Offset, DelayMs: float64(d.Delay) / float64(time.Millisecond)})
+}
+
+// UnmarshalJSON reads the delay in milliseconds.
+func (d *Discovery) UnmarshalJSON(b []byte) error {
+	var w discoveryJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return err
+	}
+	*d = Discovery{Kind: w.Kind, Offset: w.Offset, Delay: time.Duration(w.DelayMs * float64(time.Millisecond))}
+	return nil
+}
+
+// Resource is one object of a page.
+type Resource struct {
+	ID          int               `json:"id"`   // equals the resource's index in Manifest.Resources
+	Path        string            `json:"path"` // "/img/12.jpg"; unique across the page (one root serves all hosts)
+	Host        string            `json:"host"` // shard host name, one of Manifest.Hosts
+	Size        int               `json:"size"` // body bytes
+	Type        string            `json:"type"` // TypeHTML, TypeCSS, ...
+	ContentType string            `json:"content_type"`
+	Headers     map[string]string `json:"headers,omitempty"` // extra response headers
+	Parent      int               `json:"parent"`            // -1 for the root document
+	Discovery   Discovery         `json:"discovery"`
+}
+
+// Manifest is a whole page. Resources[0] is the root HTML document.
+type Manifest struct {
+	Name      string     `json:"name"`
+	Seed      int64      `json:"seed"` // seeds the filler bytes of WriteSite
+	Hosts     []string   `json:"hosts"`
+	Resources []Resource `json:"resources"`
+}
+
+// TotalBytes is the sum of all resource sizes.
+func (m *Manifest) TotalBytes() int64 {
+	var t int64
+	for _, r := range m.Resources {
+		t += int64(r.Size)
+	}
+	return t
+}
+
+// Root is the root document.
+func (m *Manifest) Root() *Resource { return &m.Resources[0] }
+
+// Children returns the IDs of the resources whose parent is id, in ID order.
+func (m *Manifest) Children(id int) []int {
+	var out []int
+	for _, r := range m.Resources {
+		if r.Parent == id && r.ID != id {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
+
+// RefURL is the URL by which resource id is referenced from its parent:
+// root-relative ("/img/1.jpg") when both are on the same host, absolute
+// ("https://s2.spdylab.test/img/1.jpg") otherwise. The same rule holds in
+// HTML, CSS and scripts, so the bytes WriteSite produces contain exactly
+// this string at Discovery.Offset.
+func (m *Manifest) RefURL(id int) string {
+	r := m.Resources[id]
+	if r.Parent >= 0 && r.Parent < len(m.Resources) && m.Resources[r.Parent].Host == r.Host {
+		return r.Path
+	}
+	return "https://" + r.Host + r.Path
+}
+
+// URL is the absolute URL of resource id.
+func (m *Manifest) URL(id int) string {
+	r := m.Resources[id]
+	return "https://" + r.Host + r.Path
+}
+
+// Load reads and validates a manifest file.
+func Load(file string) (*Manifest, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	m, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return m, nil
+}
+
+// Parse decodes and validates a manifest. Syntax and type errors name the
+// line and column; validation errors name the resource.
+func Parse(b []byte) (*Manifest, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var m Manifest
+	if err := dec.Decode(&m); err != nil {
+		return nil, jsonError(b, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("line %d: unexpected data after the manifest object", lineOf(b, int(dec.InputOffset())))
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+func jsonError(b []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		l, c := lineCol(b, int(syn.Offset))
+		return fmt.Errorf("malformed JSON at line %d column %d (byte %d): %v", l, c, syn.Offset, syn)
+	case errors.As(err, &typ):
+		l, c := lineCol(b, int(typ.Offset))
+		field := typ.Field
+		if field == "" {
+			field = "value"
+		}
+		return fmt.Errorf("line %d column %d (byte %d): %s must be %s, not JSON %s", l, c, typ.Offset, field, typ.Type, typ.Value)
+	case errors.Is(err, io.EOF):
+		return errors.New("empty manifest")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("malformed JSON: truncated at byte %d (line %d)", len(b), lineOf(b, len(b)))
+	}
+	return fmt.Errorf("invalid manifest: %v", err)
+}
+
+func lineCol(b []byte, off int) (line, col int) {
+	if off > len(b) {
+		off = len(b)
+	}
+	line = 1 + bytes.Count(b[:off], []byte("\n"))
+	col = off - bytes.LastIndexByte(b[:off], '\n')
+	return line, col
+}
+
+func lineOf(b []byte, off int) int { l, _ := lineCol(b, off); return l }
+
+// knownTypes maps each resource type to the content types WriteSite can
+// produce real bytes for ("" = any valid media type).
+var knownTypes = map[string][]string{
+	TypeHTML:  {"text/html"},
+	TypeCSS:   {"text/css"},
+	TypeJS:    {"application/javascript", "text/javascript", "application/x-javascript"},
+	TypeImage: {"image/jpeg", "image/png", "image/gif"},
+	TypeFlash: {"application/x-shockwave-flash"},
+	TypeOther: nil,
+}
+
+// DefaultContentType is the content type generators give each type (images
+// default to JPEG).
+func DefaultContentType(typ string) string {
+	switch typ {
+	case TypeHTML:
+		return "text/html; charset=utf-8"
+	case TypeCSS:
+		return "text/css"
+	case TypeJS:
+		return "application/javascript"
+	case TypeImage:
+		return "image/jpeg"
+	case TypeFlash:
+		return "application/x-shockwave-flash"
+	}
+	return "application/octet-stream"
+}
+
+// ResourceError is a validation problem of one resource.
+type ResourceError struct {
+	ID      int
+	Path    string
+	Problem string
+}
+
+func (e *ResourceError) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("resource %d: %s", e.ID, e.Problem)
+	}
+	return fmt.Sprintf("resource %d (%s): %s", e.ID, e.Path, e.Problem)
+}
+
+// Validate checks every field. The first problem found is returned, naming
+// the resource by id and path.
+func (m *Manifest) Validate() error {
+	if len(m.Hosts) == 0 {
+		return errors.New("manifest lists no hosts")
+	}
+	hosts := map[string]bool{}
+	for i, h := range m.Hosts {
+		if err := validHostName(h); err != nil {
+			return fmt.Errorf("hosts[%d] %q: %v", i, h, err)
+		}
+		if hosts[h] {
+			return fmt.Errorf("hosts[%d]: duplicate host %q", i, h)
+		}
+		hosts[h] = true
+	}
+	if len(m.Resources) == 0 {
+		return errors.New("manifest lists no resources")
+	}
+	paths := map[string]int{}
+	for i := range m.Resources {
+		r := &m.Resources[i]
+		bad := func(format string, a ...any) error {
+			return &ResourceError{ID: i, Path: r.Path, Problem: fmt.Sprintf(format, a...)}
+		}
+		if r.ID != i {
+			return bad("id %d does not match its position %d in resources (ids must be 0, 1, 2, ...)", r.ID, i)
+		}
+		if err := validPath(r.Path); err != nil {
+			return bad("%v", err)
+		}
+		if prev, dup := paths[r.Path]; dup {
+			return bad("duplicate path (already used by resource %d); one site root serves every host, so paths must be unique", prev)
+		}
+		paths[r.Path] = i
+		if !hosts[r.Host] {
+			return bad("host %q is not in the manifest's hosts %v", r.Host, m.Hosts)
+		}
+		if r.Size < 0 {
+			return bad("size %d is negative", r.Size)
+		}
+		allowed, ok := knownTypes[r.Type]
+		if !ok {
+			return bad("unknown type %q (want html, css, js, image, flash or other)", r.Type)
+		}
+		mt, _, err := mime.ParseMediaType(r.ContentType)
+		if err != nil {
+			return bad("content type %q: %v", r.ContentType, err)
+		}
+		if allowed != nil && !contains(allowed, mt) {
+			return bad("content type %q does not fit type %s (want one of %v)", mt, r.Type, allowed)
+		}
+		for k, v := range r.Headers {
+			if err := validHeader(k, v); err != nil {
+				return bad("%v", err)
+			}
+		}
+		if min := minSize(r.Type, mt); r.Size < min {
+			return bad("size %d is below the smallest valid %s file spdylab can write (%d bytes)", r.Size, mt, min)
+		}
+		d := r.Discovery
+		if d.Delay < 0 {
+			return bad("discovery delay %v is negative", d.Delay)
+		}
+		if i == 0 {
+			if r.Type != TypeHTML {
+				return bad("the first resource is the root document and must be html, not %s", r.Type)
+			}
+			if r.Parent != -1 {
+				return bad("the root document must have parent -1, not %d", r.Parent)
+			}
+			if d.Kind != KindRoot && d.Kind != "" {
+				return bad("the root document's discovery kind must be %q, not %q", KindRoot, d.Kind)
+			}
+			continue
+		}
+		if r.Parent < 0 || r.Parent >= len(m.Resources) {
+			return bad("parent %d does not exist (only the root document, resource 0, has no parent)", r.Parent)
+		}
+		if r.Parent == i {
+			return bad("is its own parent")
+		}
+		p := &m.Resources[r.Parent]
+		switch d.Kind {
+		case KindRef:
+			if p.Type != TypeHTML && p.Type != TypeCSS {
+				return bad("referenced (kind ref) from resource %d of type %s; only html and css reference resources in their bytes (use kind onload for scripts)", p.ID, p.Type)
+			}
+			if d.Offset < 0 || d.Offset >= p.Size {
+				return bad("offset %d is beyond its parent %d (%s, %d bytes)", d.Offset, p.ID, p.Path, p.Size)
+			}
+		case KindOnload:
+			if p.Type != TypeHTML && p.Type != TypeJS {
+				return bad("loaded on completion (kind onload) of resource %d of type %s; only html and js parents can do that", p.ID, p.Type)
+			}
+			if d.Offset != 0 {
+				return bad("kind onload takes no offset (got %d)", d.Offset)
+			}
+		case KindRoot, "":
+			return bad("only the root document has discovery kind root; want ref or onload")
+		default:
+			return bad("unknown discovery kind %q (want ref or onload)", d.Kind)
+		}
+	}
+	// Every resource must lead back to the root: with one parent each, a
+	// resource that does not is on (or hangs off) a cycle.
+	state := make([]int8, len(m.Resources)) // 0 unvisited, 1 on the current walk, 2 reaches the root
+	state[0] = 2
+	for i := range m.Resources {
+		var walk []int
+		j := i
+		for state[j] == 0 {
+			state[j] = 1
+			walk = append(walk, j)
+			j = m.Resources[j].Parent
+		}
+		if state[j] == 1 {
+			r := m.Resources[j]
+			return &ResourceError{ID: j, Path: r.Path, Problem: fmt.Sprintf("is part of a parent cycle (%s)", cycleString(m, j))}
+		}
+		for _, w := range walk {
+			state[w] = 2
+		}
+	}
+	// The references must fit into their parents' bytes.
+	for i := range m.Resources {
+		if _, err := m.layout(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cycleString(m *Manifest, start int) string {
+	parts := []string{fmt.Sprint(start)}
+	for j := m.Resources[start].Parent; j != start; j = m.Resources[j].Parent {
+		parts = append(parts, fmt.Sprint(j))
+	}
+	parts = append(parts, fmt.Sprint(start))
+	return strings.Join(parts, " -> parent ")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func validPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("empty path")
+	case !strings.HasPrefix(p, "/"):
+		return fmt.Errorf("path %q must start with /", p)
+	case p == "/":
+		return errors.New(`path "/" names a directory; give the file a name such as /index.html`)
+	case path.Clean(p) != p:
+		return fmt.Errorf("path %q is not clean (no //, ., .. or trailing /)", p)
+	case p == "/"+ManifestFile:
+		return fmt.Errorf("path %q is reserved for the manifest itself", p)
+	}
+	for _, c := range p {
+		if c <= ' ' || c >= 0x7f || strings.ContainsRune(`"'<>\?#%`, c) {
+			return fmt.Errorf("path %q contains %q; use letters, digits and -._~/ only", p, c)
+		}
+	}
+	return nil
+}
+
+func validHostName(h string) error {
+	if h == "" || len(h) > 253 {
+		return errors.New("not a host name")
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return fmt.Errorf("bad label %q", label)
+		}
+		for _, c := range label {
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return fmt.Errorf("label %q: use lower-case letters, digits and -", label)
+			}
+		}
+	}
+	return nil
+}
+
+func validHeader(k, v string) error {
+	if k == "" {
+		return errors.New("empty header name")
+	}
+	for _, c := range k {
+		if c <= ' ' || c >= 0x7f || strings.ContainsRune(`()<>@,;:\"/[]?={}`, c) {
+			return fmt.Errorf("header name %q contains %q", k, c)
+		}
+	}
+	switch strings.ToLower(k) {
+	case "content-length", "content-type", "transfer-encoding", "connection":
+		return fmt.Errorf("header %q is set by the server from the manifest, not in headers", k)
+	}
+	if strings.ContainsAny(v, "\r\n\x00") {
+		return fmt.Errorf("header %q value contains a line break or NUL", k)
+	}
+	return nil
+}
