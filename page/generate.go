@@ -447,15 +447,15 @@ func fitStats(base []float64, lo, mean, hi, sd int) []int {
 // (documented in Describe and page/README.md) since the study gives only the
 // totals.
 type profile struct {
-	n        int     // resources including the HTML
-	meanKB   float64 // mean resource size
-	domains  int
-	css, js  int // stylesheets and scripts referenced by the HTML
-	flash    int
-	cssImgs  int // images referenced from the stylesheets (depth 2)
-	jsLoads  int // images a script requests after it has run (depth 2)
-	dist     string
-	sigma    float64
+	n       int     // resources including the HTML
+	meanKB  float64 // mean resource size
+	domains int
+	css, js int // stylesheets and scripts referenced by the HTML
+	flash   int
+	cssImgs int // images referenced from the stylesheets (depth 2)
+	jsLoads int // images a script requests after it has run (depth 2)
+	dist    string
+	sigma   float64
 }
 
 var profiles = map[string]profile{

@@ -174,7 +174,7 @@ type Summary struct {
 	Resources SizeStats            `json:"resources"`
 	ByType    map[string]SizeStats `json:"by_type"`
 	ByHost    map[string]SizeStats `json:"by_host"`
-	Depth     int                  `json:"depth"` // longest chain of discoveries below the root (1 = all referenced by the root)
+	Depth     int                  `json:"depth"`    // longest chain of discoveries below the root (1 = all referenced by the root)
 	Pushable  int                  `json:"pushable"` // resources the root's host can push with the root document
 }
 
