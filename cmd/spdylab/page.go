@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/spdylab/spdylab/page"
+)
+
+func init() {
+	register(command{
+		name:    "page",
+		summary: "generate, list and inspect test pages (gen, list, show)",
+		run:     func(args []string) int { return runPage(args, os.Stdout, os.Stderr) },
+	})
+}
+
+const pageUsage = `usage:
+  spdylab page list
+  spdylab page gen NAME [--shards N] [--seed S] [--shard-mode equal|roundrobin] -o DIR
+  spdylab page show [--json] [--shards N] [--seed S] [--shard-mode M] NAME|MANIFEST.json`
+
+func runPage(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, pageUsage)
+		return 2
+	}
+	switch args[0] {
+	case "list":
+		for _, n := range page.Names() {
+			fmt.Fprintf(stdout, "%-10s %s\n", n, page.Describe(n))
+		}
+		fmt.Fprintf(stdout, "\n%s\n", page.GenericHelp)
+		return 0
+	case "gen":
+		return pageGen(args[1:], stdout, stderr)
+	case "show":
+		return pageShow(args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, pageUsage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "spdylab page: unknown subcommand %q\n%s\n", args[0], pageUsage)
+	return 2
+}
+
+// pageFlags are the generator flags gen and show share.
+type pageFlags struct {
+	shards *int
+	seed   *int64
+	mode   *string
+}
+
+func addPageFlags(fs *flag.FlagSet) pageFlags {
+	return pageFlags{
+		shards: fs.Int("shards", 0, "shard hosts 1..8 (0 = the page's default: 1, or its domain count up to 8)"),
+		seed:   fs.Int64("seed", 1, "generator seed; the same seed gives a byte-identical site"),
+		mode:   fs.String("shard-mode", page.ShardEqual, "how resources are spread over hosts: equal or roundrobin"),
+	}
+}
+
+// parseInterspersed parses flags that may come before or after the one
+// positional argument, as users type `page gen pageA -o x` and `page gen -o x pageA`.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func pageGen(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("page gen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	pf := addPageFlags(fs)
+	out := fs.String("o", "", "output directory (written atomically; an existing site there is replaced)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 || *out == "" {
+		fmt.Fprintln(stderr, "spdylab page gen: need exactly one page NAME and -o DIR\n"+pageUsage)
+		return 2
+	}
+	m, err := page.Generate(pos[0], *pf.shards, *pf.seed, *pf.mode)
+	if err != nil {
+		fmt.Fprintf(stderr, "spdylab page gen: %v\n", err)
+		return 2
+	}
+	// Writing takes well under a second; holding Ctrl-C until it is done
+	// lets WriteSite either finish or remove its temporary directory.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	if err := m.WriteSite(*out); err != nil {
+		fmt.Fprintf(stderr, "spdylab page gen: %v\n", err)
+		return 1
+	}
+	select {
+	case s := <-sig:
+		fmt.Fprintf(stderr, "spdylab page gen: %v received after the site was complete\n", s)
+		return 1
+	default:
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d resources, %d bytes, hosts %s\n", *out, len(m.Resources), m.TotalBytes(), strings.Join(m.Hosts, " "))
+	return 0
+}
+
+func pageShow(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("page show", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	pf := addPageFlags(fs)
+	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "spdylab page show: need exactly one page NAME or manifest file\n"+pageUsage)
+		return 2
+	}
+	m, err := openPage(pos[0], *pf.shards, *pf.seed, *pf.mode)
+	if err != nil {
+		fmt.Fprintf(stderr, "spdylab page show: %v\n", err)
+		return 2
+	}
+	s := m.Summarize()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(s)
+		return 0
+	}
+	kb := func(x float64) string { return fmt.Sprintf("%.2f", x/page.KiB) }
+	fmt.Fprintf(stdout, "page %s: %d resources, %s KB total, depth %d, %d pushable with the root\n",
+		m.Name, s.Resources.Count, kb(float64(s.Resources.Total)), s.Depth, s.Pushable)
+	fmt.Fprintf(stdout, "\n%-8s %6s %12s %10s %10s %10s %10s   (KB)\n", "type", "count", "total", "min", "mean", "max", "sd")
+	row := func(label string, st page.SizeStats) {
+		fmt.Fprintf(stdout, "%-8s %6d %12s %10s %10s %10s %10s\n", label, st.Count, kb(float64(st.Total)),
+			kb(float64(st.Min)), kb(st.Mean), kb(float64(st.Max)), kb(st.SD))
+	}
+	var types []string
+	for t := range s.ByType {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		row(t, s.ByType[t])
+	}
+	row("all", s.Resources)
+	fmt.Fprintf(stdout, "\n%-20s %6s %12s\n", "host", "count", "total KB")
+	for _, h := range m.Hosts {
+		fmt.Fprintf(stdout, "%-20s %6d %12s\n", h, s.ByHost[h].Count, kb(float64(s.ByHost[h].Total)))
+	}
+	return 0
+}
+
+// openPage generates a built-in or generic page, or loads a manifest file
+// (anything with a path separator or a .json suffix).
+func openPage(nameOrFile string, shards int, seed int64, mode string) (*page.Manifest, error) {
+	if strings.HasSuffix(nameOrFile, ".json") || strings.ContainsRune(nameOrFile, os.PathSeparator) {
+		return page.Load(nameOrFile)
+	}
+	return page.Generate(nameOrFile, shards, seed, mode)
+}
