@@ -115,12 +115,18 @@ func canonPageIn(dir string) func(string) (string, error) {
 			}
 			return abs, nil
 		}
+		if isGenericPage(v) {
+			if err := checkGenericPage(v); err != nil {
+				return "", err
+			}
+			return v, nil
+		}
 		for _, n := range PageNames() {
 			if v == n {
 				return v, nil
 			}
 		}
-		return "", fmt.Errorf("unknown page (built-in pages: %s; or give a manifest path ending in .json)", strings.Join(PageNames(), ", "))
+		return "", fmt.Errorf("unknown page (built-in pages: %s; or a generic:KEY=VALUE,... spec, or a manifest path ending in .json)", strings.Join(PageNames(), ", "))
 	}
 }
 
