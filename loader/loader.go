@@ -1,0 +1,887 @@
+// Package loader loads a page the way a browser of the SPDY era (Chrome 16,
+// Chromium 25) did on the wire, over HTTPS (HTTP/1.1 with up to six
+// persistent connections per host), SPDY (one session per host) or HTTP/2,
+// and measures it: page load time, time on wire, bytes, header bytes, the
+// HAR 1.2 waterfall and TCP_INFO of every connection.
+//
+// The page manifest says what must be fetched; the bytes decide when. The
+// root document (and every HTML or CSS resource) is tokenized while it
+// arrives and each reference is requested the moment its bytes have been
+// parsed, in document order, as a browser's preload scanner does. Resources
+// the manifest says are requested after a parent completes (script
+// execution, onload) are requested then, after their compute delay.
+//
+// Every load starts cold: new connections, new DNS lookups, full TLS
+// handshakes, no cache. Nothing is shared between loads.
+package loader
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// Target is the page to load and where its hosts' servers listen.
+type Target struct {
+	Manifest *page.Manifest
+	// BaseURLs maps each manifest host to "https://addr:port". The host
+	// name of the page's URLs is still sent as TLS server name and Host;
+	// the base URL only says where to connect. With Options.Resolver set,
+	// a host name in the base URL is looked up through it.
+	BaseURLs map[string]string
+}
+
+// Options choose the protocol and the client's network behaviour.
+type Options struct {
+	Proto      string // probe.ProtoHTTPS, ProtoSPDY31, ProtoSPDY3, ProtoH2
+	TLSVersion string // "1.2" (default; full handshake, no resumption) or "1.3"
+	// Dial opens TCP connections; nil dials directly with Options.CC as the
+	// socket's congestion control.
+	Dial     func(ctx context.Context, network, addr string) (net.Conn, error)
+	Resolver *net.Resolver // nil = no DNS phase (base URL addresses used directly)
+	CC       string        // client TCP congestion control when Dial is nil; "" = kernel default
+	// MaxConnsPerHost caps HTTPS connections per host; 0 = 6 (Chrome).
+	MaxConnsPerHost int
+	// InitialWindow is the client's per-stream receive window for SPDY and
+	// HTTP/2; 0 = the protocol default (64 KiB).
+	InitialWindow int
+	Timeout       time.Duration // whole load; 0 = 60 s
+	// RootCAs verifies the servers' certificates; nil skips verification
+	// (spdylab's servers use throw-away self-signed certificates).
+	RootCAs *x509.CertPool
+}
+
+// DefaultMaxConnsPerHost is Chrome's limit of persistent HTTP/1.1
+// connections per host (ClientSocketPool's per-group limit).
+const DefaultMaxConnsPerHost = 6
+
+// DefaultTimeout bounds a load when Options.Timeout is zero.
+const DefaultTimeout = 60 * time.Second
+
+// Priorities are the SPDY priorities (0 highest .. 7) the loader gives each
+// resource type, after Chromium's mapping of resource types to request
+// priorities (document highest, then stylesheets and scripts, images
+// lowest). HTTPS queues requests per host in this order too.
+var Priorities = map[string]uint8{
+	page.TypeHTML:  0,
+	page.TypeCSS:   1,
+	page.TypeJS:    2,
+	page.TypeOther: 3,
+	page.TypeFlash: 3,
+	page.TypeImage: 4,
+}
+
+func priorityOf(typ string) uint8 {
+	if p, ok := Priorities[typ]; ok {
+		return p
+	}
+	return 3
+}
+
+// Version goes into the HAR creator.
+const Version = "0.1"
+
+// Load performs one cold page load. The returned Result carries the HAR and
+// every metric measured. When the load fails (a server misbehaves, a
+// resource is missing, the timeout passes) the error names the resource at
+// fault, Result.Failed and Result.Error say the same, and Result holds the
+// partial HAR and timings. Invalid targets or options return an error
+// before anything is sent.
+func Load(ctx context.Context, t Target, o Options) (probe.Result, error) {
+	l, err := newLoad(t, o)
+	if err != nil {
+		return probe.Result{Failed: true, Error: err.Error()}, err
+	}
+	return l.run(ctx)
+}
+
+type load struct {
+	opt    Options
+	m      *page.Manifest
+	tlsVer uint16
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	origins  map[string]origin
+	resolver *resolver
+	dialer   *dialer
+	proto    protocol
+	wire     wireCounter
+
+	t0 time.Time // navigation start
+
+	byKey map[string]*page.Resource // host+path -> manifest resource
+
+	mu        sync.Mutex
+	conns     []*connection
+	closed    bool // no new connections may be registered
+	entries   []*entry
+	requested map[string]*entry
+	found     map[int]bool // manifest resources referenced by their parent's bytes
+	pending   int
+	allDone   chan struct{}
+	err       error // the first failure; it cancels the load
+	problems  []string
+	wg        sync.WaitGroup
+}
+
+func newLoad(t Target, o Options) (*load, error) {
+	if t.Manifest == nil || len(t.Manifest.Resources) == 0 {
+		return nil, errors.New("loader: target has no manifest or the manifest has no resources")
+	}
+	if err := t.Manifest.Validate(); err != nil {
+		return nil, fmt.Errorf("loader: invalid manifest: %w", err)
+	}
+	switch o.Proto {
+	case probe.ProtoHTTPS, probe.ProtoSPDY31, probe.ProtoSPDY3, probe.ProtoH2:
+	case "":
+		return nil, errors.New("loader: no protocol given (want https, spdy/3.1, spdy/3 or h2)")
+	default:
+		return nil, fmt.Errorf("loader: unknown protocol %q (want https, spdy/3.1, spdy/3 or h2)", o.Proto)
+	}
+	ver, err := tlsVersion(o.TLSVersion)
+	if err != nil {
+		return nil, fmt.Errorf("loader: %w", err)
+	}
+	if o.MaxConnsPerHost < 0 {
+		return nil, fmt.Errorf("loader: MaxConnsPerHost %d is negative", o.MaxConnsPerHost)
+	}
+	if o.MaxConnsPerHost == 0 {
+		o.MaxConnsPerHost = DefaultMaxConnsPerHost
+	}
+	if o.InitialWindow < 0 || o.InitialWindow > 1<<31-1 {
+		return nil, fmt.Errorf("loader: initial window %d out of range", o.InitialWindow)
+	}
+	if o.Timeout < 0 {
+		return nil, fmt.Errorf("loader: timeout %v is negative", o.Timeout)
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	l := &load{
+		opt:       o,
+		m:         t.Manifest,
+		tlsVer:    ver,
+		origins:   map[string]origin{},
+		resolver:  &resolver{r: o.Resolver, m: map[string]*lookup{}},
+		byKey:     map[string]*page.Resource{},
+		requested: map[string]*entry{},
+		found:     map[int]bool{},
+		allDone:   make(chan struct{}),
+	}
+	for _, h := range t.Manifest.Hosts {
+		base, ok := t.BaseURLs[h]
+		if !ok {
+			return nil, fmt.Errorf("loader: no base URL for host %s (Target.BaseURLs has %s)", h, keys(t.BaseURLs))
+		}
+		org, err := parseOrigin(h, base)
+		if err != nil {
+			return nil, fmt.Errorf("loader: %w", err)
+		}
+		l.origins[h] = org
+	}
+	for i := range t.Manifest.Resources {
+		r := &t.Manifest.Resources[i]
+		l.byKey[resourceKey(r.Host, r.Path)] = r
+	}
+	l.dialer = newDialer(l, o)
+	switch o.Proto {
+	case probe.ProtoHTTPS:
+		l.proto = newH1(l)
+	case probe.ProtoH2:
+		l.proto = newH2(l)
+	default:
+		l.proto = newSPDY(l, o.Proto)
+	}
+	return l, nil
+}
+
+func keys(m map[string]string) string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	if len(ks) == 0 {
+		return "no hosts"
+	}
+	return strings.Join(ks, ", ")
+}
+
+func resourceKey(host, path string) string { return strings.ToLower(host) + path }
+
+// urlKey identifies a URL for de-duplication and manifest lookup.
+func urlKey(u *url.URL) string {
+	p := u.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	if u.RawQuery != "" {
+		p += "?" + u.RawQuery
+	}
+	return resourceKey(u.Hostname(), p)
+}
+
+// protocol is how requests reach servers: HTTPS's connection pools, or one
+// multiplexed session per host.
+type protocol interface {
+	// fetch performs e's exchange, passing the response body to body, and
+	// fills e's timings and headers. It returns when the body has been
+	// consumed or the exchange failed.
+	fetch(ctx context.Context, e *entry, body func(io.Reader) (int64, error)) error
+	// pushed returns a response the server pushed for e's URL, if any.
+	pushed(e *entry) (*http.Response, *connection, bool)
+	// headerBytes reports raw and compressed header bytes of the whole load.
+	headerBytes() (raw, compressed int64)
+	// shutdown closes the sessions politely (GOAWAY) after a completed load.
+	shutdown()
+}
+
+// entry is one resource's exchange, and later its HAR entry.
+type entry struct {
+	url      *url.URL
+	key      string
+	res      *page.Resource // nil: referenced but not in the manifest
+	typ      string
+	priority uint8
+	seq      int // discovery order, breaks priority ties
+	parent   *entry
+	async    bool // a script that does not block DOMContentLoaded
+
+	mu          sync.Mutex
+	queued      time.Time // the browser decided to request it (HAR startedDateTime)
+	conn        *connection
+	setup       bool // this request carries conn's dns/connect/ssl phases
+	sendStart   time.Time
+	sendEnd     time.Time
+	firstByte   time.Time
+	end         time.Time
+	httpVersion string
+	reqHeaders  []HARNameValue
+	reqHdrSize  int64
+	status      int
+	statusText  string
+	respHeaders []HARNameValue
+	respHdrSize int64
+	bodyBytes   int64 // content (decoded) bytes
+	wireBody    int64 // body bytes as transferred (before Content-Encoding is undone)
+	mime        string
+	pushed      bool
+	done        bool
+	err         error
+}
+
+func (l *load) run(parent context.Context) (probe.Result, error) {
+	cause := fmt.Errorf("the page load exceeded its %v timeout", l.opt.Timeout)
+	tctx, tcancel := context.WithTimeoutCause(parent, l.opt.Timeout, cause)
+	defer tcancel()
+	l.ctx, l.cancel = context.WithCancelCause(tctx)
+	defer l.cancel(errLoadDone)
+
+	// Cancellation (failure, timeout, caller) must unblock every read:
+	// closing the sockets does that whatever the protocol stack is doing.
+	stopWatch := make(chan struct{})
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		select {
+		case <-l.ctx.Done():
+			l.closeAll()
+		case <-stopWatch:
+		}
+	}()
+
+	l.t0 = time.Now()
+	root := l.m.Root()
+	rootURL, _ := url.Parse(l.m.URL(0))
+	l.request(&entry{url: rootURL, key: urlKey(rootURL), res: root, typ: root.Type, priority: priorityOf(root.Type)})
+
+	select {
+	case <-l.allDone:
+	case <-l.ctx.Done():
+	}
+	var tcp []probe.TCPInfo
+	if l.ctx.Err() == nil {
+		// Read TCP_INFO while the connections are still open.
+		tcp = l.tcpInfos()
+		l.proto.shutdown()
+	}
+	close(stopWatch)
+	<-watchDone
+	l.cancel(errLoadDone)
+	l.closeAll()
+	l.wg.Wait()
+	return l.result(tcp)
+}
+
+// request schedules e now. It runs the exchange on its own goroutine.
+func (l *load) request(e *entry) {
+	l.mu.Lock()
+	if _, dup := l.requested[e.key]; dup || l.ctx.Err() != nil {
+		l.mu.Unlock()
+		return
+	}
+	e.seq = len(l.entries)
+	e.queued = time.Now()
+	l.requested[e.key] = e
+	l.entries = append(l.entries, e)
+	l.pending++
+	l.wg.Add(1)
+	l.mu.Unlock()
+	go l.exchange(e)
+}
+
+// later schedules e after delay (compute time), keeping the load open.
+func (l *load) later(e *entry, delay time.Duration) {
+	if delay <= 0 {
+		l.request(e)
+		return
+	}
+	l.mu.Lock()
+	l.pending++
+	l.wg.Add(1)
+	l.mu.Unlock()
+	go func() {
+		defer l.wg.Done()
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			l.request(e)
+		case <-l.ctx.Done():
+		}
+		l.finishOne()
+	}()
+}
+
+func (l *load) finishOne() {
+	l.mu.Lock()
+	l.pending--
+	if l.pending == 0 {
+		close(l.allDone)
+	}
+	l.mu.Unlock()
+}
+
+// fail records the load's first failure and cancels it. Failures after
+// cancellation are consequences, not causes, and are kept per entry only.
+func (l *load) fail(err error) {
+	l.mu.Lock()
+	if l.err == nil && l.ctx.Err() == nil {
+		l.err = err
+	}
+	l.mu.Unlock()
+	l.cancel(err)
+}
+
+func (l *load) exchange(e *entry) {
+	defer l.wg.Done()
+	defer l.finishOne()
+	err := l.exchangeBody(e)
+	e.mu.Lock()
+	if e.end.IsZero() {
+		e.end = time.Now()
+	}
+	e.done = err == nil
+	e.err = err
+	e.mu.Unlock()
+	if err != nil {
+		if l.ctx.Err() != nil {
+			return
+		}
+		l.fail(fmt.Errorf("%s: %w", e.url, err))
+		return
+	}
+	l.completed(e)
+}
+
+func (l *load) exchangeBody(e *entry) error {
+	host := e.url.Hostname()
+	if _, ok := l.origins[host]; !ok {
+		return fmt.Errorf("host %s is not one of the page's hosts %v", host, l.m.Hosts)
+	}
+	consume := l.bodyConsumer(e)
+	if resp, c, ok := l.proto.pushed(e); ok {
+		return l.usePushed(e, resp, c, consume)
+	}
+	if err := l.proto.fetch(l.ctx, e, consume); err != nil {
+		return err
+	}
+	return l.checkResponse(e)
+}
+
+// checkResponse holds the response against the manifest.
+func (l *load) checkResponse(e *entry) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.status != http.StatusOK {
+		return fmt.Errorf("status %d %s", e.status, e.statusText)
+	}
+	if e.res != nil && e.bodyBytes != int64(e.res.Size) {
+		return fmt.Errorf("got %d body bytes, the manifest says %d", e.bodyBytes, e.res.Size)
+	}
+	return nil
+}
+
+// bodyConsumer reads a response body: documents and stylesheets are scanned
+// for references as they arrive, everything else is drained.
+func (l *load) bodyConsumer(e *entry) func(io.Reader) (int64, error) {
+	found := func(ref reference) { l.discovered(e, ref) }
+	switch e.typ {
+	case page.TypeHTML:
+		return func(r io.Reader) (int64, error) { return scanHTML(r, e.url, found) }
+	case page.TypeCSS:
+		return func(r io.Reader) (int64, error) { return scanCSS(r, e.url, found) }
+	}
+	return func(r io.Reader) (int64, error) { return io.Copy(io.Discard, r) }
+}
+
+// discovered handles a reference found in parent's bytes.
+func (l *load) discovered(parent *entry, ref reference) {
+	key := urlKey(ref.URL)
+	e := &entry{url: ref.URL, key: key, typ: ref.Type, parent: parent, async: ref.Async}
+	var delay time.Duration
+	if r, ok := l.byKey[key]; ok {
+		e.res = r
+		e.typ = r.Type
+		l.mu.Lock()
+		if parent.res != nil && r.Parent == parent.res.ID {
+			l.found[r.ID] = true
+		}
+		l.mu.Unlock()
+		if r.Discovery.Kind == page.KindRef && parent.res != nil && r.Parent == parent.res.ID {
+			delay = r.Discovery.Delay
+		} else if parent.res == nil || r.Parent != parent.res.ID {
+			// Referenced here, but the manifest places it elsewhere: the
+			// first mention wins, as in a browser; still worth a note.
+			l.note("%s is referenced by %s but the manifest makes it a child of resource %d", ref.URL, parent.url, r.Parent)
+		} else {
+			// A kind-onload child that also appears in the bytes: the
+			// manifest says when it is requested.
+			return
+		}
+	} else {
+		l.note("%s (referenced by %s) is not in the manifest; fetched anyway", ref.URL, parent.url)
+	}
+	e.priority = priorityOf(e.typ)
+	l.later(e, delay)
+}
+
+func (l *load) note(format string, args ...any) {
+	l.mu.Lock()
+	l.problems = append(l.problems, fmt.Sprintf(format, args...))
+	l.mu.Unlock()
+}
+
+// completed requests what the manifest hangs off e's completion and checks
+// that e's bytes referenced every child the manifest says they do.
+func (l *load) completed(e *entry) {
+	if e.res == nil {
+		return
+	}
+	var missing []string
+	for _, id := range l.m.Children(e.res.ID) {
+		r := &l.m.Resources[id]
+		switch r.Discovery.Kind {
+		case page.KindOnload:
+			u, _ := url.Parse(l.m.URL(id))
+			l.later(&entry{url: u, key: urlKey(u), res: r, typ: r.Type, priority: priorityOf(r.Type), parent: e}, r.Discovery.Delay)
+		case page.KindRef:
+			l.mu.Lock()
+			ok := l.found[id]
+			l.mu.Unlock()
+			if !ok {
+				missing = append(missing, fmt.Sprintf("%s (resource %d)", l.m.URL(id), id))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		l.fail(fmt.Errorf("%s: the manifest says it references %s, but its bytes do not", e.url, strings.Join(missing, ", ")))
+	}
+}
+
+// usePushed takes a response the server pushed instead of sending a request.
+func (l *load) usePushed(e *entry, resp *http.Response, c *connection, consume func(io.Reader) (int64, error)) error {
+	defer resp.Body.Close()
+	e.mu.Lock()
+	e.pushed = true
+	e.conn = c
+	e.httpVersion = l.opt.Proto
+	e.status = resp.StatusCode
+	e.statusText = statusText(resp)
+	e.respHeaders = harHeaders(resp.Header)
+	e.respHdrSize = -1
+	e.mime = resp.Header.Get("Content-Type")
+	now := time.Now()
+	e.sendStart, e.sendEnd, e.firstByte = now, now, now
+	e.mu.Unlock()
+	if err := readBody(e, resp.Header.Get("Content-Encoding"), resp.Body, consume); err != nil {
+		return fmt.Errorf("reading the pushed response: %w", err)
+	}
+	e.mu.Lock()
+	e.end = time.Now()
+	e.mu.Unlock()
+	return l.checkResponse(e)
+}
+
+func statusText(resp *http.Response) string {
+	s := resp.Status
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		return s[i+1:]
+	}
+	return http.StatusText(resp.StatusCode)
+}
+
+// track registers a new connection; false once the load is over.
+func (l *load) track(c *connection) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed || l.ctx.Err() != nil {
+		return false
+	}
+	c.id = len(l.conns) + 1
+	l.conns = append(l.conns, c)
+	return true
+}
+
+// closeAll closes every connection of the load and refuses new ones.
+func (l *load) closeAll() {
+	l.mu.Lock()
+	l.closed = true
+	conns := append([]*connection(nil), l.conns...)
+	l.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
+}
+
+// result assembles the probe.Result and HAR after every goroutine ended.
+func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
+	r := probe.Result{
+		Started: l.t0,
+		Condition: probe.Condition{
+			Page:          l.m.Name,
+			Shards:        len(l.m.Hosts),
+			Proto:         l.opt.Proto,
+			TLS:           tlsName(l.tlsVer),
+			InitialWindow: l.opt.InitialWindow,
+			Timeout:       l.opt.Timeout,
+		},
+		TCP:          tcp,
+		BytesWireIn:  l.wire.in.Load(),
+		BytesWireOut: l.wire.out.Load(),
+		Connections:  len(l.conns),
+	}
+	r.HeaderBytesRaw, r.HeaderBytesCompressed = l.proto.headerBytes()
+
+	loadErr := l.err
+	if loadErr == nil {
+		if c := context.Cause(l.ctx); c != nil && !errors.Is(c, errLoadDone) {
+			loadErr = c
+		}
+	}
+	if loadErr == nil {
+		for _, e := range l.entries {
+			if !e.done {
+				loadErr = fmt.Errorf("%s: did not complete", e.url)
+				break
+			}
+		}
+	}
+	if loadErr != nil && !strings.Contains(loadErr.Error(), "://") {
+		// A timeout or cancellation: say which resources were still open.
+		loadErr = fmt.Errorf("%w; %s", loadErr, l.incomplete())
+	}
+
+	var firstSend, lastByte, dcl, onload time.Time
+	h := HAR{Log: HARLog{
+		Version: "1.2",
+		Creator: HARCreator{Name: "spdylab", Version: Version},
+		Browser: &HARCreator{Name: "spdylab loader (Chrome 16 / Chromium 25 network behaviour)", Version: Version},
+		Entries: []HAREntry{},
+	}}
+	sort.SliceStable(l.entries, func(i, j int) bool { return l.entries[i].queued.Before(l.entries[j].queued) })
+	for _, e := range l.entries {
+		he, ph := l.harEntry(e)
+		h.Log.Entries = append(h.Log.Entries, he)
+		addPhases(&r.Phases, ph)
+		if !e.done {
+			continue
+		}
+		r.Resources++
+		if e.pushed {
+			r.Pushed++
+		} else if !e.sendStart.IsZero() && (firstSend.IsZero() || e.sendStart.Before(firstSend)) {
+			firstSend = e.sendStart
+		}
+		if e.end.After(lastByte) {
+			lastByte = e.end
+		}
+		if e.res != nil && (e.res.ID == 0 || (e.typ == page.TypeJS && !e.async && e.parent != nil && e.parent.res != nil && e.parent.res.ID == 0 && e.res.Discovery.Kind == page.KindRef)) && e.end.After(dcl) {
+			dcl = e.end // the document is parsed and its blocking scripts ran
+		}
+		if (e.res == nil || e.res.Discovery.Kind != page.KindOnload) && e.end.After(onload) {
+			onload = e.end
+		}
+	}
+	pt := HARPageTimings{OnContentLoad: -1, OnLoad: -1}
+	if loadErr == nil {
+		pt.OnContentLoad = ms(dcl.Sub(l.t0))
+		pt.OnLoad = ms(onload.Sub(l.t0))
+		r.PLTms = ms(lastByte.Sub(l.t0))
+		if !firstSend.IsZero() {
+			r.ToWms = ms(lastByte.Sub(firstSend))
+		}
+	}
+	h.Log.Pages = []HARPage{{
+		StartedDateTime: harTime(l.t0),
+		ID:              "page_1",
+		Title:           l.m.URL(0),
+		PageTimings:     pt,
+		Comment:         fmt.Sprintf("%s over %s, TLS %s", l.m.Name, l.opt.Proto, tlsName(l.tlsVer)),
+	}}
+	if len(l.problems) > 0 {
+		h.Log.Comment = strings.Join(l.problems, "\n")
+	}
+	if loadErr != nil {
+		r.Failed = true
+		r.Error = loadErr.Error()
+		if h.Log.Comment != "" {
+			h.Log.Comment += "\n"
+		}
+		h.Log.Comment += "load failed: " + loadErr.Error()
+	}
+	b, err := json.MarshalIndent(h, "", " ")
+	if err != nil { // cannot happen with these types; keep the error honest anyway
+		return r, fmt.Errorf("loader: encoding HAR: %w", err)
+	}
+	r.HAR = b
+	return r, loadErr
+}
+
+func tlsName(v uint16) string {
+	if v == 0x0304 {
+		return "1.3"
+	}
+	return "1.2"
+}
+
+// incomplete lists what was still open when the load was stopped.
+func (l *load) incomplete() string {
+	var open []string
+	for _, e := range l.entries {
+		e.mu.Lock()
+		if !e.done {
+			state := "queued"
+			switch {
+			case !e.firstByte.IsZero():
+				state = "receiving the response"
+			case !e.sendEnd.IsZero():
+				state = "waiting for the response"
+			case e.conn != nil:
+				state = "sending the request"
+			}
+			open = append(open, fmt.Sprintf("%s (%s)", e.url, state))
+		}
+		e.mu.Unlock()
+	}
+	if len(open) == 0 {
+		return "no request was open"
+	}
+	const show = 8
+	more := ""
+	if len(open) > show {
+		more = fmt.Sprintf(" and %d more", len(open)-show)
+		open = open[:show]
+	}
+	return fmt.Sprintf("%d resources incomplete: %s%s", len(open), strings.Join(open, ", "), more)
+}
+
+func addPhases(p *probe.Phases, t HARTimings) {
+	add := func(dst *float64, v float64) {
+		if v > 0 {
+			*dst += v
+		}
+	}
+	add(&p.Blocked, t.Blocked)
+	add(&p.DNS, t.DNS)
+	add(&p.Connect, t.Connect)
+	add(&p.SSL, t.SSL)
+	add(&p.Send, t.Send)
+	add(&p.Wait, t.Wait)
+	add(&p.Receive, t.Receive)
+}
+
+// harEntry turns an entry into HAR. Phases that did not happen are -1
+// (dns, connect, ssl, blocked) or 0 (send, wait, receive, which HAR
+// requires); blocked absorbs whatever time the named phases do not cover,
+// so that the entry's time is exactly end - startedDateTime.
+func (l *load) harEntry(e *entry) (HAREntry, HARTimings) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	end := e.end
+	if end.IsZero() {
+		end = time.Now()
+	}
+	tm := HARTimings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1}
+	span := func(a, b time.Time) float64 {
+		if a.IsZero() || b.IsZero() || b.Before(a) {
+			return 0
+		}
+		return ms(b.Sub(a))
+	}
+	if e.setup && e.conn != nil {
+		c := e.conn
+		if c.dns >= 0 {
+			tm.DNS = ms(c.dns)
+		}
+		if !c.ready.IsZero() {
+			tm.Connect = ms(c.connectDur)
+			tm.SSL = ms(c.sslDur)
+		}
+	}
+	sendEnd := e.sendEnd
+	if sendEnd.IsZero() {
+		sendEnd = e.firstByte
+	}
+	tm.Send = span(e.sendStart, sendEnd)
+	tm.Wait = span(sendEnd, e.firstByte)
+	tm.Receive = span(e.firstByte, end)
+	if !e.done && e.firstByte.IsZero() {
+		// Failed before the response started: the time since the request
+		// went out is spent waiting.
+		tm.Wait = span(sendEnd, end)
+	}
+	total := ms(end.Sub(e.queued))
+	known := tm.Send + tm.Wait + tm.Receive
+	for _, v := range []float64{tm.DNS, tm.Connect} {
+		if v > 0 {
+			known += v
+		}
+	}
+	if b := total - known; b > 0 {
+		tm.Blocked = b
+	} else {
+		tm.Blocked = 0
+		total = known
+	}
+	if e.pushed {
+		tm.Blocked = -1
+		total = known
+	}
+	total = tm.sum()
+
+	he := HAREntry{
+		Pageref:         "page_1",
+		StartedDateTime: harTime(e.queued),
+		Time:            total,
+		Request: HARRequest{
+			Method:      http.MethodGet,
+			URL:         e.url.String(),
+			HTTPVersion: e.httpVersion,
+			Cookies:     []HARCookie{},
+			Headers:     nonNil(e.reqHeaders),
+			QueryString: queryString(e.url),
+			HeadersSize: e.reqHdrSize,
+			BodySize:    0,
+		},
+		Response: HARResponse{
+			Status:      e.status,
+			StatusText:  e.statusText,
+			HTTPVersion: e.httpVersion,
+			Cookies:     []HARCookie{},
+			Headers:     nonNil(e.respHeaders),
+			Content:     HARContent{Size: e.bodyBytes, MimeType: e.mime},
+			RedirectURL: "",
+			HeadersSize: e.respHdrSize,
+			BodySize:    e.wireBody,
+		},
+		Timings: tm,
+		Pushed:  e.pushed,
+	}
+	if he.Request.HTTPVersion == "" {
+		he.Request.HTTPVersion = httpVersionName(l.opt.Proto)
+		he.Response.HTTPVersion = he.Request.HTTPVersion
+	}
+	if e.reqHeaders == nil {
+		he.Request.HeadersSize = -1
+	}
+	if e.respHeaders == nil {
+		he.Response.HeadersSize = -1
+	}
+	if e.pushed {
+		he.Request.HeadersSize = -1 // no request was sent
+	}
+	p := int(e.priority)
+	he.Priority = &p
+	if e.res != nil {
+		id := e.res.ID
+		he.ResourceID = &id
+	} else {
+		he.Unlisted = true
+	}
+	if e.conn != nil {
+		he.Connection = itoa(e.conn.id)
+		he.ServerIPAddress = e.conn.remoteIP
+	}
+	if e.err != nil {
+		he.Error = e.err.Error()
+	} else if !e.done {
+		he.Error = "not completed when the load ended"
+	}
+	return he, tm
+}
+
+func httpVersionName(proto string) string {
+	switch proto {
+	case probe.ProtoHTTPS:
+		return "HTTP/1.1"
+	case probe.ProtoH2:
+		return "HTTP/2.0"
+	}
+	return proto
+}
+
+func nonNil(h []HARNameValue) []HARNameValue {
+	if h == nil {
+		return []HARNameValue{}
+	}
+	return h
+}
+
+func queryString(u *url.URL) []HARNameValue {
+	out := []HARNameValue{}
+	for k, vs := range u.Query() {
+		for _, v := range vs {
+			out = append(out, HARNameValue{Name: k, Value: v})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// harHeaders lists headers in a stable order.
+func harHeaders(h http.Header) []HARNameValue {
+	out := []HARNameValue{}
+	for k, vs := range h {
+		for _, v := range vs {
+			out = append(out, HARNameValue{Name: k, Value: v})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}

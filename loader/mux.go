@@ -1,0 +1,161 @@
+package loader
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+	"time"
+)
+
+// muxSession is one multiplexed session (SPDY or HTTP/2) to one host.
+type muxSession struct {
+	ready chan struct{} // closed when c/rt or err is set
+	c     *connection
+	rt    http.RoundTripper
+	close func() error
+	err   error
+}
+
+// sessions opens at most one session per host per load: the first request
+// to a host opens it, later ones wait for it, as Chrome's SpdySessionPool
+// does.
+type sessions struct {
+	l    *load
+	mu   sync.Mutex
+	m    map[string]*muxSession
+	open func(ctx context.Context, org origin) (*muxSession, error)
+}
+
+func (s *sessions) get(ctx context.Context, host string) (*muxSession, error) {
+	s.mu.Lock()
+	ms, ok := s.m[host]
+	if !ok {
+		ms = &muxSession{ready: make(chan struct{})}
+		s.m[host] = ms
+		s.l.wg.Add(1)
+		go func() {
+			defer s.l.wg.Done()
+			defer close(ms.ready)
+			opened, err := s.open(s.l.ctx, s.l.origins[host])
+			if err != nil {
+				ms.err = err
+				return
+			}
+			ms.c, ms.rt, ms.close = opened.c, opened.rt, opened.close
+		}()
+	}
+	s.mu.Unlock()
+	select {
+	case <-ms.ready:
+		return ms, ms.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+func (s *sessions) each(fn func(*muxSession)) {
+	s.mu.Lock()
+	var all []*muxSession
+	for _, ms := range s.m {
+		all = append(all, ms)
+	}
+	s.mu.Unlock()
+	for _, ms := range all {
+		select {
+		case <-ms.ready:
+			if ms.err == nil {
+				fn(ms)
+			}
+		default:
+		}
+	}
+}
+
+func (s *sessions) shutdown() {
+	s.each(func(ms *muxSession) {
+		if ms.close != nil {
+			ms.close()
+		}
+	})
+}
+
+// traced returns ctx with an httptrace hook that stamps e's send and
+// first-byte times, which the SPDY and HTTP/2 clients report.
+func traced(ctx context.Context, e *entry) context.Context {
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteHeaders: func() {
+			e.mu.Lock()
+			e.sendStart = time.Now()
+			e.mu.Unlock()
+		},
+		WroteRequest: func(httptrace.WroteRequestInfo) {
+			e.mu.Lock()
+			e.sendEnd = time.Now()
+			e.mu.Unlock()
+		},
+		GotFirstResponseByte: func() {
+			e.mu.Lock()
+			e.firstByte = time.Now()
+			e.mu.Unlock()
+		},
+	})
+}
+
+// muxFetch runs e over a session: builds the request, records timings and
+// headers, and reads the body.
+func muxFetch(ctx context.Context, l *load, ss *sessions, e *entry, withCtx func(context.Context) context.Context, consume func(io.Reader) (int64, error)) error {
+	ms, err := ss.get(ctx, e.url.Hostname())
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.conn = ms.c
+	e.setup = !e.queued.After(ms.c.start) && ms.c.claimSetup()
+	e.httpVersion = httpVersionName(l.opt.Proto)
+	e.mu.Unlock()
+	rctx := traced(ctx, e)
+	if withCtx != nil {
+		rctx = withCtx(rctx)
+	}
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, e.url.String(), nil)
+	if err != nil {
+		return err
+	}
+	hdrs := requestHeaders(e)
+	for _, kv := range hdrs {
+		req.Header.Set(kv.Name, kv.Value)
+	}
+	e.mu.Lock()
+	e.reqHeaders = hdrs
+	e.reqHdrSize = -1 // compressed per session; the totals are in Result
+	e.mu.Unlock()
+	resp, err := ms.rt.RoundTrip(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	now := time.Now()
+	e.mu.Lock()
+	if e.sendStart.IsZero() {
+		e.sendStart = now
+	}
+	if e.firstByte.IsZero() {
+		e.firstByte = now
+	}
+	e.status = resp.StatusCode
+	e.statusText = statusText(resp)
+	e.respHeaders = harHeaders(resp.Header)
+	e.respHdrSize = -1
+	e.mime = resp.Header.Get("Content-Type")
+	e.mu.Unlock()
+	if err := readBody(e, resp.Header.Get("Content-Encoding"), resp.Body, consume); err != nil {
+		return fmt.Errorf("reading the response body: %w", err)
+	}
+	e.mu.Lock()
+	e.end = time.Now()
+	e.mu.Unlock()
+	return nil
+}
