@@ -1,0 +1,159 @@
+// Package spdy implements SPDY/3.1 and SPDY/3 (draft-mbelshe-httpbis-spdy-00
+// plus the 3.1 session flow-control delta): a framer with the shared zlib
+// header compression contexts, sessions with priorities, stream- and
+// session-level flow control, server push, and an HTTP client and server on
+// top (net/http Handler and RoundTrip).
+//
+// The writer of a session sends control frames first (PING replies ahead of
+// everything else), then DATA from the highest-priority stream that has data
+// and window, round-robin among streams of equal priority. Receive windows are
+// reopened as the application reads, not when data arrives, so a slow reader
+// throttles its peer.
+package spdy
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// ALPN / NPN protocol tokens.
+const (
+	ProtoSPDY31 = "spdy/3.1"
+	ProtoSPDY3  = "spdy/3"
+)
+
+// Defaults applied to zero Config fields.
+const (
+	DefaultMaxConcurrentStreams = 100
+	DefaultInitialWindowSize    = 65536
+	// DefaultMaxFrameSize is the largest DATA payload sent when Config does
+	// not say: 16 KiB matches a TLS record, so a frame never waits for a
+	// second record to be decrypted.
+	DefaultMaxFrameSize = 16384
+	// DefaultPriority is what RoundTrip uses without WithPriority (Chrome's
+	// default for subresources in its SPDY days was in the middle, too).
+	DefaultPriority = 3
+	maxWindow       = 1<<31 - 1
+)
+
+// Config configures one side of a session.
+type Config struct {
+	// Version is ProtoSPDY31 (default) or ProtoSPDY3. The wire version is 3
+	// for both; spdy/3 has no session window.
+	Version string
+	// MaxConcurrentStreams is the limit advertised for streams the peer
+	// opens (requests on a server, pushes on a client); 0 = 100.
+	MaxConcurrentStreams uint32
+	// InitialWindowSize is our per-stream receive window; 0 = 65536.
+	InitialWindowSize int32
+	// SessionWindowSize is our session receive window (spdy/3.1); 0 = 65536.
+	SessionWindowSize int32
+	// MaxFrameSize is the largest DATA payload we send; 0 = 16384.
+	MaxFrameSize int
+	// MaxHeaderBlockSize caps a decompressed header block; 0 = 256 KiB.
+	MaxHeaderBlockSize int
+	// MaxReadFrameSize caps the length of any received frame; larger frames
+	// are skipped without buffering and answered with FRAME_TOO_LARGE.
+	// 0 = 1 MiB; values below 8192 (the spec's minimum) are raised to it.
+	MaxReadFrameSize int
+	// NotSentLowat sets TCP_NOTSENT_LOWAT on the connection when it is (or
+	// wraps) a *net.TCPConn, so the kernel buffer does not hold so much
+	// unsent data that a later high-priority frame waits behind it. 0 = leave.
+	NotSentLowat int
+	// Trace, if set, is called for every frame sent (sent=true) and received.
+	// It runs on the session's reader or writer goroutine and must not block;
+	// DATA frame payloads are valid only during the call.
+	Trace func(sent bool, f Frame)
+	// IdleTimeout closes a session (GOAWAY OK) with no open streams for this
+	// long. 0 = never.
+	IdleTimeout time.Duration
+}
+
+func (c *Config) version31() bool { return c.Version != ProtoSPDY3 }
+
+func (c *Config) maxConcurrent() uint32 {
+	if c.MaxConcurrentStreams == 0 {
+		return DefaultMaxConcurrentStreams
+	}
+	return c.MaxConcurrentStreams
+}
+
+func (c *Config) initialWindow() int32 {
+	if c.InitialWindowSize <= 0 {
+		return DefaultInitialWindowSize
+	}
+	return c.InitialWindowSize
+}
+
+func (c *Config) sessionWindow() int32 {
+	if c.SessionWindowSize <= 0 {
+		return DefaultInitialWindowSize
+	}
+	return c.SessionWindowSize
+}
+
+func (c *Config) maxFrameSize() int {
+	if c.MaxFrameSize <= 0 {
+		return DefaultMaxFrameSize
+	}
+	if c.MaxFrameSize > MaxFrameLength {
+		return MaxFrameLength
+	}
+	return c.MaxFrameSize
+}
+
+func (c *Config) validate() error {
+	if c.Version != "" && c.Version != ProtoSPDY31 && c.Version != ProtoSPDY3 {
+		return &ConfigError{Field: "Version", Problem: "must be \"spdy/3.1\" or \"spdy/3\", got \"" + c.Version + "\""}
+	}
+	return nil
+}
+
+// ConfigError names a bad Config field.
+type ConfigError struct{ Field, Problem string }
+
+func (e *ConfigError) Error() string { return "spdy: Config." + e.Field + " " + e.Problem }
+
+type priorityKey struct{}
+
+// WithPriority returns a context carrying a SPDY priority (0 highest .. 7
+// lowest) for RoundTrip. Values above 7 are clamped to 7.
+func WithPriority(ctx context.Context, p uint8) context.Context {
+	if p > 7 {
+		p = 7
+	}
+	return context.WithValue(ctx, priorityKey{}, p)
+}
+
+func priorityFrom(ctx context.Context) uint8 {
+	if p, ok := ctx.Value(priorityKey{}).(uint8); ok {
+		return p
+	}
+	return DefaultPriority
+}
+
+type requestInfoKey struct{}
+
+type requestInfo struct {
+	priority uint8
+	stream   uint32
+}
+
+// RequestPriority reports the SPDY priority (0..7) of a request a Server is
+// handling; it is DefaultPriority for requests that did not come over SPDY.
+func RequestPriority(r *http.Request) uint8 {
+	if ri, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
+		return ri.priority
+	}
+	return DefaultPriority
+}
+
+// RequestStreamID reports the SPDY stream id of a request a Server is
+// handling (0 if it did not come over SPDY).
+func RequestStreamID(r *http.Request) uint32 {
+	if ri, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
+		return ri.stream
+	}
+	return 0
+}

@@ -1,0 +1,984 @@
+package spdy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/spdylab/spdylab/internal/tcpopt"
+)
+
+var (
+	// ErrSessionClosed is returned for operations on a closed session.
+	ErrSessionClosed = errors.New("spdy: session closed")
+	// ErrNotProcessed reports that the peer did not process a request (it
+	// was above the GOAWAY last-good-stream-id, refused with REFUSED_STREAM,
+	// or never sent because of GOAWAY). Retrying it on a new session is safe.
+	ErrNotProcessed = errors.New("spdy: request not processed by peer; safe to retry")
+	// ErrStreamIDsExhausted: the 31-bit stream id space is used up.
+	ErrStreamIDsExhausted = errors.New("spdy: stream ids exhausted")
+)
+
+// RstError is the error a stream reports after the peer reset it.
+type RstError struct {
+	Stream uint32
+	Status RstStatus
+	Remote bool // true when the peer sent the RST_STREAM
+}
+
+func (e *RstError) Error() string {
+	who := "local"
+	if e.Remote {
+		who = "peer"
+	}
+	return fmt.Sprintf("spdy: stream %d reset by %s: %s", e.Stream, who, e.Status)
+}
+
+// Is lets errors.Is(err, ErrNotProcessed) match a peer's REFUSED_STREAM.
+func (e *RstError) Is(target error) bool {
+	return target == ErrNotProcessed && e.Remote && e.Status == RstRefusedStream
+}
+
+// GoAwayError is the error of streams and sessions ended by a peer's GOAWAY.
+type GoAwayError struct {
+	LastGoodStream uint32
+	Status         GoAwayStatus
+	Stream         uint32 // the affected stream, 0 for the session
+}
+
+func (e *GoAwayError) Error() string {
+	if e.Stream != 0 {
+		return fmt.Sprintf("spdy: stream %d not processed: peer sent GOAWAY %s with last good stream %d", e.Stream, e.Status, e.LastGoodStream)
+	}
+	return fmt.Sprintf("spdy: peer sent GOAWAY %s (last good stream %d)", e.Status, e.LastGoodStream)
+}
+
+// Is: streams above the last good id were not processed and can be retried.
+func (e *GoAwayError) Is(target error) bool {
+	return target == ErrNotProcessed && e.Stream > e.LastGoodStream
+}
+
+const (
+	// maxQueuedControl bounds control frames waiting to be written; a peer
+	// that makes us queue more (PING floods, RST storms) is cut off.
+	maxQueuedControl = 10000
+	// recentlyClosedCap bounds the memory of closed stream ids kept to answer
+	// late frames with the right status.
+	recentlyClosedCap = 1024
+	// closeWriteTimeout bounds how long a dying session tries to deliver its
+	// final GOAWAY to a peer that is not reading.
+	closeWriteTimeout = 2 * time.Second
+)
+
+type closeKind uint8
+
+const (
+	closedNormally    closeKind = iota + 1 // both sides sent FIN
+	closedByLocalRst                       // we sent RST_STREAM: late frames are expected, ignore them
+	closedByRemoteRst                      // the peer sent RST_STREAM
+)
+
+// session is the machinery shared by ClientConn and Server: one reader
+// goroutine, one writer goroutine, one mutex over all stream state.
+type session struct {
+	conn     net.Conn
+	cfg      Config
+	isClient bool
+	v31      bool
+	fr       *Framer
+	maxFrame int
+
+	mu   sync.Mutex
+	wake *sync.Cond // signals the writer
+
+	sched          writeScheduler
+	streams        map[uint32]*stream
+	nextLocalID    uint32
+	lastPeerID     uint32 // highest stream id the peer opened (GOAWAY last-good)
+	localActive    int    // open streams we created (bounded by the peer's limit)
+	peerActive     int    // open streams the peer created (bounded by ours)
+	peerMaxStreams uint32
+	peerInitWindow int64 // the peer's SETTINGS_INITIAL_WINDOW_SIZE: our new streams' send window
+
+	sendWindow   int64 // session send window (3.1)
+	recvAvail    int64 // session receive window the peer may still use (3.1)
+	recvUnacked  int64 // consumed bytes not yet returned by WINDOW_UPDATE
+	streamRecvIW int64 // our per-stream receive window
+	recvSlack    int64 // see newStream: tolerance while our SETTINGS is in flight
+
+	recentlyClosed map[uint32]closeKind
+	closedOrder    []uint32
+
+	goAwaySent     bool
+	goAwayReceived *GoAwayFrame
+	dead           bool  // conn is going down; writer drains control frames and exits
+	err            error // why the session ended
+	slotFreed      chan struct{}
+	pings          map[uint32]chan struct{}
+	nextPingID     uint32
+	idleTimer      *time.Timer
+
+	// hooks set by client/server
+	onPeerStream func(f *SynStreamFrame) *StreamError // called with mu held
+	onPersist    func(f *SettingsFrame)               // client: SETTINGS persistence, mu held
+
+	stats statsCounter
+
+	readerDone chan struct{}
+	writerDone chan struct{}
+	done       chan struct{} // closed when both loops exited and conn is closed
+}
+
+func newSession(conn net.Conn, cfg Config, isClient bool) (*session, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s := &session{
+		conn:           conn,
+		cfg:            cfg,
+		isClient:       isClient,
+		v31:            cfg.version31(),
+		maxFrame:       cfg.maxFrameSize(),
+		streams:        make(map[uint32]*stream),
+		peerMaxStreams: ^uint32(0), // spec: no limit until the peer says so
+		peerInitWindow: DefaultInitialWindowSize,
+		sendWindow:     DefaultInitialWindowSize,
+		recvAvail:      int64(cfg.sessionWindow()),
+		streamRecvIW:   int64(cfg.initialWindow()),
+		recentlyClosed: make(map[uint32]closeKind),
+		slotFreed:      make(chan struct{}),
+		pings:          make(map[uint32]chan struct{}),
+		readerDone:     make(chan struct{}),
+		writerDone:     make(chan struct{}),
+		done:           make(chan struct{}),
+	}
+	if s.streamRecvIW < DefaultInitialWindowSize {
+		// The peer may send up to the default window before our smaller
+		// SETTINGS reaches it (section 2.6.8); accept that, nothing more.
+		s.recvSlack = DefaultInitialWindowSize - s.streamRecvIW
+	}
+	s.wake = sync.NewCond(&s.mu)
+	if isClient {
+		s.nextLocalID, s.nextPingID = 1, 1
+	} else {
+		s.nextLocalID, s.nextPingID = 2, 2
+	}
+	if cfg.NotSentLowat > 0 {
+		if tc, ok := tcpopt.Unwrap(conn); ok {
+			if err := tcpopt.SetNotSentLowat(tc, cfg.NotSentLowat); err != nil {
+				return nil, fmt.Errorf("spdy: setting TCP_NOTSENT_LOWAT: %w", err)
+			}
+		}
+	}
+	s.fr = NewFramer(bufio.NewWriterSize(conn, 64<<10), bufio.NewReaderSize(conn, 32<<10), cfg.MaxHeaderBlockSize)
+	s.fr.MaxReadFrameSize = cfg.MaxReadFrameSize
+	if s.fr.MaxReadFrameSize == 0 {
+		s.fr.MaxReadFrameSize = DefaultMaxReadFrameSize
+	}
+	return s, nil
+}
+
+// start queues the initial SETTINGS (and session WINDOW_UPDATE) and starts
+// the reader and writer goroutines.
+func (s *session) start(extra []Setting) {
+	entries := []Setting{{ID: SettingMaxConcurrentStreams, Value: s.cfg.maxConcurrent()}}
+	if s.streamRecvIW != DefaultInitialWindowSize {
+		entries = append(entries, Setting{ID: SettingInitialWindowSize, Value: uint32(s.streamRecvIW)})
+	}
+	for _, e := range extra {
+		if e.ID != SettingMaxConcurrentStreams && e.ID != SettingInitialWindowSize {
+			entries = append(entries, e)
+		}
+	}
+	s.sched.pushControl(&SettingsFrame{Entries: entries}, nil)
+	if s.v31 && s.recvAvail > DefaultInitialWindowSize {
+		s.sched.pushControl(&WindowUpdateFrame{Stream: 0, Delta: uint32(s.recvAvail - DefaultInitialWindowSize)}, nil)
+	}
+	if s.cfg.IdleTimeout > 0 {
+		s.idleTimer = time.AfterFunc(s.cfg.IdleTimeout, s.idleCheck)
+	}
+	go s.readLoop()
+	go s.writeLoop()
+	go func() {
+		<-s.readerDone
+		<-s.writerDone
+		s.mu.Lock()
+		if s.idleTimer != nil {
+			s.idleTimer.Stop()
+		}
+		s.mu.Unlock()
+		close(s.done)
+	}()
+}
+
+func (s *session) idleCheck() {
+	s.mu.Lock()
+	idle := !s.dead && len(s.streams) == 0
+	if !idle && !s.dead {
+		s.idleTimer.Reset(s.cfg.IdleTimeout)
+	}
+	s.mu.Unlock()
+	if idle {
+		s.fatal(ErrSessionClosed, GoAwayOK, nil)
+	}
+}
+
+func (s *session) internalErrorStatus() GoAwayStatus {
+	if s.v31 {
+		return GoAwayInternalError
+	}
+	return GoAwayInternalErrorV3
+}
+
+// fatal ends the session: optional RST, GOAWAY (unless one was sent), fail
+// every stream, let the writer flush the control queue and close the conn.
+func (s *session) fatal(err error, status GoAwayStatus, rst *RstStreamFrame) {
+	s.mu.Lock()
+	s.fatalLocked(err, status, rst, true)
+	s.mu.Unlock()
+}
+
+func (s *session) fatalLocked(err error, status GoAwayStatus, rst *RstStreamFrame, sendGoAway bool) {
+	if s.dead {
+		return
+	}
+	s.dead = true
+	s.err = err
+	if rst != nil {
+		s.sched.pushControl(rst, nil)
+	}
+	if sendGoAway && !s.goAwaySent {
+		s.goAwaySent = true
+		s.sched.pushControl(&GoAwayFrame{LastGoodStream: s.lastPeerID, Status: status}, nil)
+	}
+	for _, dw := range s.sched.dropData() {
+		dw.done <- err
+	}
+	for _, st := range s.streams {
+		st.failLocked(err)
+	}
+	s.streams = map[uint32]*stream{}
+	for id, ch := range s.pings {
+		close(ch)
+		delete(s.pings, id)
+	}
+	close(s.slotFreed)
+	s.slotFreed = make(chan struct{})
+	s.wake.Broadcast()
+	// A peer that stops reading must not keep the writer (and Close) stuck.
+	s.conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
+}
+
+// queueControl queues a control frame triggered by the peer, enforcing the
+// bound on queued control frames. mu held.
+func (s *session) queueControl(f Frame) {
+	if s.dead {
+		return
+	}
+	if s.sched.controlLen() >= maxQueuedControl {
+		s.fatalLocked(sessionErrorf("peer caused more than %d queued control frames", maxQueuedControl), GoAwayProtocolError, nil, true)
+		return
+	}
+	s.sched.pushControl(f, nil)
+	s.wake.Signal()
+}
+
+func (s *session) writeLoop() {
+	defer close(s.writerDone)
+	var err error
+	for {
+		s.mu.Lock()
+		var item writeItem
+		for {
+			var ok bool
+			var sw *int64
+			if s.v31 {
+				sw = &s.sendWindow
+			}
+			item, ok = s.sched.next(sw, s.maxFrame, s.dead)
+			if ok {
+				break
+			}
+			if s.dead || err != nil {
+				s.mu.Unlock()
+				if err == nil {
+					s.fr.Flush()
+				}
+				s.conn.Close()
+				return
+			}
+			if s.fr.Buffered() > 0 {
+				// Nothing else is ready: this is the moment to hit the socket.
+				s.mu.Unlock()
+				err = s.fr.Flush()
+				s.mu.Lock()
+				if err != nil {
+					s.fatalLocked(err, GoAwayOK, nil, false)
+				}
+				continue
+			}
+			s.wake.Wait()
+		}
+		s.mu.Unlock()
+
+		var f Frame
+		if item.control != nil {
+			f = item.control.f
+		} else {
+			f = item.data
+		}
+		err = s.fr.WriteFrame(f)
+		if err == nil {
+			s.stats.sent(f)
+			if s.cfg.Trace != nil {
+				s.cfg.Trace(true, f)
+			}
+		}
+		if item.control != nil && item.control.written != nil && err == nil {
+			item.control.written()
+		}
+		if item.data != nil {
+			s.dataWritten(item, err)
+		}
+		if err != nil {
+			s.fatal(err, GoAwayOK, nil)
+		}
+	}
+}
+
+// dataWritten finishes the bookkeeping of one DATA frame after it is written.
+func (s *session) dataWritten(item writeItem, err error) {
+	if item.completed == nil {
+		return
+	}
+	if err != nil {
+		item.completed.done <- err
+		return
+	}
+	s.mu.Lock()
+	if item.completed.fin {
+		item.st.localClosed = true
+		s.maybeCloseLocked(item.st)
+	}
+	s.mu.Unlock()
+	item.completed.done <- nil
+}
+
+func (s *session) readLoop() {
+	defer close(s.readerDone)
+	for {
+		f, err := s.fr.ReadFrame()
+		if f != nil {
+			s.stats.received(f)
+			if s.cfg.Trace != nil {
+				s.cfg.Trace(false, f)
+			}
+		}
+		if err != nil {
+			var se *StreamError
+			var sess *SessionError
+			switch {
+			case errors.As(err, &se):
+				s.mu.Lock()
+				s.onStreamErrorFrame(f, se)
+				s.mu.Unlock()
+				continue
+			case errors.As(err, &sess):
+				var rst *RstStreamFrame
+				if sess.RstStream != 0 {
+					rst = &RstStreamFrame{Stream: sess.RstStream, Status: sess.RstStatus}
+				}
+				s.fatal(sess, sess.Status, rst)
+				return
+			default:
+				s.mu.Lock()
+				if !s.dead {
+					if err == io.EOF {
+						err = ErrSessionClosed
+						if s.goAwayReceived != nil {
+							err = &GoAwayError{LastGoodStream: s.goAwayReceived.LastGoodStream, Status: s.goAwayReceived.Status}
+						}
+					}
+					s.fatalLocked(err, GoAwayOK, nil, false)
+				}
+				s.mu.Unlock()
+				return
+			}
+		}
+		s.mu.Lock()
+		s.handleFrame(f)
+		dead := s.dead
+		s.mu.Unlock()
+		if dead {
+			// Keep reading until the writer closes the conn so the peer's
+			// frames do not back up; frames are no longer acted on.
+			s.drainUntilClosed()
+			return
+		}
+	}
+}
+
+func (s *session) drainUntilClosed() {
+	for {
+		if _, err := s.fr.ReadFrame(); err != nil {
+			var se *StreamError
+			if errors.As(err, &se) {
+				continue
+			}
+			return
+		}
+	}
+}
+
+// onStreamErrorFrame handles a frame the framer flagged with a stream error
+// (bad header block contents, oversize DATA). mu held.
+func (s *session) onStreamErrorFrame(f Frame, se *StreamError) {
+	if ss, ok := f.(*SynStreamFrame); ok && s.isPeerID(ss.Stream) && ss.Stream > s.lastPeerID {
+		s.lastPeerID = ss.Stream // the id is consumed even though the stream is refused
+	}
+	if df, ok := f.(*DataFrame); ok && s.v31 {
+		// The peer charged the skipped payload to the session window:
+		// account for it, then give it back.
+		s.recvAvail -= int64(df.skipped)
+		s.creditSessionLocked(int64(df.skipped))
+	}
+	if st := s.streams[se.Stream]; st != nil {
+		s.resetLocked(st, se.Status, se)
+		return
+	}
+	s.sendRstLocked(se.Stream, se.Status)
+}
+
+func (s *session) isPeerID(id uint32) bool {
+	if s.isClient {
+		return id%2 == 0
+	}
+	return id%2 == 1
+}
+
+func (s *session) rememberClosed(id uint32, kind closeKind) {
+	if _, ok := s.recentlyClosed[id]; !ok {
+		s.closedOrder = append(s.closedOrder, id)
+		if len(s.closedOrder) > recentlyClosedCap {
+			delete(s.recentlyClosed, s.closedOrder[0])
+			s.closedOrder = s.closedOrder[1:]
+		}
+	}
+	s.recentlyClosed[id] = kind
+}
+
+// sendRstLocked queues RST_STREAM for a stream that has no state (or whose
+// state is being dropped) and remembers it so later frames are ignored.
+func (s *session) sendRstLocked(id uint32, status RstStatus) {
+	if id == 0 {
+		return
+	}
+	if s.recentlyClosed[id] == closedByLocalRst {
+		return // coalesce: one RST per stream is enough (section 2.4.2)
+	}
+	s.rememberClosed(id, closedByLocalRst)
+	s.queueControl(&RstStreamFrame{Stream: id, Status: status})
+}
+
+// resetLocked sends RST_STREAM for an open stream and tears it down.
+func (s *session) resetLocked(st *stream, status RstStatus, cause error) {
+	if st.closed {
+		return
+	}
+	if cause == nil {
+		cause = &RstError{Stream: st.id, Status: status}
+	}
+	s.sendRstLocked(st.id, status)
+	s.closeStreamLocked(st, cause, closedByLocalRst)
+}
+
+// closeStreamLocked removes st from the session, failing pending I/O with
+// err (nil for a normal close).
+func (s *session) closeStreamLocked(st *stream, err error, kind closeKind) {
+	if st.closed {
+		return
+	}
+	st.closed = true
+	if err != nil {
+		for _, dw := range s.sched.removeStream(st) {
+			dw.done <- err
+		}
+		st.failLocked(err)
+	}
+	if s.streams[st.id] == st {
+		delete(s.streams, st.id)
+		if s.isPeerID(st.id) {
+			s.peerActive--
+		} else {
+			s.localActive--
+		}
+		close(s.slotFreed)
+		s.slotFreed = make(chan struct{})
+	}
+	if kind != closedByLocalRst || s.recentlyClosed[st.id] != closedByLocalRst {
+		s.rememberClosed(st.id, kind)
+	}
+	// Data the application never read still occupies the session window.
+	if n := int64(len(st.buf)); n > 0 && err != nil {
+		st.buf = nil
+		s.creditSessionLocked(n)
+	}
+	if st.onClose != nil {
+		st.onClose()
+	}
+	s.afterStreamClosedLocked()
+}
+
+func (s *session) maybeCloseLocked(st *stream) {
+	if st.localClosed && st.remoteClosed && !st.closed {
+		s.closeStreamLocked(st, nil, closedNormally)
+	}
+}
+
+// afterStreamClosedLocked finishes a graceful shutdown once the last stream
+// is gone.
+func (s *session) afterStreamClosedLocked() {
+	if len(s.streams) > 0 || s.dead {
+		return
+	}
+	if s.goAwaySent || s.goAwayReceived != nil {
+		err := error(ErrSessionClosed)
+		if g := s.goAwayReceived; g != nil {
+			err = &GoAwayError{LastGoodStream: g.LastGoodStream, Status: g.Status}
+		}
+		s.fatalLocked(err, GoAwayOK, nil, true)
+	}
+}
+
+// creditSessionLocked returns consumed (or discarded) bytes to the peer's
+// session window, batching WINDOW_UPDATEs to half the window.
+func (s *session) creditSessionLocked(n int64) {
+	if !s.v31 || n <= 0 {
+		return
+	}
+	s.recvUnacked += n
+	if s.recvUnacked >= int64(s.cfg.sessionWindow())/2 {
+		s.recvAvail += s.recvUnacked
+		s.queueControl(&WindowUpdateFrame{Stream: 0, Delta: uint32(s.recvUnacked)})
+		s.recvUnacked = 0
+	}
+}
+
+// newStreamLocked registers a stream. mu held.
+func (s *session) newStreamLocked(id uint32, priority uint8) *stream {
+	st := &stream{
+		s:          s,
+		id:         id,
+		priority:   priority & 7,
+		sendWindow: s.peerInitWindow,
+		recvAvail:  s.streamRecvIW,
+		notify:     make(chan struct{}, 1),
+		replied:    make(chan struct{}),
+	}
+	s.streams[id] = st
+	if s.isPeerID(id) {
+		s.peerActive++
+	} else {
+		s.localActive++
+	}
+	return st
+}
+
+func (s *session) handleFrame(f Frame) {
+	switch f := f.(type) {
+	case *DataFrame:
+		s.onData(f)
+	case *SynStreamFrame:
+		s.onSynStream(f)
+	case *SynReplyFrame:
+		s.onSynReply(f)
+	case *HeadersFrame:
+		s.onHeaders(f)
+	case *RstStreamFrame:
+		s.onRst(f)
+	case *SettingsFrame:
+		s.onSettings(f)
+	case *PingFrame:
+		s.onPing(f)
+	case *GoAwayFrame:
+		s.onGoAway(f)
+	case *WindowUpdateFrame:
+		s.onWindowUpdate(f)
+	case *CredentialFrame, *UnknownFrame:
+		// SPDY/3 CREDENTIAL carries client certificates this implementation
+		// never asks for; unknown control frames must be ignored (2.2.1).
+	}
+}
+
+// lateFrameLocked answers a stream frame for a stream with no state.
+func (s *session) lateFrameLocked(id uint32, typ FrameType) {
+	switch s.recentlyClosed[id] {
+	case closedByLocalRst:
+		return // in flight before our RST arrived; no RST loops
+	case closedNormally:
+		if typ == TypeData || typ == TypeSynReply || typ == TypeHeaders {
+			s.sendRstLocked(id, RstStreamAlreadyClosed)
+			return
+		}
+	}
+	s.sendRstLocked(id, RstInvalidStream)
+}
+
+func (s *session) onData(f *DataFrame) {
+	n := int64(len(f.Data))
+	if s.v31 {
+		s.recvAvail -= n
+		if s.recvAvail < 0 {
+			s.fatalLocked(&SessionError{Status: GoAwayProtocolError, Reason: fmt.Sprintf("FLOW_CONTROL_ERROR: peer overran the session window by %d bytes", -s.recvAvail)}, GoAwayProtocolError, nil, true)
+			return
+		}
+	}
+	st := s.streams[f.Stream]
+	if st == nil {
+		s.creditSessionLocked(n)
+		s.lateFrameLocked(f.Stream, TypeData)
+		return
+	}
+	if !s.isPeerID(st.id) && !st.gotReply && !st.isPush {
+		s.creditSessionLocked(n)
+		s.resetLocked(st, RstProtocolError, &StreamError{Stream: st.id, Status: RstProtocolError, Reason: "DATA before SYN_REPLY"})
+		return
+	}
+	if st.remoteClosed {
+		s.creditSessionLocked(n)
+		s.resetLocked(st, RstStreamAlreadyClosed, &StreamError{Stream: st.id, Status: RstStreamAlreadyClosed, Reason: "DATA after FIN"})
+		return
+	}
+	st.recvAvail -= n
+	if st.recvAvail < -s.recvSlack {
+		s.creditSessionLocked(n)
+		s.resetLocked(st, RstFlowControlError, &StreamError{Stream: st.id, Status: RstFlowControlError,
+			Reason: fmt.Sprintf("peer overran the stream window by %d bytes", -st.recvAvail)})
+		return
+	}
+	if n > 0 {
+		if st.discard {
+			s.creditSessionLocked(n)
+			st.recvAvail += n
+		} else {
+			st.buf = append(st.buf, f.Data...)
+		}
+		st.received += n
+	}
+	if f.Flags&FlagFin != 0 {
+		st.remoteClosed = true
+		st.recvFin = true
+		s.maybeCloseLocked(st)
+	}
+	st.signal()
+}
+
+func (s *session) onSynStream(f *SynStreamFrame) {
+	if s.goAwaySent {
+		return // section 2.6.6: ignore new streams after GOAWAY
+	}
+	if f.Stream == 0 || !s.isPeerID(f.Stream) {
+		s.fatalLocked(sessionErrorf("SYN_STREAM with invalid stream id %d", f.Stream), GoAwayProtocolError, nil, true)
+		return
+	}
+	if st := s.streams[f.Stream]; st != nil {
+		s.resetLocked(st, RstProtocolError, &StreamError{Stream: f.Stream, Status: RstProtocolError, Reason: "second SYN_STREAM for an open stream"})
+		return
+	}
+	if f.Stream <= s.lastPeerID {
+		s.fatalLocked(sessionErrorf("SYN_STREAM id %d not above previous id %d", f.Stream, s.lastPeerID), GoAwayProtocolError, nil, true)
+		return
+	}
+	s.lastPeerID = f.Stream
+	if uint32(s.peerActive) >= s.cfg.maxConcurrent() {
+		s.sendRstLocked(f.Stream, RstRefusedStream)
+		return
+	}
+	if se := s.onPeerStream(f); se != nil {
+		s.sendRstLocked(f.Stream, se.Status)
+	}
+	s.resetIdleLocked()
+}
+
+func (s *session) resetIdleLocked() {
+	if s.idleTimer != nil {
+		s.idleTimer.Reset(s.cfg.IdleTimeout)
+	}
+}
+
+func (s *session) onSynReply(f *SynReplyFrame) {
+	st := s.streams[f.Stream]
+	if st == nil {
+		s.lateFrameLocked(f.Stream, TypeSynReply)
+		return
+	}
+	if s.isPeerID(st.id) || st.isPush {
+		s.resetLocked(st, RstProtocolError, &StreamError{Stream: st.id, Status: RstProtocolError, Reason: "SYN_REPLY for a stream the peer opened"})
+		return
+	}
+	if st.gotReply {
+		s.resetLocked(st, RstStreamInUse, &StreamError{Stream: st.id, Status: RstStreamInUse, Reason: "second SYN_REPLY"})
+		return
+	}
+	if f.Headers.Get(":status") == "" || f.Headers.Get(":version") == "" {
+		s.resetLocked(st, RstProtocolError, &StreamError{Stream: st.id, Status: RstProtocolError, Reason: "SYN_REPLY without :status or :version"})
+		return
+	}
+	st.gotReply = true
+	st.replyHeaders = f.Headers
+	close(st.replied)
+	if f.Flags&FlagFin != 0 {
+		st.remoteClosed = true
+		st.recvFin = true
+		s.maybeCloseLocked(st)
+	}
+	st.signal()
+}
+
+func (s *session) onHeaders(f *HeadersFrame) {
+	st := s.streams[f.Stream]
+	if st == nil {
+		s.lateFrameLocked(f.Stream, TypeHeaders)
+		return
+	}
+	if st.remoteClosed {
+		s.resetLocked(st, RstStreamAlreadyClosed, &StreamError{Stream: st.id, Status: RstStreamAlreadyClosed, Reason: "HEADERS after FIN"})
+		return
+	}
+	if st.isPush && !st.gotReply {
+		// A pushed stream may complete its response headers in HEADERS.
+		for k, v := range f.Headers {
+			if _, dup := st.replyHeaders[k]; dup {
+				s.resetLocked(st, RstProtocolError, &StreamError{Stream: st.id, Status: RstProtocolError, Reason: "HEADERS repeats header " + k})
+				return
+			}
+			st.replyHeaders[k] = v
+		}
+		if st.replyHeaders.Get(":status") != "" {
+			st.gotReply = true
+			close(st.replied)
+		}
+	} else {
+		if st.trailers == nil {
+			st.trailers = Header{}
+		}
+		for k, v := range f.Headers {
+			st.trailers[k] = v
+		}
+	}
+	if f.Flags&FlagFin != 0 {
+		st.remoteClosed = true
+		st.recvFin = true
+		s.maybeCloseLocked(st)
+	}
+	st.signal()
+}
+
+func (s *session) onRst(f *RstStreamFrame) {
+	st := s.streams[f.Stream]
+	if st == nil {
+		return // never answer RST with RST
+	}
+	s.closeStreamLocked(st, &RstError{Stream: f.Stream, Status: f.Status, Remote: true}, closedByRemoteRst)
+	// Cancelling a request cancels the pushes associated with it (3.3.2).
+	if !s.isClient && f.Status == RstCancel {
+		for _, other := range s.streams {
+			if other.isPush && other.associated == f.Stream {
+				s.resetLocked(other, RstCancel, nil)
+			}
+		}
+	}
+}
+
+func (s *session) onSettings(f *SettingsFrame) {
+	if s.isClient && s.onPersist != nil {
+		s.onPersist(f)
+	}
+	for _, e := range f.Entries {
+		switch e.ID {
+		case SettingMaxConcurrentStreams:
+			s.peerMaxStreams = e.Value
+			close(s.slotFreed)
+			s.slotFreed = make(chan struct{})
+		case SettingInitialWindowSize:
+			if e.Value > maxWindow {
+				s.fatalLocked(sessionErrorf("SETTINGS_INITIAL_WINDOW_SIZE %d exceeds 2^31-1", e.Value), GoAwayProtocolError, nil, true)
+				return
+			}
+			delta := int64(e.Value) - s.peerInitWindow
+			s.peerInitWindow = int64(e.Value)
+			for _, st := range s.streams {
+				st.sendWindow += delta // may go negative (section 2.6.8)
+				if st.sendWindow > maxWindow {
+					s.resetLocked(st, RstFlowControlError, nil)
+				}
+			}
+			s.wake.Signal()
+		}
+	}
+}
+
+func (s *session) onPing(f *PingFrame) {
+	if s.isPeerID(f.ID) {
+		// Echo at once, ahead of queued data (section 2.6.5).
+		if s.sched.controlLen() >= maxQueuedControl {
+			s.fatalLocked(sessionErrorf("PING flood: more than %d control frames queued", maxQueuedControl), GoAwayProtocolError, nil, true)
+			return
+		}
+		s.sched.pushUrgent(&PingFrame{ID: f.ID})
+		s.wake.Signal()
+		return
+	}
+	if ch, ok := s.pings[f.ID]; ok {
+		delete(s.pings, f.ID)
+		close(ch)
+	}
+	// An id of our parity we did not send is ignored (section 2.6.5).
+}
+
+func (s *session) onGoAway(f *GoAwayFrame) {
+	if s.goAwayReceived == nil {
+		s.goAwayReceived = f
+	}
+	for id, st := range s.streams {
+		if !s.isPeerID(id) && id > f.LastGoodStream {
+			s.closeStreamLocked(st, &GoAwayError{LastGoodStream: f.LastGoodStream, Status: f.Status, Stream: id}, closedByRemoteRst)
+		}
+	}
+	close(s.slotFreed)
+	s.slotFreed = make(chan struct{})
+	s.afterStreamClosedLocked()
+}
+
+func (s *session) onWindowUpdate(f *WindowUpdateFrame) {
+	if f.Stream == 0 {
+		if !s.v31 {
+			return // spdy/3 has no session window; stream 0 means nothing
+		}
+		if f.Delta == 0 {
+			s.fatalLocked(sessionErrorf("FLOW_CONTROL_ERROR: session WINDOW_UPDATE with delta 0"), GoAwayProtocolError, nil, true)
+			return
+		}
+		s.sendWindow += int64(f.Delta)
+		if s.sendWindow > maxWindow {
+			s.fatalLocked(sessionErrorf("FLOW_CONTROL_ERROR: session window %d exceeds 2^31-1", s.sendWindow), GoAwayProtocolError, nil, true)
+			return
+		}
+		s.wake.Signal()
+		return
+	}
+	st := s.streams[f.Stream]
+	if st == nil {
+		return // late updates after our last frame are ignored (2.6.8)
+	}
+	if f.Delta == 0 {
+		s.resetLocked(st, RstFlowControlError, &StreamError{Stream: st.id, Status: RstFlowControlError, Reason: "WINDOW_UPDATE with delta 0"})
+		return
+	}
+	st.sendWindow += int64(f.Delta)
+	if st.sendWindow > maxWindow {
+		s.resetLocked(st, RstFlowControlError, &StreamError{Stream: st.id, Status: RstFlowControlError, Reason: "stream window exceeds 2^31-1"})
+		return
+	}
+	s.wake.Signal()
+}
+
+// waitSlotLocked blocks (releasing mu) until a local stream may be opened
+// under the peer's MAX_CONCURRENT_STREAMS, the session dies, or ctx ends.
+func (s *session) waitSlotLocked(ctx context.Context) error {
+	for {
+		if s.dead {
+			if s.err != nil {
+				return fmt.Errorf("%w: %w", ErrSessionClosed, s.err)
+			}
+			return ErrSessionClosed
+		}
+		if s.goAwaySent || s.goAwayReceived != nil {
+			return fmt.Errorf("spdy: session is going away: %w", ErrNotProcessed)
+		}
+		if s.nextLocalID > 0x7fffffff {
+			return ErrStreamIDsExhausted
+		}
+		if uint32(s.localActive) < s.peerMaxStreams {
+			return nil
+		}
+		ch := s.slotFreed
+		s.mu.Unlock()
+		select {
+		case <-ch:
+			s.mu.Lock()
+		case <-ctx.Done():
+			s.mu.Lock()
+			return ctx.Err()
+		}
+	}
+}
+
+// ping sends a PING and waits for its echo.
+func (s *session) ping(ctx context.Context) (time.Duration, error) {
+	s.mu.Lock()
+	if s.dead {
+		s.mu.Unlock()
+		return 0, ErrSessionClosed
+	}
+	id := s.nextPingID
+	s.nextPingID += 2
+	if s.nextPingID > 0x7fffffff {
+		s.nextPingID -= 0x7ffffffe // wrap, keeping parity (2.6.5 allows reuse)
+	}
+	ch := make(chan struct{})
+	s.pings[id] = ch
+	start := time.Now()
+	s.sched.pushUrgent(&PingFrame{ID: id})
+	s.wake.Signal()
+	s.mu.Unlock()
+	select {
+	case <-ch:
+		s.mu.Lock()
+		dead := s.dead
+		s.mu.Unlock()
+		if dead {
+			return 0, ErrSessionClosed
+		}
+		return time.Since(start), nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		delete(s.pings, id)
+		s.mu.Unlock()
+		return 0, ctx.Err()
+	}
+}
+
+// shutdown sends GOAWAY OK, lets open streams finish until ctx ends, then
+// closes the session.
+func (s *session) shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if !s.dead && !s.goAwaySent {
+		s.goAwaySent = true
+		s.sched.pushControl(&GoAwayFrame{LastGoodStream: s.lastPeerID, Status: GoAwayOK}, nil)
+		s.wake.Signal()
+	}
+	s.afterStreamClosedLocked()
+	s.mu.Unlock()
+	select {
+	case <-s.done:
+		return nil
+	case <-ctx.Done():
+		s.fatal(ErrSessionClosed, GoAwayOK, nil)
+		<-s.done
+		return ctx.Err()
+	}
+}
+
+// close ends the session now: GOAWAY OK, fail open streams, close the conn,
+// and wait for the session's goroutines to exit.
+func (s *session) close() error {
+	s.fatal(ErrSessionClosed, GoAwayOK, nil)
+	<-s.done
+	return nil
+}

@@ -1,0 +1,183 @@
+package spdy
+
+import (
+	"errors"
+	"io"
+)
+
+// stream is the state of one SPDY stream. All fields are guarded by the
+// session mutex.
+type stream struct {
+	s          *session
+	id         uint32
+	priority   uint8
+	associated uint32 // for pushed streams
+	isPush     bool
+
+	// send side
+	sendWindow  int64
+	pending     []*dataWrite // writes waiting in the scheduler
+	queued      bool         // in a scheduler round-robin level
+	localClosed bool         // FIN written
+
+	// receive side
+	recvAvail    int64 // window the peer may still use
+	recvUnacked  int64 // consumed, not yet returned by WINDOW_UPDATE
+	buf          []byte
+	received     int64
+	recvFin      bool
+	remoteClosed bool
+	discard      bool // the application is not going to read (body closed)
+	err          error
+	notify       chan struct{} // capacity 1: wakes a blocked reader
+
+	gotReply     bool
+	replied      chan struct{} // closed when response headers are complete or the stream fails
+	replyHeaders Header
+	trailers     Header
+
+	closed  bool
+	onClose func() // mu held
+}
+
+// signal wakes a reader waiting on this stream.
+func (st *stream) signal() {
+	select {
+	case st.notify <- struct{}{}:
+	default:
+	}
+}
+
+// failLocked records err for readers and writers of the stream.
+func (st *stream) failLocked(err error) {
+	if st.err == nil {
+		st.err = err
+	}
+	for _, dw := range st.pending {
+		dw.done <- err
+	}
+	st.pending = nil
+	st.queued = false
+	if !st.gotReply {
+		select {
+		case <-st.replied:
+		default:
+			close(st.replied)
+		}
+	}
+	st.signal()
+}
+
+// read copies received data, returning window to the peer as the
+// application consumes it (not on arrival), so a slow reader throttles the
+// sender at both flow-control levels.
+func (st *stream) read(p []byte) (int, error) {
+	s := st.s
+	for {
+		s.mu.Lock()
+		if len(st.buf) > 0 {
+			n := copy(p, st.buf)
+			st.buf = st.buf[n:]
+			if len(st.buf) == 0 {
+				st.buf = nil
+			}
+			st.consumedLocked(int64(n))
+			s.mu.Unlock()
+			return n, nil
+		}
+		if st.recvFin {
+			s.mu.Unlock()
+			return 0, io.EOF
+		}
+		if st.err != nil {
+			err := st.err
+			s.mu.Unlock()
+			return 0, err
+		}
+		s.mu.Unlock()
+		<-st.notify
+	}
+}
+
+func (st *stream) consumedLocked(n int64) {
+	s := st.s
+	s.creditSessionLocked(n)
+	if st.recvFin || st.closed {
+		return // no WINDOW_UPDATE after the peer's FIN (section 2.6.8)
+	}
+	st.recvUnacked += n
+	if st.recvUnacked >= s.streamRecvIW/2 {
+		st.recvAvail += st.recvUnacked
+		s.queueControl(&WindowUpdateFrame{Stream: st.id, Delta: uint32(st.recvUnacked)})
+		st.recvUnacked = 0
+	}
+}
+
+// closeRead is the application saying it will not read any more. Buffered
+// data is returned to the session window; if the peer has not finished, the
+// stream is cancelled.
+func (st *stream) closeRead() {
+	s := st.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st.discard = true
+	if n := int64(len(st.buf)); n > 0 {
+		st.buf = nil
+		s.creditSessionLocked(n)
+	}
+	if !st.recvFin && !st.closed {
+		s.resetLocked(st, RstCancel, errBodyClosed)
+	}
+}
+
+var errBodyClosed = errors.New("spdy: read on closed body")
+
+// write sends p as DATA (fin marks the last write) and blocks until the
+// writer has taken all of it, the stream fails or the session dies.
+func (st *stream) write(p []byte, fin bool) error {
+	s := st.s
+	s.mu.Lock()
+	if st.err != nil {
+		err := st.err
+		s.mu.Unlock()
+		return err
+	}
+	if s.dead {
+		s.mu.Unlock()
+		return ErrSessionClosed
+	}
+	if st.localClosed || st.closed {
+		s.mu.Unlock()
+		return errors.New("spdy: write after end of stream")
+	}
+	dw := &dataWrite{st: st, data: p, fin: fin, done: make(chan error, 1)}
+	s.sched.pushData(dw)
+	s.wake.Signal()
+	s.mu.Unlock()
+	return <-dw.done
+}
+
+// bodyReader adapts a stream to io.ReadCloser for request and response
+// bodies.
+type bodyReader struct {
+	st     *stream
+	closed bool
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	if b.closed {
+		return 0, errBodyClosed
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	return b.st.read(p)
+}
+
+func (b *bodyReader) Close() error {
+	if !b.closed {
+		b.closed = true
+		b.st.closeRead()
+	}
+	return nil
+}
