@@ -232,3 +232,12 @@ func buildCondition(v map[string]string, timeout time.Duration) probe.Condition 
 	}
 	return c
 }
+
+// FactorNames lists every factor a study file may use, in matrix order.
+func FactorNames() []string {
+	n := make([]string, len(factors))
+	for i, f := range factors {
+		n[i] = f.name
+	}
+	return n
+}
