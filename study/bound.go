@@ -98,10 +98,10 @@ func LowerBound(m *page.Manifest, c probe.Condition) Bound {
 
 // Estimate is the planned duration of a study: a model, not a promise.
 type Estimate struct {
-	Probes   int
-	Benches  int
-	PerLoad  time.Duration // mean over the study's conditions
-	Total    time.Duration // with jobs parallel benches
+	Probes  int
+	Benches int
+	PerLoad time.Duration // mean over the study's conditions
+	Total   time.Duration // with jobs parallel benches
 }
 
 // Per-load and per-bench overheads of the estimate: cold-start work the
