@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -156,14 +157,12 @@ type connection struct {
 	closeOnce sync.Once
 }
 
+// Close closes the socket. It skips TLS's close_notify on purpose: the load
+// is over or aborted, and close_notify can block for seconds on a peer
+// that does not read.
 func (c *connection) Close() error {
 	var err error
-	c.closeOnce.Do(func() {
-		if c.tls != nil {
-			err = c.tls.Close()
-		}
-		c.raw.Close()
-	})
+	c.closeOnce.Do(func() { err = c.raw.Close() })
 	return err
 }
 
@@ -223,6 +222,9 @@ func (d *dialer) open(ctx context.Context, o origin, alpn string) (*connection, 
 	tc := tls.Client(c.raw, cfg)
 	sslStart := time.Now()
 	if err := tc.HandshakeContext(ctx); err != nil {
+		if strings.Contains(err.Error(), "no application protocol") {
+			return nil, fmt.Errorf("TLS handshake with %s (%s): the server did not negotiate %s by ALPN: %w", o.Host, addr, alpn, err)
+		}
 		return nil, fmt.Errorf("TLS handshake with %s (%s): %w", o.Host, addr, err)
 	}
 	c.tls = tc

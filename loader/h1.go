@@ -277,8 +277,9 @@ func (h *h1) roundTrip(e *entry, hc *h1Conn, body func(io.Reader) (int64, error)
 
 	var r io.Reader
 	reusable = resp.ProtoAtLeast(1, 1) && !headerHasToken(resp.Header, "Connection", "close")
+	chunked := headerHasToken(resp.Header, "Transfer-Encoding", "chunked")
 	switch {
-	case headerHasToken(resp.Header, "Transfer-Encoding", "chunked"):
+	case chunked:
 		r = httputil.NewChunkedReader(hc.br)
 	case resp.Header.Get("Content-Length") != "":
 		n, perr := strconv.ParseInt(strings.TrimSpace(resp.Header.Get("Content-Length")), 10, 64)
@@ -297,6 +298,20 @@ func (h *h1) roundTrip(e *entry, hc *h1Conn, body func(io.Reader) (int64, error)
 	// not necessarily of the framing); drain what the framing still holds.
 	if _, err := io.Copy(io.Discard, r); err != nil {
 		return false, false, fmt.Errorf("reading the response body: %w", err)
+	}
+	if chunked {
+		// The chunked reader stops after the last chunk; the trailer
+		// section (usually just CRLF) still belongs to this response.
+		var trailer int64
+		for {
+			line, err := readLine(hc.br, &trailer)
+			if err != nil {
+				return false, false, fmt.Errorf("reading the chunked trailer: %w", err)
+			}
+			if line == "" {
+				break
+			}
+		}
 	}
 	e.mu.Lock()
 	e.end = time.Now()

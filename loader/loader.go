@@ -126,17 +126,19 @@ type load struct {
 
 	byKey map[string]*page.Resource // host+path -> manifest resource
 
-	mu        sync.Mutex
-	conns     []*connection
-	closed    bool // no new connections may be registered
-	entries   []*entry
-	requested map[string]*entry
-	found     map[int]bool // manifest resources referenced by their parent's bytes
-	pending   int
-	allDone   chan struct{}
-	err       error // the first failure; it cancels the load
-	problems  []string
-	wg        sync.WaitGroup
+	mu           sync.Mutex
+	conns        []*connection
+	closed       bool // no new connections may be registered
+	entries      []*entry
+	requested    map[string]*entry
+	found        map[int]bool // manifest resources referenced by their parent's bytes
+	pending      int
+	allDone      chan struct{}
+	err          error  // the first failure; it cancels the load
+	mismatch     error  // the page's bytes do not match the manifest; reported at the end
+	openAtCancel string // what was in flight when the load was cancelled
+	problems     []string
+	wg           sync.WaitGroup
 }
 
 func newLoad(t Target, o Options) (*load, error) {
@@ -300,6 +302,12 @@ func (l *load) run(parent context.Context) (probe.Result, error) {
 		defer close(watchDone)
 		select {
 		case <-l.ctx.Done():
+			// Note what was still open before closing the sockets turns
+			// every open exchange into a read error.
+			open := l.incomplete()
+			l.mu.Lock()
+			l.openAtCancel = open
+			l.mu.Unlock()
 			l.closeAll()
 		case <-stopWatch:
 		}
@@ -510,7 +518,14 @@ func (l *load) completed(e *entry) {
 		}
 	}
 	if len(missing) > 0 {
-		l.fail(fmt.Errorf("%s: the manifest says it references %s, but its bytes do not", e.url, strings.Join(missing, ", ")))
+		// The page does not match its manifest. Finish the load anyway so
+		// that the HAR shows everything the page did reference.
+		err := fmt.Errorf("%s: the manifest says it references %s, but its bytes do not", e.url, strings.Join(missing, ", "))
+		l.mu.Lock()
+		if l.mismatch == nil {
+			l.mismatch = err
+		}
+		l.mu.Unlock()
 	}
 }
 
@@ -590,6 +605,9 @@ func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 
 	loadErr := l.err
 	if loadErr == nil {
+		loadErr = l.mismatch
+	}
+	if loadErr == nil {
 		if c := context.Cause(l.ctx); c != nil && !errors.Is(c, errLoadDone) {
 			loadErr = c
 		}
@@ -604,7 +622,11 @@ func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 	}
 	if loadErr != nil && !strings.Contains(loadErr.Error(), "://") {
 		// A timeout or cancellation: say which resources were still open.
-		loadErr = fmt.Errorf("%w; %s", loadErr, l.incomplete())
+		open := l.openAtCancel
+		if open == "" {
+			open = l.incomplete()
+		}
+		loadErr = fmt.Errorf("%w; %s", loadErr, open)
 	}
 
 	var firstSend, lastByte, dcl, onload time.Time
@@ -683,7 +705,10 @@ func tlsName(v uint16) string {
 // incomplete lists what was still open when the load was stopped.
 func (l *load) incomplete() string {
 	var open []string
-	for _, e := range l.entries {
+	l.mu.Lock()
+	entries := append([]*entry(nil), l.entries...)
+	l.mu.Unlock()
+	for _, e := range entries {
 		e.mu.Lock()
 		if !e.done {
 			state := "queued"
@@ -703,12 +728,12 @@ func (l *load) incomplete() string {
 		return "no request was open"
 	}
 	const show = 8
-	more := ""
-	if len(open) > show {
+	more, n := "", len(open)
+	if n > show {
 		more = fmt.Sprintf(" and %d more", len(open)-show)
 		open = open[:show]
 	}
-	return fmt.Sprintf("%d resources incomplete: %s%s", len(open), strings.Join(open, ", "), more)
+	return fmt.Sprintf("%d resources incomplete: %s%s", n, strings.Join(open, ", "), more)
 }
 
 func addPhases(p *probe.Phases, t HARTimings) {

@@ -101,10 +101,16 @@ func checkAgainstManifest(t *testing.T, st *site, res probe.Result) HAR {
 	if len(res.TCP) != res.Connections {
 		t.Errorf("TCP_INFO for %d of %d connections", len(res.TCP), res.Connections)
 	}
+	var received uint64
 	for _, ti := range res.TCP {
-		if ti.BytesRecv == 0 || ti.SegsOut == 0 {
+		if ti.SegsOut == 0 || ti.Host == "" {
 			t.Errorf("connection %d TCP_INFO looks empty: %+v", ti.ConnID, ti)
 		}
+		received += ti.BytesRecv
+	}
+	if received < uint64(st.m.TotalBytes()) || int64(received) > res.BytesWireIn {
+		// TCP_INFO counts the same payload bytes as the wire counter.
+		t.Errorf("TCP_INFO says %d bytes received; the page is %d bytes, the wire counter says %d", received, st.m.TotalBytes(), res.BytesWireIn)
 	}
 	if res.Phases.Receive <= 0 || res.Phases.Connect <= 0 {
 		t.Errorf("phase sums look wrong: %+v", res.Phases)

@@ -105,6 +105,8 @@ func goServers(t testing.TB, st *site, alpn []string, handler func(host string, 
 			TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: alpn},
 			ErrorLog:  quietLog(),
 		}
+		// Serve exactly the protocols asked for: net/http would add h2.
+		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
 		for _, p := range alpn {
 			if p == "h2" {
 				if err := http2.ConfigureServer(srv, &http2.Server{}); err != nil {
