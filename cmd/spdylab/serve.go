@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spdylab/spdylab/server"
+)
+
+func init() {
+	register(command{
+		name:    "serve",
+		summary: "serve a directory over spdy/3.1, spdy/3, h2 and http/1.1 (TLS+ALPN) or plain-TCP SPDY",
+		run:     runServe,
+	})
+}
+
+func runServe(args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	root := fs.String("root", "", "directory to serve (empty: only the /_spdylab/ endpoints)")
+	listen := fs.String("listen", "127.0.0.1:8443", "`HOST:PORT` to listen on (port 0 picks a free one)")
+	certFile := fs.String("cert", "", "PEM certificate `FILE` (default: a throw-away self-signed one)")
+	keyFile := fs.String("key", "", "PEM private key `FILE` for --cert")
+	hosts := fs.String("hosts", "", "comma-separated host names the throw-away certificate covers (localhost and 127.0.0.1 always)")
+	protocols := fs.String("protocols", strings.Join(server.DefaultProtocols, ","), "ALPN protocols offered over TLS, most preferred first")
+	plain := fs.String("plain", "", "serve this SPDY version (spdy/3.1 or spdy/3) over plain TCP without TLS")
+	tlsMin := fs.String("tls-min", "1.2", "lowest TLS version: 1.2 or 1.3")
+	tlsMax := fs.String("tls-max", "1.3", "highest TLS version: 1.2 or 1.3")
+	maxStreams := fs.Int("max-streams", 0, "SPDY and h2 max concurrent streams advertised (0 = 100)")
+	initialWindow := fs.Int("initial-window", 0, "SPDY and h2 per-stream receive window in bytes (0 = protocol default)")
+	sessionWindow := fs.Int("session-window", 0, "SPDY/3.1 session and h2 connection receive window in bytes (0 = protocol default)")
+	frameSize := fs.Int("frame-size", 0, "largest SPDY DATA payload sent, in bytes (0 = 16384)")
+	push := fs.String("push", "none", "server push policy: none, manifest or preload")
+	manifest := fs.String("manifest", "", "page manifest `FILE` (default: ROOT/manifest.json when present)")
+	cc := fs.String("cc", "", "TCP congestion control for accepted connections (cubic, reno, bbr; default: the system's)")
+	lowat := fs.Int("notsent-lowat", 0, "TCP_NOTSENT_LOWAT in bytes on every connection (0 = kernel default)")
+	quiet := fs.Bool("quiet", false, "no access log on stderr")
+	fs.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: spdylab serve [flags]\n\nPrints the server's URL as the first line on stdout and serves until\nSIGINT or SIGTERM. Besides the files under --root it answers\n/_spdylab/bytes?n=N&seed=S, POST /_spdylab/sha256 and /_spdylab/info\n(see the server package documentation).\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "spdylab serve: "+format+"\n", a...)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return bad("unexpected arguments %q (the directory goes in --root)", fs.Args())
+	}
+	for name, v := range map[string]int{"--max-streams": *maxStreams, "--initial-window": *initialWindow, "--session-window": *sessionWindow, "--frame-size": *frameSize, "--notsent-lowat": *lowat} {
+		if v < 0 || v > 1<<31-1 {
+			return bad("%s %d is out of range (0 to 2147483647)", name, v)
+		}
+	}
+	if *frameSize != 0 && (*frameSize < 1 || *frameSize > 1<<24-1) {
+		return bad("--frame-size %d: a SPDY frame carries 1 to 16777215 bytes", *frameSize)
+	}
+	if (*certFile == "") != (*keyFile == "") {
+		return bad("--cert and --key go together")
+	}
+	minV, err := serveTLSVersion(*tlsMin)
+	if err != nil {
+		return bad("--tls-min: %v", err)
+	}
+	maxV, err := serveTLSVersion(*tlsMax)
+	if err != nil {
+		return bad("--tls-max: %v", err)
+	}
+	cfg := server.Config{
+		Root:         *root,
+		Manifest:     *manifest,
+		PlainSPDY:    *plain,
+		TLSMin:       minV,
+		TLSMax:       maxV,
+		Push:         *push,
+		CC:           *cc,
+		NotSentLowat: *lowat,
+	}
+	for _, p := range strings.Split(*protocols, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			cfg.Protocols = append(cfg.Protocols, p)
+		}
+	}
+	for _, h := range strings.Split(*hosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			cfg.HostNames = append(cfg.HostNames, h)
+		}
+	}
+	cfg.SPDY.MaxConcurrentStreams = uint32(*maxStreams)
+	cfg.SPDY.InitialWindowSize = int32(*initialWindow)
+	cfg.SPDY.SessionWindowSize = int32(*sessionWindow)
+	cfg.SPDY.MaxFrameSize = *frameSize
+	cfg.H2 = server.H2Config{
+		MaxConcurrentStreams: uint32(*maxStreams),
+		InitialWindowSize:    int32(*initialWindow),
+		ConnWindowSize:       int32(*sessionWindow),
+	}
+	if *certFile != "" {
+		c, err := tls.LoadX509KeyPair(*certFile, *keyFile)
+		if err != nil {
+			return bad("loading --cert/--key: %v", err)
+		}
+		cfg.Certificate = &c
+	}
+	if !*quiet {
+		cfg.Log = log.New(os.Stderr, "serve: ", log.LstdFlags|log.Lmicroseconds)
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		return bad("%v", err)
+	}
+	l, err := net.Listen("tcp", *listen)
+	if err != nil {
+		srv.Close()
+		fmt.Fprintf(os.Stderr, "spdylab serve: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	// Serve sets the URL synchronously before accepting; wait for it so the
+	// first line is always the URL.
+	for srv.URL() == "" {
+		select {
+		case err := <-errc:
+			fmt.Fprintf(os.Stderr, "spdylab serve: %v\n", err)
+			return 1
+		case <-time.After(time.Millisecond):
+		}
+	}
+	fmt.Println(srv.URL())
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintf(os.Stderr, "spdylab serve: %v\n", err)
+			srv.Close()
+			return 1
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		fmt.Fprintf(os.Stderr, "spdylab serve: shutdown: %v\n", err)
+	}
+	return 0
+}
+
+func serveTLSVersion(s string) (uint16, error) {
+	switch s {
+	case "1.2":
+		return tls.VersionTLS12, nil
+	case "1.3":
+		return tls.VersionTLS13, nil
+	}
+	return 0, fmt.Errorf("%q is not 1.2 or 1.3", s)
+}

@@ -1,0 +1,263 @@
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Lab endpoints. Everything under LabPrefix is generated, never read from Root.
+const (
+	LabPrefix = "/_spdylab/"
+	// BytesPath?n=N&seed=S answers N deterministic bytes (see DeterministicReader).
+	BytesPath = LabPrefix + "bytes"
+	// SHA256Path (and any path below it) hashes a request body; the answer is
+	// UploadResult as JSON.
+	SHA256Path = LabPrefix + "sha256"
+	// InfoPath answers RequestInfo as JSON: what the server saw of the request.
+	InfoPath = LabPrefix + "info"
+	// MaxBytes caps the sized-response endpoint so one request cannot ask for
+	// an unbounded stream.
+	MaxBytes = 1 << 30
+)
+
+// UploadResult is the JSON answer of SHA256Path.
+type UploadResult struct {
+	SHA256   string `json:"sha256"`
+	Length   int64  `json:"length"`
+	Protocol string `json:"protocol"`
+}
+
+// RequestInfo is the JSON answer of InfoPath.
+type RequestInfo struct {
+	Protocol string              `json:"protocol"`
+	Method   string              `json:"method"`
+	Path     string              `json:"path"`
+	Host     string              `json:"host"`
+	Header   map[string][]string `json:"header"`
+	Priority int                 `json:"priority"` // SPDY priority 0-7, -1 when not SPDY
+}
+
+// resourceMeta is what the page manifest says about one file.
+type resourceMeta struct {
+	ContentType string
+	Headers     map[string]string
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Log != nil {
+		lw := &loggingWriter{ResponseWriter: w, status: 200}
+		start := time.Now()
+		s.serveHTTP(lw, r)
+		s.cfg.Log.Printf("%s %s %s %d %dB %s", requestProtocol(r), r.Method, r.URL.RequestURI(), lw.status, lw.n, time.Since(start).Round(time.Microsecond))
+		return
+	}
+	s.serveHTTP(w, r)
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	switch {
+	case p == BytesPath:
+		s.serveBytes(w, r)
+	case p == SHA256Path || strings.HasPrefix(p, SHA256Path+"/"):
+		serveSHA256(w, r)
+	case p == InfoPath:
+		serveInfo(w, r)
+	case strings.HasPrefix(p, LabPrefix):
+		http.Error(w, "unknown lab endpoint "+p, http.StatusNotFound)
+	default:
+		s.serveFile(w, r)
+	}
+}
+
+func (s *Server) serveBytes(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, BytesPath+" answers GET and HEAD only", http.StatusMethodNotAllowed)
+		return
+	}
+	q := r.URL.Query()
+	n, err := strconv.ParseInt(q.Get("n"), 10, 64)
+	if err != nil || n < 0 || n > MaxBytes {
+		http.Error(w, fmt.Sprintf("%s: n must be a byte count between 0 and %d, got %q", BytesPath, MaxBytes, q.Get("n")), http.StatusBadRequest)
+		return
+	}
+	var seed uint64
+	if v := q.Get("seed"); v != "" {
+		if seed, err = strconv.ParseUint(v, 10, 32); err != nil {
+			http.Error(w, fmt.Sprintf("%s: seed must be an unsigned 32-bit integer, got %q", BytesPath, v), http.StatusBadRequest)
+			return
+		}
+	}
+	s.push(w, r, nil)
+	h := w.Header()
+	h.Set("Content-Type", "application/octet-stream")
+	h.Set("Content-Length", strconv.FormatInt(n, 10))
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	buf := make([]byte, 32<<10)
+	io.CopyBuffer(w, DeterministicReader(n, uint32(seed)), buf)
+}
+
+func serveSHA256(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost && r.Method != http.MethodPut {
+		w.Header().Set("Allow", "POST, PUT")
+		http.Error(w, SHA256Path+" hashes request bodies: use POST or PUT", http.StatusMethodNotAllowed)
+		return
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, r.Body)
+	if err != nil {
+		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	writeJSON(w, UploadResult{SHA256: hex.EncodeToString(h.Sum(nil)), Length: n, Protocol: requestProtocol(r)})
+}
+
+func serveInfo(w http.ResponseWriter, r *http.Request) {
+	// Drain a body, if any, so that flow control is exercised the same way
+	// as for any other endpoint.
+	io.Copy(io.Discard, r.Body)
+	writeJSON(w, RequestInfo{
+		Protocol: requestProtocol(r),
+		Method:   r.Method,
+		Path:     r.URL.RequestURI(),
+		Host:     r.Host,
+		Header:   r.Header,
+		Priority: requestPriority(r),
+	})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	b = append(b, '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b)
+}
+
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "files answer GET and HEAD only", http.StatusMethodNotAllowed)
+		return
+	}
+	if s.root == nil {
+		http.NotFound(w, r)
+		return
+	}
+	urlPath := path.Clean("/" + r.URL.Path)
+	name := strings.TrimPrefix(urlPath, "/")
+	if name == "" {
+		name = "."
+	}
+	f, err := s.root.Open(name)
+	if err == nil {
+		if st, serr := f.Stat(); serr == nil && st.IsDir() {
+			f.Close()
+			name = path.Join(name, "index.html")
+			f, err = s.root.Open(name)
+		}
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			http.Error(w, "404 page not found: "+urlPath, http.StatusNotFound)
+		} else {
+			// os.Root refuses paths that escape Root; say so plainly.
+			http.Error(w, "cannot open "+urlPath+": "+err.Error(), http.StatusForbidden)
+		}
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		http.Error(w, "not a regular file: "+urlPath, http.StatusForbidden)
+		return
+	}
+
+	meta := s.meta[urlPath]
+	h := w.Header()
+	for k, v := range meta.Headers {
+		h.Set(k, v)
+	}
+	ct := meta.ContentType
+	if ct == "" {
+		ct = mime.TypeByExtension(path.Ext(name))
+	}
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	h.Set("Content-Type", ct)
+	s.push(w, r, h)
+	// ServeContent sets the exact Content-Length and handles HEAD and Range.
+	http.ServeContent(w, r, name, st.ModTime(), f)
+}
+
+// loggingWriter records status and size for the access log and keeps the
+// optional interfaces (push, flush) of the writer it wraps visible.
+type loggingWriter struct {
+	http.ResponseWriter
+	status int
+	n      int64
+}
+
+func (l *loggingWriter) WriteHeader(code int) {
+	l.status = code
+	l.ResponseWriter.WriteHeader(code)
+}
+
+func (l *loggingWriter) Write(p []byte) (int, error) {
+	n, err := l.ResponseWriter.Write(p)
+	l.n += int64(n)
+	return n, err
+}
+
+func (l *loggingWriter) Flush() {
+	if f, ok := l.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (l *loggingWriter) Push(target string, opts *http.PushOptions) error {
+	if p, ok := l.ResponseWriter.(http.Pusher); ok {
+		return p.Push(target, opts)
+	}
+	return http.ErrNotSupported
+}
+
+func (l *loggingWriter) Unwrap() http.ResponseWriter { return l.ResponseWriter }
+
+// openRoot opens Root for serving; an empty Root serves only lab endpoints.
+func openRoot(dir string) (*os.Root, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("server: root: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("server: root %s is not a directory", dir)
+	}
+	return os.OpenRoot(dir)
+}

@@ -1,0 +1,38 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spdylab/spdylab/page"
+)
+
+// loadManifest reads Config.Manifest, or Root/manifest.json when present:
+// the content type and extra headers of every file, and (unless
+// Config.PushMap is given) the push map of the "manifest" policy.
+func (s *Server) loadManifest() error {
+	p := s.cfg.Manifest
+	explicit := p != ""
+	if !explicit {
+		if s.cfg.Root == "" {
+			return nil
+		}
+		p = filepath.Join(s.cfg.Root, page.ManifestFile)
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+	}
+	m, err := page.Load(p)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	s.meta = make(map[string]resourceMeta, len(m.Resources))
+	for _, r := range m.Resources {
+		s.meta[r.Path] = resourceMeta{ContentType: r.ContentType, Headers: r.Headers}
+	}
+	s.pushMap = m.PushMap()
+	return nil
+}

@@ -1,0 +1,454 @@
+// Package server is what `spdylab serve` runs: one listener that speaks
+// SPDY/3.1, SPDY/3, HTTP/2 and HTTP/1.1 over TLS, choosing by ALPN, or SPDY
+// over plain TCP; a file handler over a directory written by the page
+// package; a server-push policy; and a few lab endpoints that let peers check
+// transfers end to end.
+//
+// Files: GET/HEAD of a path under Config.Root answers the file with its exact
+// Content-Length and a Content-Type taken from the page manifest
+// (Root/manifest.json, or Config.Manifest) or else from the extension; a
+// manifest resource's Headers (e.g. `Link: </a.css>; rel=preload`) are added
+// to its response. Missing files are 404; directories serve index.html.
+//
+// Lab endpoints (never read from Root):
+//
+//	GET  /_spdylab/bytes?n=N&seed=S  N deterministic bytes (xorshift32 stream, see
+//	                                 DeterministicReader), application/octet-stream
+//	POST /_spdylab/sha256[/...]      {"sha256": hex of the body, "length": bytes, "protocol": ...}
+//	ANY  /_spdylab/info              what the server saw: protocol, method, path, host,
+//	                                 headers, SPDY priority
+//
+// Push policies: "none"; "manifest" pushes Config.PushMap[path] (or, when the
+// map is nil, the children the manifest lists for that path on the same host)
+// along with the parent; "preload" pushes the same-origin targets of the
+// response's `Link: <...>; rel=preload` headers. Push needs a protocol with
+// push (SPDY, h2); HTTP/1.1 responses are unchanged.
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/spdylab/spdylab/internal/certs"
+	"github.com/spdylab/spdylab/internal/tcpopt"
+	"github.com/spdylab/spdylab/spdy"
+)
+
+// ALPN protocol tokens the server knows.
+const (
+	ProtoSPDY31 = "spdy/3.1"
+	ProtoSPDY3  = "spdy/3"
+	ProtoH2     = "h2"
+	ProtoHTTP11 = "http/1.1"
+)
+
+// DefaultProtocols is the ALPN preference when Config.Protocols is empty.
+var DefaultProtocols = []string{ProtoSPDY31, ProtoSPDY3, ProtoH2, ProtoHTTP11}
+
+// H2Config are the HTTP/2 settings the server advertises.
+type H2Config struct {
+	MaxConcurrentStreams uint32 // 0 = 100
+	InitialWindowSize    int32  // per-stream receive window; 0 = Go's default (1 MiB)
+	ConnWindowSize       int32  // connection receive window; 0 = Go's default (1 MiB)
+}
+
+// Config configures a Server. The zero value serves every protocol with a
+// throw-away certificate and only the lab endpoints.
+type Config struct {
+	Root string // directory of files to serve; "" = lab endpoints only
+	// Manifest is the page manifest to read content types, response headers
+	// and the push map from; "" = Root/manifest.json when that exists.
+	Manifest string
+	// Protocols lists the ALPN protocols offered over TLS, most preferred
+	// first: a subset of spdy/3.1, spdy/3, h2, http/1.1. Empty = DefaultProtocols.
+	Protocols []string
+	// PlainSPDY, when set to a SPDY version, serves that version over plain
+	// TCP without TLS (and nothing else).
+	PlainSPDY string
+	// Certificate for TLS; nil = a throw-away self-signed one for HostNames.
+	Certificate *tls.Certificate
+	HostNames   []string
+	TLSMin      uint16 // tls.VersionTLS12 when 0
+	TLSMax      uint16 // tls.VersionTLS13 when 0
+	SPDY        spdy.Config
+	H2          H2Config
+	Push        string              // PushNone (""), PushManifest or PushPreload
+	PushMap     map[string][]string // parent path -> paths to push with it (PushManifest)
+	// CC is the TCP congestion control set on the listener; accepted
+	// connections inherit it. "" = the namespace default.
+	CC string
+	// NotSentLowat sets TCP_NOTSENT_LOWAT on every accepted connection (and
+	// is passed to SPDY sessions); 0 = leave the kernel default.
+	NotSentLowat int
+	// HandshakeTimeout bounds the TLS handshake; 0 = 10 s.
+	HandshakeTimeout time.Duration
+	Log              *log.Logger // access and connection log; nil = silent
+}
+
+// Server serves one Config on any number of listeners.
+type Server struct {
+	cfg      Config
+	tls      *tls.Config
+	root     *os.Root
+	meta     map[string]resourceMeta
+	pushMap  map[string][]string
+	spdySrv  spdyServers
+	httpSrv  *http.Server
+	httpConn *connListener
+
+	ctx    context.Context // cancelled by Shutdown: SPDY sessions go away
+	cancel context.CancelFunc
+
+	mu        sync.Mutex
+	listeners map[net.Listener]struct{}
+	conns     map[net.Conn]struct{}
+	url       string
+	httpOnce  sync.Once
+	closed    bool
+	wg        sync.WaitGroup
+}
+
+// New checks cfg and prepares a server; nothing listens until Serve.
+func New(cfg Config) (*Server, error) {
+	if len(cfg.Protocols) == 0 {
+		cfg.Protocols = slices.Clone(DefaultProtocols)
+	}
+	for i, p := range cfg.Protocols {
+		switch p {
+		case ProtoSPDY31, ProtoSPDY3, ProtoH2, ProtoHTTP11:
+		default:
+			return nil, fmt.Errorf("server: unknown protocol %q (want spdy/3.1, spdy/3, h2 or http/1.1)", p)
+		}
+		if slices.Contains(cfg.Protocols[:i], p) {
+			return nil, fmt.Errorf("server: protocol %q listed twice", p)
+		}
+	}
+	switch cfg.PlainSPDY {
+	case "", ProtoSPDY31, ProtoSPDY3:
+	default:
+		return nil, fmt.Errorf("server: plain-TCP SPDY version %q is not spdy/3.1 or spdy/3", cfg.PlainSPDY)
+	}
+	switch cfg.Push {
+	case "":
+		cfg.Push = PushNone
+	case PushNone, PushManifest, PushPreload:
+	default:
+		return nil, fmt.Errorf("server: push policy %q is not none, manifest or preload", cfg.Push)
+	}
+	if cfg.TLSMin == 0 {
+		cfg.TLSMin = tls.VersionTLS12
+	}
+	if cfg.TLSMax == 0 {
+		cfg.TLSMax = tls.VersionTLS13
+	}
+	if cfg.TLSMin > cfg.TLSMax {
+		return nil, fmt.Errorf("server: TLS minimum version %#x is above the maximum %#x", cfg.TLSMin, cfg.TLSMax)
+	}
+	if cfg.NotSentLowat < 0 {
+		return nil, fmt.Errorf("server: negative TCP_NOTSENT_LOWAT %d", cfg.NotSentLowat)
+	}
+	if cfg.HandshakeTimeout == 0 {
+		cfg.HandshakeTimeout = 10 * time.Second
+	}
+	if cfg.NotSentLowat > 0 && cfg.SPDY.NotSentLowat == 0 {
+		cfg.SPDY.NotSentLowat = cfg.NotSentLowat
+	}
+
+	s := &Server{cfg: cfg, listeners: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}}
+	var err error
+	if s.root, err = openRoot(cfg.Root); err != nil {
+		return nil, err
+	}
+	if err := s.loadManifest(); err != nil {
+		s.closeRoot()
+		return nil, err
+	}
+	if cfg.PushMap != nil {
+		s.pushMap = cfg.PushMap
+	}
+
+	if cfg.PlainSPDY == "" {
+		cert := cfg.Certificate
+		if cert == nil {
+			c, err := certs.SelfSigned(cfg.HostNames...)
+			if err != nil {
+				s.closeRoot()
+				return nil, err
+			}
+			cert = &c
+		}
+		s.tls = &tls.Config{
+			Certificates: []tls.Certificate{*cert},
+			NextProtos:   cfg.Protocols,
+			MinVersion:   cfg.TLSMin,
+			MaxVersion:   cfg.TLSMax,
+		}
+	}
+
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.spdySrv = s.newSPDYServers()
+	s.httpConn = newConnListener()
+	var protos http.Protocols
+	protos.SetHTTP1(slices.Contains(cfg.Protocols, ProtoHTTP11))
+	protos.SetHTTP2(slices.Contains(cfg.Protocols, ProtoH2))
+	s.httpSrv = &http.Server{
+		Handler:   s,
+		Protocols: &protos,
+		HTTP2: &http.HTTP2Config{
+			MaxConcurrentStreams:          int(cfg.H2.MaxConcurrentStreams),
+			MaxReceiveBufferPerStream:     int(cfg.H2.InitialWindowSize),
+			MaxReceiveBufferPerConnection: int(cfg.H2.ConnWindowSize),
+		},
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          cfg.Log,
+		BaseContext:       func(net.Listener) context.Context { return s.ctx },
+		ConnState: func(c net.Conn, st http.ConnState) {
+			if st == http.StateClosed || st == http.StateHijacked {
+				s.untrack(c)
+			}
+		},
+	}
+	if cfg.Log == nil {
+		s.httpSrv.ErrorLog = log.New(discard{}, "", 0)
+	}
+	return s, nil
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// Serve accepts connections on l until Shutdown or an accept error. The
+// first listener served determines URL().
+func (s *Server) Serve(l net.Listener) error {
+	if err := tcpopt.SetCongestion(l, s.cfg.CC); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return http.ErrServerClosed
+	}
+	s.listeners[l] = struct{}{}
+	if s.url == "" {
+		scheme := "https"
+		if s.cfg.PlainSPDY != "" {
+			scheme = "http"
+		}
+		s.url = scheme + "://" + l.Addr().String() + "/"
+	}
+	s.mu.Unlock()
+	s.httpOnce.Do(func() {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.httpSrv.Serve(s.httpConn)
+		}()
+	})
+
+	var backoff time.Duration
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closed := s.closed
+			s.mu.Unlock()
+			if closed {
+				return http.ErrServerClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, errTooManyFiles) {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				time.Sleep(backoff)
+				continue
+			}
+			return err
+		}
+		backoff = 0
+		if !s.track(c) {
+			c.Close()
+			return http.ErrServerClosed
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.handleConn(c)
+		}()
+	}
+}
+
+// URL is https://host:port/ (http:// for plain SPDY) of the first listener
+// served, "" before Serve.
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url
+}
+
+func (s *Server) track(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	return true
+}
+
+func (s *Server) untrack(c net.Conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+}
+
+// retrack replaces a raw connection by its TLS wrapper in the set of live
+// connections, because net/http reports the wrapper when it closes it.
+func (s *Server) retrack(raw, tc net.Conn) {
+	s.mu.Lock()
+	delete(s.conns, raw)
+	s.conns[tc] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.cfg.Log != nil {
+		s.cfg.Log.Printf(format, args...)
+	}
+}
+
+// handleConn runs one accepted connection to its end: TLS handshake and ALPN
+// dispatch, or plain SPDY.
+func (s *Server) handleConn(c net.Conn) {
+	if s.cfg.NotSentLowat > 0 {
+		if tc, ok := tcpopt.Unwrap(c); ok {
+			if err := tcpopt.SetNotSentLowat(tc, s.cfg.NotSentLowat); err != nil {
+				s.logf("%s: TCP_NOTSENT_LOWAT: %v", c.RemoteAddr(), err)
+			}
+		}
+	}
+	if s.cfg.PlainSPDY != "" {
+		defer s.untrack(c)
+		defer c.Close()
+		s.serveSPDY(c, s.cfg.PlainSPDY)
+		return
+	}
+
+	tc := tls.Server(c, s.tls)
+	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.HandshakeTimeout)
+	err := tc.HandshakeContext(ctx)
+	cancel()
+	if err != nil {
+		s.logf("%s: TLS handshake: %v", c.RemoteAddr(), err)
+		s.untrack(c)
+		c.Close()
+		return
+	}
+	proto := tc.ConnectionState().NegotiatedProtocol
+	if proto == "" && slices.Contains(s.cfg.Protocols, ProtoHTTP11) {
+		proto = ProtoHTTP11 // a client without ALPN speaks HTTP/1.1
+	}
+	switch proto {
+	case ProtoSPDY31, ProtoSPDY3:
+		defer s.untrack(c)
+		defer tc.Close()
+		s.serveSPDY(tc, proto)
+	case ProtoH2, ProtoHTTP11:
+		// net/http takes the *tls.Conn as if it had accepted it: it sees the
+		// completed handshake and hands h2 to its HTTP/2 server. It closes
+		// the connection itself and reports it to ConnState, which forgets it.
+		s.retrack(c, tc)
+		if !s.httpConn.deliver(tc) {
+			tc.Close()
+			s.untrack(tc)
+		}
+	default:
+		s.logf("%s: no common protocol (client offered none of %v)", c.RemoteAddr(), s.cfg.Protocols)
+		tc.Close()
+		s.untrack(c)
+	}
+}
+
+// Shutdown stops accepting, asks every session to go away (SPDY and h2
+// GOAWAY, HTTP/1.1 close after the current response) and waits for them
+// until ctx is done; then it closes whatever is left. The files under Root
+// are released.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	already := s.closed
+	s.closed = true
+	for l := range s.listeners {
+		l.Close()
+	}
+	s.mu.Unlock()
+	if already {
+		s.wg.Wait()
+		return nil
+	}
+	s.cancel()
+	herr := s.httpSrv.Shutdown(ctx)
+	s.httpConn.Close()
+
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+		s.mu.Lock()
+		for c := range s.conns {
+			c.Close()
+		}
+		s.mu.Unlock()
+		s.httpSrv.Close()
+		<-done
+	}
+	s.closeRoot()
+	if err == nil && herr != nil && !errors.Is(herr, context.Canceled) {
+		err = herr
+	}
+	return err
+}
+
+// Close is Shutdown without grace.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.Shutdown(ctx)
+	return nil
+}
+
+func (s *Server) closeRoot() {
+	if s.root != nil {
+		s.root.Close()
+	}
+}
+
+// Protocols returns the ALPN list the server offers.
+func (s *Server) Protocols() []string { return slices.Clone(s.cfg.Protocols) }
+
+// protoKey carries the negotiated protocol in a request's context.
+type protoKey struct{}
+
+func requestProtocol(r *http.Request) string {
+	if p, ok := r.Context().Value(protoKey{}).(string); ok {
+		return p
+	}
+	if r.ProtoMajor == 2 {
+		return ProtoH2
+	}
+	return ProtoHTTP11
+}
