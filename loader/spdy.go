@@ -1,0 +1,106 @@
+package loader
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/spdylab/spdylab/spdy"
+)
+
+// spdyProto is SPDY/3.1 or SPDY/3 with one session per host, as Chrome's
+// SpdySessionPool kept it: every request to a host becomes a stream of that
+// session with the resource type's priority, the client waits when the
+// server's MAX_CONCURRENT_STREAMS is reached, and pushed streams are used
+// when the page asks for their URL.
+type spdyProto struct {
+	l       *load
+	version string
+	ss      *sessions
+
+	mu    sync.Mutex
+	conns map[*connection]*spdy.ClientConn
+}
+
+func newSPDY(l *load, version string) protocol {
+	p := &spdyProto{l: l, version: version, conns: map[*connection]*spdy.ClientConn{}}
+	p.ss = &sessions{l: l, m: map[string]*muxSession{}, open: p.open}
+	return p
+}
+
+func (p *spdyProto) open(ctx context.Context, org origin) (*muxSession, error) {
+	c, err := p.l.dialer.open(ctx, org, p.version)
+	if err != nil {
+		return nil, err
+	}
+	win := p.l.opt.InitialWindow
+	if win == 0 {
+		win = spdy.DefaultInitialWindowSize
+	}
+	cc, err := spdy.NewClientConn(c.tls, &spdy.ClientConfig{
+		Config: spdy.Config{
+			Version:           p.version,
+			InitialWindowSize: int32(win),
+			SessionWindowSize: int32(sessionWindow(win)),
+		},
+		// Every push is accepted; whether it is used depends on the page
+		// asking for its URL.
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.conns[c] = cc
+	p.mu.Unlock()
+	return &muxSession{c: c, rt: cc, close: cc.Close}, nil
+}
+
+func (p *spdyProto) fetch(ctx context.Context, e *entry, body func(io.Reader) (int64, error)) error {
+	return muxFetch(ctx, p.l, p.ss, e, func(c context.Context) context.Context {
+		return spdy.WithPriority(c, e.priority)
+	}, body)
+}
+
+// pushed claims a push for e's URL from the session to e's host, if that
+// session exists already and the server pushed the URL on it.
+func (p *spdyProto) pushed(e *entry) (*http.Response, *connection, bool) {
+	p.ss.mu.Lock()
+	ms := p.ss.m[e.url.Hostname()]
+	p.ss.mu.Unlock()
+	if ms == nil {
+		return nil, nil, false
+	}
+	select {
+	case <-ms.ready:
+	default:
+		return nil, nil, false // the session is still being set up: nothing can have been pushed
+	}
+	if ms.err != nil {
+		return nil, nil, false
+	}
+	p.mu.Lock()
+	cc := p.conns[ms.c]
+	p.mu.Unlock()
+	resp, ok := cc.Pushed(e.url.String())
+	if !ok {
+		return nil, nil, false
+	}
+	return resp, ms.c, true
+}
+
+// headerBytes adds up the sessions' header blocks in both directions: raw
+// is the uncompressed SPDY name/value encoding, compressed what zlib put
+// on the wire.
+func (p *spdyProto) headerBytes() (raw, compressed int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, cc := range p.conns {
+		st := cc.Stats()
+		raw += st.HeaderBytesSentRaw + st.HeaderBytesReceivedRaw
+		compressed += st.HeaderBytesSentCompressed + st.HeaderBytesReceivedCompressed
+	}
+	return raw, compressed
+}
+
+func (p *spdyProto) shutdown() { p.ss.shutdown() }
