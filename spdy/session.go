@@ -888,6 +888,22 @@ func (s *session) onWindowUpdate(f *WindowUpdateFrame) {
 	s.wake.Signal()
 }
 
+// setInitialWindowLocked changes our per-stream receive window mid-session:
+// open streams are adjusted by the difference and a SETTINGS frame tells the
+// peer. While that SETTINGS is in flight the peer may still fill the old
+// window, which the slack tolerates (section 2.6.8, "option 2").
+func (s *session) setInitialWindowLocked(n int32) {
+	delta := int64(n) - s.streamRecvIW
+	s.streamRecvIW = int64(n)
+	if delta < 0 && -delta > s.recvSlack {
+		s.recvSlack = -delta
+	}
+	for _, st := range s.streams {
+		st.recvAvail += delta
+	}
+	s.queueControl(&SettingsFrame{Entries: []Setting{{ID: SettingInitialWindowSize, Value: uint32(n)}}})
+}
+
 // waitSlotLocked blocks (releasing mu) until a local stream may be opened
 // under the peer's MAX_CONCURRENT_STREAMS, the session dies, or ctx ends.
 func (s *session) waitSlotLocked(ctx context.Context) error {
