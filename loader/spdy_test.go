@@ -18,7 +18,7 @@ import (
 // spdyServers starts one spdy.Server per manifest host on loopback. With
 // push set, the root document's request pushes every image the root
 // references.
-func spdyServers(t *testing.T, st *site, version string, maxStreams uint32, push bool) (Target, map[string]*hostStats) {
+func spdyServers(t testing.TB, st *site, version string, maxStreams uint32, push bool) (Target, map[string]*hostStats) {
 	t.Helper()
 	cert, err := certs.SelfSigned(st.m.Hosts...)
 	if err != nil {
