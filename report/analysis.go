@@ -1,0 +1,333 @@
+// Package report turns a study's stored probes into numbers and a
+// self-contained HTML report: per-condition statistics, gains against the
+// study's baseline (CableLabs' definition), Study 1 gain tables, Study 2
+// reduction plots, lower bounds, phase breakdowns, CDFs, waterfalls and
+// gateway counters.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study"
+)
+
+// Stats summarises the successful loads of one metric.
+type Stats struct {
+	N                int
+	Median, P25, P75 float64
+	Min, Max         float64
+}
+
+// Gateway are per-load means of the bottleneck and TCP counters.
+type Gateway struct {
+	QueueDrops  float64 // packets dropped by the droptail queue, both directions
+	RandomLoss  float64 // packets dropped by random loss, both directions
+	QDelayP50ms float64 // downlink queueing delay, median over the load
+	QDelayP95ms float64
+	Retransmits float64 // TCP retransmitted segments, all connections
+	PktsSent    float64 // packets offered to the bottleneck, both directions
+	Connections float64
+}
+
+// Condition is the analysis of one condition.
+type Condition struct {
+	study.Cond
+	Label    string // values of the baseline factors, e.g. "spdy/3.1 iw10"
+	Attempts int    // stored attempts
+	Loads    int    // keys (runs) with any attempt
+	Failed   int    // runs without a successful attempt
+	Errors   []string
+	PLT, ToW Stats
+	TooFew   bool // fewer successful loads than MinLoads
+	// BaseHash is the baseline condition for this one ("" = none, or it is
+	// itself the baseline).
+	BaseHash     string
+	IsBaseline   bool
+	Gain         float64 // median base PLT / median PLT; NaN when not defined
+	ToWRedPct    float64 // 100*(ToW_base - ToW)/ToW_base; NaN when not defined
+	BoundMs      float64 // lower bound on PLT (see LowerBound); NaN without a manifest
+	PLTOverBound float64
+	Phases       probe.Phases // mean per load (summed over entries)
+	Gateway      Gateway
+	Resources    int // resources in the page
+	CheckProblem string
+	// MedianProbe is the stored probe id of the successful load closest to
+	// the median PLT (for waterfalls).
+	MedianProbe int64
+}
+
+// Analysis is a whole study's results.
+type Analysis struct {
+	Study     *study.Study
+	Meta      study.Meta
+	Sessions  []study.Provenance
+	Conds     []*Condition
+	ByHash    map[string]*Condition
+	Labels    []string // variant labels in study order, baseline first
+	BaseLabel string
+	Probes    []study.Probe // HAR not loaded
+	Manifests map[string]*page.Manifest
+	MinLoads  int
+	Stored    int // stored attempts
+	Expected  int // probes the study asks for
+}
+
+// MinLoads is the number of successful loads a condition needs for its
+// median to be reported without a warning: half the runs, at least one.
+func MinLoads(runs int) int { return max(1, (runs+1)/2) }
+
+// Analyze reads a store and computes everything the report shows.
+func Analyze(st *study.Store) (*Analysis, error) {
+	s, err := st.Study()
+	if err != nil {
+		return nil, err
+	}
+	meta, err := st.Meta()
+	if err != nil {
+		return nil, err
+	}
+	sess, err := st.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	probes, err := st.Probes(false)
+	if err != nil {
+		return nil, err
+	}
+	mans, err := st.Manifests()
+	if err != nil {
+		return nil, err
+	}
+	a := &Analysis{Study: s, Meta: meta, Sessions: sess, Probes: probes, ByHash: map[string]*Condition{},
+		Manifests: map[string]*page.Manifest{}, MinLoads: MinLoads(s.Runs), Stored: len(probes), Expected: len(s.Conditions) * s.Runs}
+	for k, j := range mans {
+		var m page.Manifest
+		if err := json.Unmarshal(j, &m); err == nil && len(m.Resources) > 0 {
+			a.Manifests[k] = &m
+		}
+	}
+	byValues := map[string]*Condition{}
+	for _, c := range s.Conditions {
+		ac := &Condition{Cond: c, Label: label(c.Values, s.Baseline), Gain: math.NaN(), ToWRedPct: math.NaN(), BoundMs: math.NaN(), PLTOverBound: math.NaN()}
+		a.Conds = append(a.Conds, ac)
+		a.ByHash[c.Hash] = ac
+		byValues[valuesKey(c.Values)] = ac
+	}
+	// Labels in study order with the baseline's first.
+	a.BaseLabel = label(s.Baseline, s.Baseline)
+	seenLabel := map[string]bool{a.BaseLabel: true}
+	a.Labels = []string{a.BaseLabel}
+	for _, c := range a.Conds {
+		if !seenLabel[c.Label] {
+			seenLabel[c.Label] = true
+			a.Labels = append(a.Labels, c.Label)
+		}
+	}
+
+	// Collect per-condition samples: one value per run (its successful
+	// attempt, if any).
+	type sample struct {
+		plt, tow []float64
+		ids      []int64
+		runsOK   map[int]bool
+		runsAny  map[int]bool
+		phases   probe.Phases
+		gw       Gateway
+		errs     map[string]int
+	}
+	samples := map[string]*sample{}
+	for _, p := range probes {
+		c := a.ByHash[p.CondHash]
+		if c == nil {
+			continue // a condition the study no longer has; the fingerprint check makes this rare
+		}
+		sm := samples[p.CondHash]
+		if sm == nil {
+			sm = &sample{runsOK: map[int]bool{}, runsAny: map[int]bool{}, errs: map[string]int{}}
+			samples[p.CondHash] = sm
+		}
+		c.Attempts++
+		sm.runsAny[p.Run] = true
+		if p.Check.Problem != "" {
+			c.CheckProblem = p.Check.Problem
+		}
+		r := p.Result
+		if r.Failed {
+			sm.errs[r.Error]++
+			continue
+		}
+		if sm.runsOK[p.Run] {
+			continue
+		}
+		sm.runsOK[p.Run] = true
+		sm.plt = append(sm.plt, r.PLTms)
+		sm.tow = append(sm.tow, r.ToWms)
+		sm.ids = append(sm.ids, p.ID)
+		addPhases(&sm.phases, r.Phases)
+		sm.gw.QueueDrops += float64(r.Link.Down.PktsQueueDrop + r.Link.Up.PktsQueueDrop)
+		sm.gw.RandomLoss += float64(r.Link.Down.PktsLost + r.Link.Up.PktsLost)
+		sm.gw.QDelayP50ms += r.Link.Down.QDelayP50ms
+		sm.gw.QDelayP95ms += r.Link.Down.QDelayP95ms
+		sm.gw.PktsSent += float64(r.Link.Down.PktsOffered + r.Link.Up.PktsOffered)
+		sm.gw.Connections += float64(r.Connections)
+		for _, t := range r.TCP {
+			sm.gw.Retransmits += float64(t.Retransmits)
+		}
+		if r.Resources > c.Resources {
+			c.Resources = r.Resources
+		}
+	}
+	for h, sm := range samples {
+		c := a.ByHash[h]
+		c.Loads = len(sm.runsAny)
+		c.Failed = len(sm.runsAny) - len(sm.runsOK)
+		c.PLT = stats(sm.plt)
+		c.ToW = stats(sm.tow)
+		n := float64(len(sm.plt))
+		if n > 0 {
+			c.Phases = scalePhases(sm.phases, 1/n)
+			g := sm.gw
+			c.Gateway = Gateway{g.QueueDrops / n, g.RandomLoss / n, g.QDelayP50ms / n, g.QDelayP95ms / n, g.Retransmits / n, g.PktsSent / n, g.Connections / n}
+			c.MedianProbe = nearest(sm.plt, sm.ids, c.PLT.Median)
+		}
+		for e, k := range sm.errs {
+			c.Errors = append(c.Errors, fmt.Sprintf("%dx %s", k, e))
+		}
+		sort.Strings(c.Errors)
+	}
+	for _, c := range a.Conds {
+		c.TooFew = c.PLT.N < a.MinLoads
+		if m := a.Manifests[study.ManifestKey(c.Condition)]; m != nil {
+			c.BoundMs = study.LowerBound(m, c.Condition).Total
+			if c.Resources == 0 {
+				c.Resources = len(m.Resources)
+			}
+			if c.PLT.N > 0 {
+				c.PLTOverBound = c.PLT.Median / c.BoundMs
+			}
+		}
+		// The baseline twin: the same values with the baseline's factors.
+		bv := map[string]string{}
+		for k, v := range c.Values {
+			bv[k] = v
+		}
+		for k, v := range s.Baseline {
+			bv[k] = v
+		}
+		base := byValues[valuesKey(bv)]
+		if base == nil {
+			continue
+		}
+		if base == c {
+			c.IsBaseline = true
+			continue
+		}
+		c.BaseHash = base.Hash
+		if c.PLT.N > 0 && base.PLT.N > 0 {
+			c.Gain = base.PLT.Median / c.PLT.Median
+		}
+		if c.ToW.N > 0 && base.ToW.N > 0 && base.ToW.Median > 0 {
+			c.ToWRedPct = 100 * (base.ToW.Median - c.ToW.Median) / base.ToW.Median
+		}
+	}
+	return a, nil
+}
+
+func nearest(vals []float64, ids []int64, target float64) int64 {
+	best, bi := math.Inf(1), 0
+	for i, v := range vals {
+		if d := math.Abs(v - target); d < best {
+			best, bi = d, i
+		}
+	}
+	return ids[bi]
+}
+
+func addPhases(d *probe.Phases, p probe.Phases) {
+	pos := func(x float64) float64 { return math.Max(x, 0) } // -1 = "does not apply"
+	d.Blocked += pos(p.Blocked)
+	d.DNS += pos(p.DNS)
+	d.Connect += pos(p.Connect)
+	d.SSL += pos(p.SSL)
+	d.Send += pos(p.Send)
+	d.Wait += pos(p.Wait)
+	d.Receive += pos(p.Receive)
+}
+
+func scalePhases(p probe.Phases, f float64) probe.Phases {
+	return probe.Phases{Blocked: p.Blocked * f, DNS: p.DNS * f, Connect: p.Connect * f, SSL: p.SSL * f, Send: p.Send * f, Wait: p.Wait * f, Receive: p.Receive * f}
+}
+
+// label names a condition's variant: its values of the baseline factors in
+// factor order, e.g. "https iw3".
+func label(values, baseline map[string]string) string {
+	var parts []string
+	if _, ok := baseline["protocol"]; ok {
+		parts = append(parts, values["protocol"])
+	}
+	for _, f := range study.FactorNames() {
+		if _, ok := baseline[f]; !ok || f == "protocol" {
+			continue
+		}
+		v := values[f]
+		switch f {
+		case "iw", "shards", "max_streams", "initial_window":
+			v = shortName(f) + v
+		default:
+			v = f + "=" + v
+		}
+		parts = append(parts, v)
+	}
+	return strings.Join(parts, " ")
+}
+
+func shortName(f string) string {
+	switch f {
+	case "max_streams":
+		return "streams"
+	case "initial_window":
+		return "win"
+	}
+	return f
+}
+
+func valuesKey(v map[string]string) string {
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k + "=" + v[k] + "\x00")
+	}
+	return b.String()
+}
+
+// stats computes median and quartiles with linear interpolation between
+// order statistics (type 7, as R and NumPy default).
+func stats(v []float64) Stats {
+	if len(v) == 0 {
+		nan := math.NaN()
+		return Stats{Median: nan, P25: nan, P75: nan, Min: nan, Max: nan}
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return Stats{N: len(s), Median: quantile(s, 0.5), P25: quantile(s, 0.25), P75: quantile(s, 0.75), Min: s[0], Max: s[len(s)-1]}
+}
+
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 1 {
+		return sorted[0]
+	}
+	pos := q * float64(len(sorted)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(sorted)-1)
+	return sorted[lo] + (pos-float64(lo))*(sorted[hi]-sorted[lo])
+}

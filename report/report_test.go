@@ -1,0 +1,284 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study"
+)
+
+// These tests feed the analysis hand-made results with known medians; the
+// real runner's output is exercised by the end-to-end test of cmd/spdylab.
+
+const cableStudy = `
+name = "mini-cable"
+runs = 5
+seed = 3
+[factors]
+page = ["pageA", "pageB"]
+shards = [1, 2]
+rate = "10mbit/1mbit"
+rtt = ["20ms", "100ms"]
+loss = ["0%", "1%"]
+iw = [3, 10]
+protocol = ["https", "spdy/3.1"]
+[baseline]
+protocol = "https"
+iw = 3
+`
+
+// pltFor is the fake median PLT of a condition: the baseline https+iw3
+// takes 1000 ms, spdy halves it at 100 ms RTT, iw10 saves 10%.
+func pltFor(v map[string]string) float64 {
+	plt := 1000.0
+	if v["protocol"] == "spdy/3.1" && v["rtt"] == "100ms" {
+		plt /= 2
+	}
+	if v["iw"] == "10" {
+		plt *= 0.9
+	}
+	return plt
+}
+
+func fakeHAR(start time.Time) []byte {
+	return []byte(fmt.Sprintf(`{"log":{"version":"1.2","pages":[{"startedDateTime":%q,"pageTimings":{"onLoad":300}}],"entries":[
+{"startedDateTime":%q,"time":200,"request":{"url":"https://s1.spdylab.test/index.html"},"response":{"status":200,"content":{"size":12800}},"timings":{"blocked":0,"dns":-1,"connect":120,"ssl":80,"send":1,"wait":40,"receive":39}},
+{"startedDateTime":%q,"time":90,"request":{"url":"https://s1.spdylab.test/img/1.jpg"},"response":{"status":200,"content":{"size":2600}},"timings":{"blocked":5,"dns":-1,"connect":-1,"ssl":-1,"send":1,"wait":40,"receive":44}}]}}`,
+		start.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano), start.Add(210*time.Millisecond).Format(time.RFC3339Nano)))
+}
+
+func fillStore(t *testing.T, dir string, src string, failEvery map[string]int) *study.Study {
+	t.Helper()
+	s, err := study.Parse([]byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := study.CreateStore(dir, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sess, _ := st.StartSession(study.CollectProvenance(s.Seed, 1, study.Shard{}, "test"))
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, c := range s.Conditions {
+		m, err := page.Generate(c.Page, c.Shards, s.Seed, c.ShardMode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mj, _ := json.Marshal(m)
+		st.PutManifest(study.ManifestKey(c.Condition), mj)
+		base := pltFor(c.Values)
+		for run := 0; run < s.Runs; run++ {
+			r := probe.Result{Condition: c.Condition, Run: run, Started: t0,
+				// runs spread symmetrically around the median: -20, -10, 0, +10, +20
+				PLTms: base + float64(run-2)*10, ToWms: base - 100 + float64(run-2)*10,
+				Resources: len(m.Resources), Connections: 6,
+				Phases: probe.Phases{Connect: 120, SSL: 80, Send: 2, Wait: 80, Receive: 83, DNS: -1},
+				Link:   probe.LinkCounters{Down: probe.LinkDir{PktsOffered: 300, PktsQueueDrop: 2, QDelayP50ms: 4}, Up: probe.LinkDir{PktsOffered: 150, PktsLost: 1}},
+				TCP:    []probe.TCPInfo{{Retransmits: 3}}, HAR: fakeHAR(t0)}
+			if n := failEvery[c.Values["protocol"]]; n > 0 && run%n == 0 {
+				r = probe.Result{Condition: c.Condition, Run: run, Started: t0, Failed: true, Error: "GET /img/7.jpg: stalled"}
+			}
+			if _, err := st.Put(study.Probe{CondHash: c.Hash, Run: run, SessionID: sess, Result: r, Check: probe.LinkCheck{OK: true}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return s
+}
+
+func TestAnalysisGainsAndStats(t *testing.T) {
+	dir := t.TempDir()
+	fillStore(t, dir, cableStudy, nil)
+	st, err := study.OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a, err := Analyze(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.BaseLabel != "https iw3" || strings.Join(a.Labels, ",") != "https iw3,spdy/3.1 iw3,https iw10,spdy/3.1 iw10" {
+		t.Errorf("labels %q base %q", a.Labels, a.BaseLabel)
+	}
+	for _, c := range a.Conds {
+		want := pltFor(c.Values)
+		if c.PLT.N != 5 || c.PLT.Median != want || c.PLT.P25 != want-10 || c.PLT.P75 != want+10 {
+			t.Errorf("%s: PLT stats %+v, want median %v", c.Label, c.PLT, want)
+		}
+		bv := map[string]string{}
+		for k, v := range c.Values {
+			bv[k] = v
+		}
+		bv["protocol"], bv["iw"] = "https", "3"
+		wantGain := pltFor(bv) / want
+		if c.IsBaseline != (c.Label == "https iw3") {
+			t.Errorf("%s marked baseline=%v", c.Label, c.IsBaseline)
+		}
+		if !c.IsBaseline && math.Abs(c.Gain-wantGain) > 1e-12 {
+			t.Errorf("%s %v: gain %v, want %v", c.Label, c.Values, c.Gain, wantGain)
+		}
+		wantRed := 100 * ((pltFor(bv) - 100) - (want - 100)) / (pltFor(bv) - 100)
+		if !c.IsBaseline && math.Abs(c.ToWRedPct-wantRed) > 1e-9 {
+			t.Errorf("%s: ToW reduction %v, want %v", c.Label, c.ToWRedPct, wantRed)
+		}
+		if math.IsNaN(c.BoundMs) || c.BoundMs <= 0 || c.PLTOverBound <= 0 {
+			t.Errorf("%s: bound %v ratio %v", c.Label, c.BoundMs, c.PLTOverBound)
+		}
+		if c.Gateway.QueueDrops != 2 || c.Gateway.RandomLoss != 1 || c.Gateway.Retransmits != 3 || c.Gateway.PktsSent != 450 {
+			t.Errorf("gateway %+v", c.Gateway)
+		}
+		if c.TooFew {
+			t.Errorf("%s flagged too few", c.Label)
+		}
+	}
+}
+
+func TestFailuresCountedAndTooFewFlagged(t *testing.T) {
+	dir := t.TempDir()
+	// spdy fails runs 0, 1, 2, 3, 4 -> every run; https fails runs 0 and 3.
+	fillStore(t, dir, cableStudy, map[string]int{"spdy/3.1": 1, "https": 3})
+	st, _ := study.OpenStore(dir)
+	defer st.Close()
+	a, err := Analyze(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range a.Conds {
+		switch c.Values["protocol"] {
+		case "spdy/3.1":
+			if c.PLT.N != 0 || c.Failed != 5 || !c.TooFew || !math.IsNaN(c.Gain) || len(c.Errors) != 1 || !strings.Contains(c.Errors[0], "/img/7.jpg") {
+				t.Errorf("all-failed condition: %+v", c)
+			}
+		case "https":
+			// runs 1, 2, 4 succeed: offsets -10, 0, +20 -> median = base
+			if c.PLT.N != 3 || c.Failed != 2 || c.TooFew || c.PLT.Median != pltFor(c.Values) {
+				t.Errorf("partly failed condition: N %d failed %d median %v", c.PLT.N, c.Failed, c.PLT.Median)
+			}
+		}
+	}
+}
+
+func TestBuildWritesReportCSVAndJSON(t *testing.T) {
+	dir := t.TempDir()
+	fillStore(t, dir, cableStudy, nil)
+	a, err := Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+	for _, want := range []string{"<svg", "Gain of spdy/3.1 iw10 over https iw3 by page × shards", "by rtt × loss", "ToW reduction vs rtt", "Phase breakdown", "PLT CDF", "Gateway and TCP counters", "Distance from the lower bound", "Waterfalls"} {
+		if !bytes.Contains(html, []byte(want)) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if bytes.Contains(html, []byte("http://")) && bytes.Contains(html, []byte(`src="http`)) {
+		t.Error("report.html references external assets")
+	}
+	f, _ := os.Open(filepath.Join(dir, CSVFile))
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(recs) != len(a.Conds)+1 {
+		t.Fatalf("conditions.csv: %d records, %v", len(recs), err)
+	}
+	var rows []map[string]any
+	js, _ := os.ReadFile(filepath.Join(dir, JSONFile))
+	if err := json.Unmarshal(js, &rows); err != nil || len(rows) != len(a.Conds) {
+		t.Fatalf("conditions.json: %d rows, %v", len(rows), err)
+	}
+	// summary row: spdy+iw10 at 100 ms gains 1/(0.5*0.9) = 2.22, at 20 ms 1/0.9.
+	if !bytes.Contains(html, []byte("2.22")) || !bytes.Contains(html, []byte("1.11")) {
+		t.Error("summary gains missing from the report")
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+func TestWaterfall(t *testing.T) {
+	dir := t.TempDir()
+	fillStore(t, dir, cableStudy, nil)
+	out, err := WriteWaterfall(dir, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	if !bytes.Contains(b, []byte("/img/1.jpg")) || !bytes.Contains(b, []byte("<rect")) {
+		t.Errorf("waterfall lacks its entries: %.300s", b)
+	}
+	if _, err := WriteWaterfall(dir, 99999); err == nil || !strings.Contains(err.Error(), "99999") {
+		t.Errorf("missing probe: err = %v", err)
+	}
+	if _, err := WaterfallSVG([]byte("{"), "x"); err == nil {
+		t.Error("broken HAR accepted")
+	}
+}
+
+func TestStreamsRegression(t *testing.T) {
+	a, b, ok := leastSquares([]float64{7, 50, 133}, []float64{2, 8, 20})
+	if !ok || math.Abs(b-0.1428) > 0.01 || math.Abs(a-(10-b*190.0/3)) > 1e-9 {
+		t.Errorf("fit a=%v b=%v", a, b)
+	}
+	if _, _, ok := leastSquares([]float64{5, 5}, []float64{1, 2}); ok {
+		t.Error("fit without spread reported ok")
+	}
+}
+
+// TestScreenshot renders report.html in headless Chromium and checks that
+// a non-blank PNG comes out. SPDYLAB_SCREENSHOT=path keeps the PNG.
+func TestScreenshot(t *testing.T) {
+	chrome := "/usr/lib/chromium/chromium"
+	if _, err := os.Stat(chrome); err != nil {
+		t.Skip("chromium not installed (scripts/deps.sh installs it)")
+	}
+	dir := t.TempDir()
+	fillStore(t, dir, cableStudy, nil)
+	if _, err := Build(dir); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "shot.png")
+	if p := os.Getenv("SPDYLAB_SCREENSHOT"); p != "" {
+		shot, _ = filepath.Abs(p)
+	}
+	if err := Screenshot(filepath.Join(dir, HTMLFile), shot, filepath.Join(dir, "chrome-profile")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Non-blank: a good share of the top screenful is not background white.
+	bnd := img.Bounds()
+	dark := 0
+	for y := bnd.Min.Y; y < bnd.Min.Y+min(1500, bnd.Dy()); y += 3 {
+		for x := bnd.Min.X; x < bnd.Max.X; x += 3 {
+			r, g, b, _ := img.At(x, y).RGBA()
+			if r+g+b < 3*0xc000 {
+				dark++
+			}
+		}
+	}
+	if dark < 500 {
+		t.Errorf("screenshot looks blank (%d dark samples)", dark)
+	}
+}

@@ -1,0 +1,166 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"math"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+)
+
+// harDoc is the part of a HAR 1.2 document a waterfall needs.
+type harDoc struct {
+	Log struct {
+		Pages []struct {
+			StartedDateTime string `json:"startedDateTime"`
+			PageTimings     struct {
+				OnLoad float64 `json:"onLoad"`
+			} `json:"pageTimings"`
+		} `json:"pages"`
+		Entries []harEntry `json:"entries"`
+	} `json:"log"`
+}
+
+type harEntry struct {
+	StartedDateTime string  `json:"startedDateTime"`
+	Time            float64 `json:"time"`
+	Request         struct {
+		URL string `json:"url"`
+	} `json:"request"`
+	Response struct {
+		Status  int `json:"status"`
+		Content struct {
+			Size int64 `json:"size"`
+		} `json:"content"`
+	} `json:"response"`
+	Timings struct {
+		Blocked, DNS, Connect, SSL, Send, Wait, Receive float64
+	} `json:"timings"`
+	Connection string `json:"connection"`
+	Pushed     bool   `json:"_pushed"`
+	Error      string `json:"_error"`
+}
+
+var phaseColors = []struct{ name, color string }{
+	{"blocked", "#bbbbbb"}, {"dns", "#009e73"}, {"connect", "#e69f00"}, {"ssl", "#cc79a7"},
+	{"send", "#56b4e9"}, {"wait", "#f0e442"}, {"receive", "#0072b2"},
+}
+
+// WaterfallSVG renders a HAR document as a request waterfall: one row per
+// entry, bars coloured by phase, in start order.
+func WaterfallSVG(har []byte, title string) (string, error) {
+	if len(har) == 0 {
+		return "", fmt.Errorf("the probe has no HAR (failed before the first request?)")
+	}
+	var d harDoc
+	if err := json.Unmarshal(har, &d); err != nil {
+		return "", fmt.Errorf("reading HAR: %w", err)
+	}
+	es := d.Log.Entries
+	if len(es) == 0 {
+		return "", fmt.Errorf("the HAR has no entries")
+	}
+	t0 := time.Time{}
+	if len(d.Log.Pages) > 0 {
+		t0, _ = time.Parse(time.RFC3339Nano, d.Log.Pages[0].StartedDateTime)
+	}
+	type row struct {
+		start float64
+		e     harEntry
+	}
+	rows := make([]row, 0, len(es))
+	for _, e := range es {
+		st, err := time.Parse(time.RFC3339Nano, e.StartedDateTime)
+		if err != nil {
+			return "", fmt.Errorf("HAR entry %s: bad startedDateTime %q", e.Request.URL, e.StartedDateTime)
+		}
+		if t0.IsZero() || st.Before(t0) {
+			t0 = st
+		}
+		rows = append(rows, row{e: e})
+		rows[len(rows)-1].start = float64(st.UnixNano())
+	}
+	end := 0.0
+	for i := range rows {
+		rows[i].start = (rows[i].start - float64(t0.UnixNano())) / 1e6
+		end = math.Max(end, rows[i].start+rows[i].e.Time)
+	}
+	sort.SliceStable(rows, func(a, b int) bool { return rows[a].start < rows[b].start })
+	const labelW, chartW, rowH, top = 260.0, 760.0, 14.0, 40.0
+	scale := chartW / math.Max(end, 1)
+	h := top + rowH*float64(len(rows)) + 50
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="10">`, labelW+chartW+20, h)
+	fmt.Fprintf(&b, `<text x="0" y="14" font-size="13" font-weight="bold">%s</text>`, html.EscapeString(title))
+	// time grid
+	step := niceStep(end / 8)
+	for t := 0.0; t <= end; t += step {
+		x := labelW + t*scale
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#e5e5e5"/><text x="%.1f" y="%.0f" fill="#555">%s</text>`,
+			x, top-6, x, h-40, x+2, top-8, fmtMs(t))
+	}
+	for i, r := range rows {
+		y := top + rowH*float64(i)
+		name := r.e.Request.URL
+		if u, err := url.Parse(name); err == nil {
+			name = strings.TrimSuffix(strings.SplitN(u.Host, ".", 2)[0], ":") + " " + u.Path
+		}
+		if r.e.Pushed {
+			name += " (push)"
+		}
+		if len(name) > 42 {
+			name = name[:41] + "…"
+		}
+		fill := "#333"
+		if r.e.Error != "" || r.e.Response.Status >= 400 || r.e.Response.Status == 0 {
+			fill = "#c00"
+		}
+		fmt.Fprintf(&b, `<text x="0" y="%.1f" fill="%s">%s</text>`, y+10, fill, html.EscapeString(name))
+		x := labelW + r.start*scale
+		t := r.e.Timings
+		for j, v := range []float64{t.Blocked, t.DNS, t.Connect, t.SSL, t.Send, t.Wait, t.Receive} {
+			if v <= 0 {
+				continue
+			}
+			// HAR counts ssl inside connect; draw connect without it.
+			if j == 2 && t.SSL > 0 {
+				v -= t.SSL
+			}
+			w := v * scale
+			fmt.Fprintf(&b, `<rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" fill="%s"><title>%s %s</title></rect>`,
+				x, y+2, math.Max(w, 0.5), rowH-4, phaseColors[j].color, phaseColors[j].name, fmtMs(v))
+			x += w
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="#555">%s</text>`, x+3, y+10, fmtMs(r.e.Time))
+	}
+	ly := h - 20
+	for i, pc := range phaseColors {
+		x := labelW + float64(i)*80
+		fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="%s"/><text x="%.0f" y="%.0f">%s</text>`, x, ly-9, pc.color, x+14, ly, pc.name)
+	}
+	b.WriteString(`</svg>`)
+	return b.String(), nil
+}
+
+func niceStep(raw float64) float64 {
+	if raw <= 0 {
+		return 1
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if raw <= m*mag {
+			return m * mag
+		}
+	}
+	return 10 * mag
+}
+
+func fmtMs(ms float64) string {
+	if ms >= 1000 {
+		return fmt.Sprintf("%.2fs", ms/1000)
+	}
+	return fmt.Sprintf("%.0fms", ms)
+}
