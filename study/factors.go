@@ -241,3 +241,7 @@ func FactorNames() []string {
 	}
 	return n
 }
+
+// ParseRateValue parses one rate as study files write it ("10mbit",
+// "unlimited"), in bit/s; 0 = unlimited.
+func ParseRateValue(s string) (int64, error) { return link.ParseRate(s) }

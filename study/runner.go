@@ -33,7 +33,9 @@ type Bench interface {
 }
 
 // Opener builds a bench for a condition (its Proto is irrelevant). workDir
-// is a fresh directory the bench may fill and that is removed after Close.
+// is a fresh directory the bench may fill and that is removed after Close;
+// its parent (Runner.WorkDir) lives for the whole run and may hold files
+// shared between benches, such as generated pages.
 type Opener func(ctx context.Context, c probe.Condition, seed int64, workDir string) (Bench, error)
 
 // Shard selects a deterministic slice of a study: groups (conditions that
@@ -222,10 +224,16 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if r.WorkDir == "" {
 		r.WorkDir = filepath.Join(os.TempDir(), "spdylab-work")
 	}
-	if err := os.MkdirAll(r.WorkDir, 0o755); err != nil {
-		return sum, err
+	if _, err := os.Stat(r.WorkDir); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(r.WorkDir, 0o755); err != nil {
+			return sum, err
+		}
+		// We made it, so everything in it (pages shared between benches,
+		// certificates) is ours to remove.
+		defer os.RemoveAll(r.WorkDir)
+	} else {
+		defer os.Remove(r.WorkDir) // only if empty: never someone else's files
 	}
-	defer os.Remove(r.WorkDir) // only if empty: never someone else's files
 
 	prog := newProgress(r.Progress, r.TTY, sum.Planned)
 	defer prog.finish()

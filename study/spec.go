@@ -480,3 +480,32 @@ func (l lineIndex) line(key string) int {
 }
 
 func (l lineIndex) table(t string) int { return l.line(t) }
+
+// Override applies command-line overrides: runs > 0 replaces the loads per
+// condition; noLink loads every condition over loopback (no emulated link).
+// Both change the fingerprint, so such a run never mixes with a full one.
+func (s *Study) Override(runs int, noLink bool) error {
+	if runs > 0 {
+		s.Runs = runs
+	}
+	if !noLink {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []Cond
+	for _, c := range s.Conditions {
+		v := map[string]string{}
+		for k, x := range c.Values {
+			v[k] = x
+		}
+		v["no_link"] = "true"
+		nc := Cond{Condition: buildCondition(v, s.Timeout), Values: v}
+		nc.Hash = HashCondition(nc.Condition)
+		if !seen[nc.Hash] {
+			seen[nc.Hash] = true
+			out = append(out, nc)
+		}
+	}
+	s.Conditions = out
+	return nil
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spdylab/spdylab/report"
+)
+
+func init() {
+	register(command{name: "report", summary: "rebuild OUT/report.html, conditions.csv and .json from OUT/results.db", run: reportCmd})
+}
+
+func reportCmd(args []string) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: spdylab report [--waterfall PROBE_ID] [--screenshot FILE.png] DIR\n\nRebuilds DIR/report.html, DIR/conditions.csv and DIR/conditions.json from\nDIR/results.db. Probe ids are in the report's condition table.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	waterfall := fs.Int64("waterfall", 0, "also write DIR/waterfall-ID.html for this probe")
+	shot := fs.String("screenshot", "", "also render report.html with headless Chromium into this PNG")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return 2
+	}
+	if *waterfall < 0 {
+		fmt.Fprintln(os.Stderr, "spdylab report: --waterfall wants a probe id (a positive number)")
+		return 2
+	}
+	dir := pos[0]
+	a, err := report.Build(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "spdylab report:", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "spdylab: %s: %d conditions, %d stored loads -> %s\n", dir, len(a.Conds), a.Stored, filepath.Join(dir, report.HTMLFile))
+	if *waterfall > 0 {
+		p, err := report.WriteWaterfall(dir, *waterfall)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "spdylab report:", err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "spdylab: waterfall -> %s\n", p)
+	}
+	if *shot != "" {
+		prof, err := os.MkdirTemp("", "spdylab-chromium-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "spdylab report:", err)
+			return 1
+		}
+		defer os.RemoveAll(prof)
+		if err := report.Screenshot(filepath.Join(dir, report.HTMLFile), *shot, prof); err != nil {
+			fmt.Fprintln(os.Stderr, "spdylab report:", err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "spdylab: screenshot -> %s\n", *shot)
+	}
+	return 0
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/spdylab/spdylab/report"
+	"github.com/spdylab/spdylab/study"
+)
+
+// defaultJobs is the default number of parallel benches; chosen from the
+// parallel-fidelity measurements in BENCHMARKS.md.
+const defaultJobs = 1
+
+// openBench builds the real bench (the harness); set in run_harness.go.
+var openBench study.Opener
+
+func init() {
+	register(command{name: "run", summary: "run a study (default: quick) and write OUT/report.html", run: runCmd})
+}
+
+// parseInterleaved parses flags that may come before or after the one
+// positional argument (`run quick -j 2` and `run -j 2 quick`).
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func runCmd(args []string) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), `usage: spdylab run [STUDY|FILE.toml] [flags]
+
+Runs every condition of a study (a built-in name from 'spdylab studies' or a
+study file; default quick) and stores each load in OUT/results.db as soon as
+it finishes; then writes OUT/report.html, conditions.csv and conditions.json.
+Running the same study into the same OUT again resumes: stored loads are
+skipped. Needs root for the network namespaces (unless every condition is
+no_link).
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
+	jobs := fs.Int("j", defaultJobs, "parallel testbeds (each has its own namespaces)")
+	out := fs.String("out", "", "output directory (default out/STUDY)")
+	resume := fs.Bool("resume", true, "continue a run stored in OUT; with --resume=false an OUT holding loads is an error")
+	shardArg := fs.String("shard", "", "run only slice i/N of the conditions (0 <= i < N), for clusters; merge with 'spdylab merge'")
+	runs := fs.Int("runs", 0, "override the loads per condition (smoke tests, CI); changes the study's fingerprint")
+	noLink := fs.Bool("no-link", false, "load over loopback without the emulated link (smoke test without namespaces)")
+	noReport := fs.Bool("no-report", false, "do not write the report after the run")
+	quiet := fs.Bool("q", false, "no progress output")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if len(pos) > 1 {
+		fmt.Fprintf(os.Stderr, "spdylab run: one study at a time, got %q\n", pos)
+		return 2
+	}
+	if *jobs < 1 || *jobs > 64 {
+		fmt.Fprintf(os.Stderr, "spdylab run: -j %d: want 1..64\n", *jobs)
+		return 2
+	}
+	if *runs < 0 || *runs > 10000 {
+		fmt.Fprintf(os.Stderr, "spdylab run: --runs %d: want 1..10000\n", *runs)
+		return 2
+	}
+	var sh study.Shard
+	if *shardArg != "" {
+		if sh, err = study.ParseShard(*shardArg); err != nil {
+			fmt.Fprintln(os.Stderr, "spdylab run:", err)
+			return 2
+		}
+	}
+	name := "quick"
+	if len(pos) == 1 {
+		name = pos[0]
+	}
+	s, err := study.Load(name)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "spdylab run:", err)
+		return 1
+	}
+	if err := s.Override(*runs, *noLink); err != nil {
+		fmt.Fprintln(os.Stderr, "spdylab run:", err)
+		return 2
+	}
+	if *out == "" {
+		*out = filepath.Join("out", s.Name)
+	}
+	if !*resume {
+		if st, err := study.OpenStore(*out); err == nil {
+			states, _ := st.States()
+			st.Close()
+			if len(states) > 0 {
+				fmt.Fprintf(os.Stderr, "spdylab run: %s already holds %d loads and --resume=false; choose another --out\n", *out, len(states))
+				return 1
+			}
+		}
+	}
+	st, err := study.CreateStore(*out, s)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "spdylab run:", err)
+		return 1
+	}
+	defer st.Close()
+	if openBench == nil {
+		fmt.Fprintln(os.Stderr, "spdylab run: this build has no testbed harness")
+		return 1
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var progress io.Writer = os.Stderr
+	if *quiet {
+		progress = nil
+	}
+	r := &study.Runner{Study: s, Store: st, Open: openBench, Jobs: *jobs, Shard: sh,
+		WorkDir: filepath.Join(*out, ".work"), Progress: progress, TTY: isTerminal(os.Stderr),
+		Args: strings.Join(append([]string{"spdylab", "run"}, args...), " ")}
+	if !*quiet {
+		if e, err := study.EstimateDuration(s, *jobs); err == nil {
+			fmt.Fprintf(os.Stderr, "spdylab: study %s: %d conditions x %d loads into %s (estimate %s at -j %d%s)\n",
+				s.Name, len(s.Conditions), s.Runs, *out, e.Total.Round(1e9), *jobs, shardNote(sh))
+		}
+	}
+	sum, runErr := r.Run(ctx)
+	stop()
+	if !*quiet && sum.Skipped > 0 {
+		fmt.Fprintf(os.Stderr, "spdylab: %d loads were already stored and were skipped\n", sum.Skipped)
+	}
+	fmt.Fprintf(os.Stderr, "spdylab: %d loads stored (%d failed attempts) in %s\n", sum.Done, sum.Failed, sum.Elapsed.Round(1e9))
+	if !*noReport && sum.Done+sum.Skipped > 0 {
+		if _, err := report.Build(*out); err != nil {
+			fmt.Fprintln(os.Stderr, "spdylab run: report:", err)
+			if runErr == nil {
+				return 1
+			}
+		} else {
+			fmt.Fprintf(os.Stderr, "spdylab: report: %s\n", filepath.Join(*out, report.HTMLFile))
+		}
+	}
+	switch {
+	case sum.Canceled:
+		fmt.Fprintf(os.Stderr, "spdylab run: interrupted; %d loads are stored, run the same command again to resume\n", sum.Done)
+		return 130
+	case runErr != nil:
+		fmt.Fprintln(os.Stderr, "spdylab run:", runErr)
+		return 1
+	}
+	return 0
+}
+
+func shardNote(sh study.Shard) string {
+	if sh.N <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(", whole study; this is shard %s", sh)
+}
+
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}

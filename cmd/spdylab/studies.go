@@ -1,0 +1,91 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spdylab/spdylab/study"
+)
+
+func init() {
+	register(command{name: "studies", summary: "list the built-in studies with their size and estimated time", run: studiesCmd})
+}
+
+func studiesCmd(args []string) int {
+	fs := flag.NewFlagSet("studies", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: spdylab studies [-j N] [-v] [STUDY|FILE.toml]\n\nLists the built-in studies (or describes one) with conditions, loads and an\nestimated run time: per load twice the lower bound (handshake RTTs + discovery\nRTTs + bytes / rate) plus a fixed overhead, times the loads, divided by -j.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	jobs := fs.Int("j", defaultJobs, "parallel testbeds assumed by the estimate")
+	verbose := fs.Bool("v", false, "also print each study's description and varied factors")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if *jobs < 1 {
+		fmt.Fprintln(os.Stderr, "spdylab studies: -j must be at least 1")
+		return 2
+	}
+	names := study.BuiltinNames()
+	if len(pos) > 0 {
+		names, *verbose = pos, true
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "STUDY\tCONDITIONS\tLOADS\tESTIMATE (-j %d)\tVARIES\n", *jobs)
+	status := 0
+	for _, n := range names {
+		s, err := study.Load(n)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "spdylab studies:", err)
+			status = 1
+			continue
+		}
+		est := "?"
+		if e, err := study.EstimateDuration(s, *jobs); err == nil {
+			est = fmtDuration(e.Total)
+		} else {
+			est = "? (" + err.Error() + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", s.Name, len(s.Conditions), len(s.Conditions)*s.Runs, est, strings.Join(s.Varied, ", "))
+		if *verbose {
+			tw.Flush()
+			fmt.Printf("  %s\n", s.Description)
+			if s.Note != "" {
+				fmt.Printf("  note: %s\n", s.Note)
+			}
+			fmt.Printf("  %d loads per condition, seed %d, baseline %v\n", s.Runs, s.Seed, s.Baseline)
+			for _, f := range s.Varied {
+				seen := map[string]bool{}
+				var vals []string
+				for _, c := range s.Conditions {
+					if v := c.Values[f]; !seen[v] {
+						seen[v] = true
+						vals = append(vals, v)
+					}
+				}
+				fmt.Printf("  %-14s %s\n", f, strings.Join(vals, " "))
+			}
+			fmt.Println()
+		}
+	}
+	tw.Flush()
+	return status
+}
+
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d >= time.Hour:
+		return fmt.Sprintf("%.1f h", d.Hours())
+	case d >= time.Minute:
+		return fmt.Sprintf("%.0f min", d.Minutes())
+	}
+	return d.Round(time.Second).String()
+}
