@@ -107,7 +107,8 @@ func (r *resolver) resolve(ctx context.Context, hostport string) (addr string, d
 		r.m[host] = l
 		go func() {
 			defer close(l.done)
-			addrs, err := r.r.LookupNetIP(ctx, "ip", host)
+			// IPv4 only, as the studies' testbeds (and netem's) are.
+			addrs, err := r.r.LookupNetIP(ctx, "ip4", host)
 			if err != nil {
 				l.err = fmt.Errorf("DNS lookup of %s: %w", host, err)
 				return
@@ -116,14 +117,7 @@ func (r *resolver) resolve(ctx context.Context, hostport string) (addr string, d
 				l.err = fmt.Errorf("DNS lookup of %s: no addresses", host)
 				return
 			}
-			best := addrs[0]
-			for _, a := range addrs { // prefer IPv4 like the studies' testbeds
-				if a.Unmap().Is4() {
-					best = a.Unmap()
-					break
-				}
-			}
-			l.addr = best.String()
+			l.addr = addrs[0].Unmap().String()
 		}()
 	}
 	r.mu.Unlock()

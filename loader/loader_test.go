@@ -108,8 +108,9 @@ func checkAgainstManifest(t *testing.T, st *site, res probe.Result) HAR {
 		}
 		received += ti.BytesRecv
 	}
-	if received < uint64(st.m.TotalBytes()) || int64(received) > res.BytesWireIn {
-		// TCP_INFO counts the same payload bytes as the wire counter.
+	if received < uint64(st.m.TotalBytes()) {
+		// The kernel may hold bytes the loader never read (a handshake
+		// still in flight on a spare connection), so only a lower bound.
 		t.Errorf("TCP_INFO says %d bytes received; the page is %d bytes, the wire counter says %d", received, st.m.TotalBytes(), res.BytesWireIn)
 	}
 	if res.Phases.Receive <= 0 || res.Phases.Connect <= 0 {
