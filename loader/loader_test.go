@@ -288,8 +288,12 @@ func TestNoGoroutinesLeft(t *testing.T) {
 	st := newSite(t, "generic:n=20,mean=4k", 2)
 	t1, _ := goServers(t, st, []string{"http/1.1"}, nil)
 	t2, _ := goServers(t, st, []string{"h2"}, nil)
+	t3, _ := spdyServers(t, st, probe.ProtoSPDY31, 0, true)
 	before := runtime.NumGoroutine()
 	for i := 0; i < 3; i++ {
+		if _, err := Load(context.Background(), t3, Options{Proto: probe.ProtoSPDY31}); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := Load(context.Background(), t1, Options{Proto: probe.ProtoHTTPS}); err != nil {
 			t.Fatal(err)
 		}
