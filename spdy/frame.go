@@ -111,14 +111,14 @@ func (s GoAwayStatus) String() string {
 type SettingID uint32
 
 const (
-	SettingUploadBandwidth       SettingID = 1
-	SettingDownloadBandwidth     SettingID = 2
-	SettingRoundTripTime         SettingID = 3
-	SettingMaxConcurrentStreams  SettingID = 4
-	SettingCurrentCwnd           SettingID = 5
-	SettingDownloadRetransRate   SettingID = 6
-	SettingInitialWindowSize     SettingID = 7
-	SettingClientCertVectorSize  SettingID = 8
+	SettingUploadBandwidth      SettingID = 1
+	SettingDownloadBandwidth    SettingID = 2
+	SettingRoundTripTime        SettingID = 3
+	SettingMaxConcurrentStreams SettingID = 4
+	SettingCurrentCwnd          SettingID = 5
+	SettingDownloadRetransRate  SettingID = 6
+	SettingInitialWindowSize    SettingID = 7
+	SettingClientCertVectorSize SettingID = 8
 )
 
 var settingNames = []string{"", "UPLOAD_BANDWIDTH", "DOWNLOAD_BANDWIDTH", "ROUND_TRIP_TIME",

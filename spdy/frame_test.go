@@ -1,0 +1,315 @@
+package spdy
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"hash/adler32"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func unhex(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestDictionaryIsTheSpecs(t *testing.T) {
+	if len(headerDictionary) != 1423 {
+		t.Fatalf("dictionary has %d bytes, the spec's has 1423", len(headerDictionary))
+	}
+	// 0xe3c6a7c2 is the FDICT id in every SPDY/3 header block (Chrome,
+	// spdylay, node-spdy all emit 38 ea e3 c6 a7 c2 ...).
+	if id := adler32.Checksum(headerDictionary); id != 0xe3c6a7c2 {
+		t.Fatalf("dictionary adler32 %#08x, want 0xe3c6a7c2", id)
+	}
+	if !bytes.HasPrefix(headerDictionary, []byte("\x00\x00\x00\x07options")) ||
+		!bytes.HasSuffix(headerDictionary, []byte(",enq=0.")) {
+		t.Fatal("dictionary does not start with options / end with enq=0.")
+	}
+}
+
+// Exact wire bytes for every frame without a header block.
+func TestFrameVectors(t *testing.T) {
+	cases := []struct {
+		name  string
+		frame Frame
+		wire  string
+	}{
+		{"data", &DataFrame{Stream: 1, Data: []byte("hello")}, "00000001 00 000005 68656c6c6f"},
+		{"data fin empty", &DataFrame{Stream: 0x7fffffff, Flags: FlagFin}, "7fffffff 01 000000"},
+		{"rst", &RstStreamFrame{Stream: 3, Status: RstCancel}, "8003 0003 00 000008 00000003 00000005"},
+		{"settings", &SettingsFrame{Entries: []Setting{
+			{ID: SettingInitialWindowSize, Value: 1 << 20},
+			{ID: SettingMaxConcurrentStreams, Value: 100, Flags: FlagSettingPersist},
+		}}, "8003 0004 00 000014 00000002 01000004 00000064 00000007 00100000"},
+		{"settings clear", &SettingsFrame{Flags: FlagSettingsClear, Entries: []Setting{}}, "8003 0004 01 000004 00000000"},
+		{"ping", &PingFrame{ID: 0xdeadbeef}, "8003 0006 00 000004 deadbeef"},
+		{"goaway", &GoAwayFrame{LastGoodStream: 9, Status: GoAwayProtocolError}, "8003 0007 00 000008 00000009 00000001"},
+		{"window update stream", &WindowUpdateFrame{Stream: 5, Delta: 65536}, "8003 0009 00 000008 00000005 00010000"},
+		{"window update session", &WindowUpdateFrame{Stream: 0, Delta: 0x7fffffff}, "8003 0009 00 000008 00000000 7fffffff"},
+		{"credential", &CredentialFrame{Slot: 1, Proof: []byte{0xaa}, Certificates: [][]byte{{0xbb, 0xcc}}},
+			"8003 000a 00 00000d 0001 00000001 aa 00000002 bbcc"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			fr := NewFramer(&buf, nil, 0)
+			if err := fr.WriteFrame(c.frame); err != nil {
+				t.Fatal(err)
+			}
+			fr.Flush()
+			want := unhex(t, c.wire)
+			if !bytes.Equal(buf.Bytes(), want) {
+				t.Fatalf("wire\n got %x\nwant %x", buf.Bytes(), want)
+			}
+			got, err := NewFramer(nil, bytes.NewReader(want), 0).ReadFrame()
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantFrame := c.frame
+			if s, ok := wantFrame.(*SettingsFrame); ok && len(s.Entries) > 0 { // read back in id order
+				s2 := *s
+				s2.Entries = append([]Setting(nil), s.Entries...)
+				if len(s2.Entries) == 2 {
+					s2.Entries[0], s2.Entries[1] = s2.Entries[1], s2.Entries[0]
+				}
+				wantFrame = &s2
+			}
+			if d, ok := got.(*DataFrame); ok && len(d.Data) == 0 {
+				d.Data = nil
+			}
+			if !reflect.DeepEqual(got, wantFrame) {
+				t.Fatalf("read back %#v, want %#v", got, wantFrame)
+			}
+			if got.String() == "" {
+				t.Fatal("empty String()")
+			}
+		})
+	}
+}
+
+// Header blocks compressed by C zlib (Python's zlib module, window bits 11
+// as Chrome used, SYNC_FLUSH after each block) with the spec dictionary:
+// two consecutive blocks from one compression context.
+const (
+	cZlibBlock1 = "38eae3c6a7c202a5455076b2821608fcc014ad975a91080a5cbd647059c16e8548d1eeae2160d50589e0728b5b3f332f25b5420fe478b0ca626079990b2e54334a4a0a40699ec30a7b524794e79cf0f0c3c879ecc5052995c0b804000000ffff"
+	cZlibBlock2 = "02e925df955cfac525952085c5c5643b9203ec4888096cf00cc99e686bc890646b84d3e100000000ffff"
+)
+
+func synStreamWire(t *testing.T, id, assoc uint32, pri uint8, flags uint8, block []byte) []byte {
+	var b []byte
+	b = append(b, 0x80, 0x03, 0x00, 0x01, flags)
+	n := 10 + len(block)
+	b = append(b, byte(n>>16), byte(n>>8), byte(n))
+	b = binary.BigEndian.AppendUint32(b, id)
+	b = binary.BigEndian.AppendUint32(b, assoc)
+	b = append(b, pri<<5, 0)
+	return append(b, block...)
+}
+
+func TestDecodeHeaderBlocksFromCZlib(t *testing.T) {
+	var wire []byte
+	wire = append(wire, synStreamWire(t, 1, 0, 2, FlagFin, unhex(t, cZlibBlock1))...)
+	wire = append(wire, synStreamWire(t, 3, 0, 7, FlagFin, unhex(t, cZlibBlock2))...)
+	fr := NewFramer(nil, bytes.NewReader(wire), 0)
+	f1, err := fr.ReadFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1 := f1.(*SynStreamFrame)
+	if s1.Stream != 1 || s1.Priority != 2 || s1.Flags != FlagFin {
+		t.Fatalf("frame 1: %v", s1)
+	}
+	want1 := Header{":host": {"www.example.com"}, ":method": {"GET"}, ":path": {"/index.html"}, ":scheme": {"https"},
+		":version": {"HTTP/1.1"}, "accept": {"text/html"}, "user-agent": {"spdylab"}}
+	if !reflect.DeepEqual(s1.Headers, want1) {
+		t.Fatalf("block 1: %v", s1.Headers)
+	}
+	f2, err := fr.ReadFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := f2.(*SynStreamFrame)
+	if s2.Stream != 3 || s2.Priority != 7 {
+		t.Fatalf("frame 2: %v", s2)
+	}
+	if got := s2.Headers["cookie"]; !reflect.DeepEqual(got, []string{"a=1", "b=2"}) {
+		t.Fatalf("NUL-joined cookie decoded as %q", got)
+	}
+	if s2.Headers.Get(":path") != "/style.css" || s2.Size.Compressed != len(unhex(t, cZlibBlock2)) {
+		t.Fatalf("block 2: %v %+v", s2.Headers, s2.Size)
+	}
+	if !strings.Contains(s2.String(), "SYN_STREAM stream=3 pri=7 flags=FIN") || !strings.Contains(s2.String(), "cookie") {
+		t.Fatalf("String() = %q", s2.String())
+	}
+}
+
+func TestHeaderFramesRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewFramer(&buf, nil, 0)
+	frames := []Frame{
+		&SynStreamFrame{Stream: 1, Priority: 3, Flags: FlagFin, Headers: Header{":method": {"GET"}, ":path": {"/"}, "cookie": {"a=1", "b=2"}, "empty": {""}}},
+		&SynStreamFrame{Stream: 2, AssociatedTo: 1, Priority: 0, Flags: FlagUnidirectional, Slot: 0, Headers: Header{":path": {"/p"}}},
+		&SynReplyFrame{Stream: 1, Headers: Header{":status": {"200 OK"}, ":version": {"HTTP/1.1"}}},
+		&HeadersFrame{Stream: 1, Flags: FlagFin, Headers: Header{"x-trailer": {"v"}}},
+		&SynReplyFrame{Stream: 3, Headers: Header{}},
+	}
+	for _, f := range frames {
+		if err := w.WriteFrame(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	// Every compressed block starts a zlib stream with the spec dictionary id
+	// in the first frame only.
+	raw := buf.Bytes()
+	if !bytes.Equal(raw[18+2:18+6], []byte{0xe3, 0xc6, 0xa7, 0xc2}) {
+		t.Fatalf("first header block does not name dictionary e3c6a7c2: % x", raw[18:24])
+	}
+	r := NewFramer(nil, bytes.NewReader(raw), 0)
+	for i, want := range frames {
+		got, err := r.ReadFrame()
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("frame %d:\n got %#v\nwant %#v", i, got, want)
+		}
+	}
+	if _, err := r.ReadFrame(); err != io.EOF {
+		t.Fatalf("after last frame: %v", err)
+	}
+}
+
+func TestUnknownControlFrameIgnored(t *testing.T) {
+	wire := unhex(t, "8003 00ff 00 000003 010203  8003 0006 00 000004 00000001")
+	fr := NewFramer(nil, bytes.NewReader(wire), 0)
+	f, err := fr.ReadFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, ok := f.(*UnknownFrame); !ok || u.FrameType != 0xff || u.Length != 3 {
+		t.Fatalf("got %#v", f)
+	}
+	f, err = fr.ReadFrame()
+	if err != nil || f.(*PingFrame).ID != 1 {
+		t.Fatalf("frame after unknown: %v %v", f, err)
+	}
+}
+
+func TestFrameDecodeErrors(t *testing.T) {
+	cases := []struct {
+		name      string
+		wire      string
+		rstStream uint32
+		rstStatus RstStatus
+	}{
+		{"bad version ping", "8002 0006 00 000004 00000001", 0, 0},
+		{"bad version syn_stream", "8002 0001 00 00000a 00000005 00000000 0000", 5, RstUnsupportedVersion},
+		{"rst wrong length", "8003 0003 00 000004 00000001", 0, 0},
+		{"rst status 0", "8003 0003 00 000008 00000001 00000000", 0, 0},
+		{"rst stream 0", "8003 0003 00 000008 00000000 00000001", 0, 0},
+		{"ping wrong length", "8003 0006 00 000005 0000000100", 0, 0},
+		{"goaway wrong length", "8003 0007 00 000004 00000001", 0, 0},
+		{"window update wrong length", "8003 0009 00 000004 00000001", 0, 0},
+		{"settings count mismatch", "8003 0004 00 00000c 00000002 00000004 00000064", 0, 0},
+		{"syn_stream short", "8003 0001 00 000004 00000001", 0, 0},
+		{"data on stream 0", "00000000 00 000001 00", 0, 0},
+		{"credential truncated", "8003 000a 00 000006 0001 00000009", 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := NewFramer(nil, bytes.NewReader(unhex(t, c.wire)), 0).ReadFrame()
+			var se *SessionError
+			if !errors.As(err, &se) {
+				t.Fatalf("err = %v, want *SessionError", err)
+			}
+			if se.Status != GoAwayProtocolError || se.RstStream != c.rstStream || se.RstStatus != c.rstStatus {
+				t.Fatalf("got %+v", se)
+			}
+		})
+	}
+}
+
+func TestOversizeFrames(t *testing.T) {
+	big := make([]byte, 20000)
+	var buf bytes.Buffer
+	w := NewFramer(&buf, nil, 0)
+	w.WriteFrame(&DataFrame{Stream: 7, Data: big})
+	w.WriteFrame(&SynReplyFrame{Stream: 9, Headers: Header{"x": {string(randomBytes(0, 0)) + strings.Repeat("y", 0) + "z"}}})
+	w.WriteFrame(&PingFrame{ID: 3})
+	w.Flush()
+	r := NewFramer(nil, bytes.NewReader(buf.Bytes()), 0)
+	r.MaxReadFrameSize = 8192
+	f, err := r.ReadFrame()
+	var se *StreamError
+	if !errors.As(err, &se) || se.Stream != 7 || se.Status != RstFrameTooLarge {
+		t.Fatalf("oversize DATA: %v", err)
+	}
+	if f.(*DataFrame).skipped != len(big) {
+		t.Fatalf("skipped %d", f.(*DataFrame).skipped)
+	}
+	// The reader stays aligned and the header context intact.
+	if f, err = r.ReadFrame(); err != nil || f.(*SynReplyFrame).Headers.Get("x") != "z" {
+		t.Fatalf("after oversize DATA: %v %v", f, err)
+	}
+	if f, err = r.ReadFrame(); err != nil || f.(*PingFrame).ID != 3 {
+		t.Fatalf("after oversize DATA: %v %v", f, err)
+	}
+
+	// An oversize SYN_STREAM cannot be decompressed: FRAME_TOO_LARGE then GOAWAY.
+	buf.Reset()
+	w = NewFramer(&buf, nil, 0)
+	w.WriteFrame(&SynStreamFrame{Stream: 11, Headers: Header{"cookie": {string(randomHex(30000))}}})
+	w.Flush()
+	r = NewFramer(nil, bytes.NewReader(buf.Bytes()), 0)
+	r.MaxReadFrameSize = 8192
+	_, err = r.ReadFrame()
+	var sess *SessionError
+	if !errors.As(err, &sess) || sess.RstStream != 11 || sess.RstStatus != RstFrameTooLarge {
+		t.Fatalf("oversize SYN_STREAM: %v", err)
+	}
+}
+
+func randomHex(n int) []byte {
+	return []byte(hex.EncodeToString(randomBytes(n/2, 99)))
+}
+
+func TestWriteFrameRejectsBadInput(t *testing.T) {
+	w := NewFramer(io.Discard, nil, 0)
+	bad := []Frame{
+		&DataFrame{Stream: 0},
+		&RstStreamFrame{Stream: 1 << 31, Status: RstCancel},
+		&SynStreamFrame{Stream: 1, Priority: 8, Headers: Header{}},
+		&SynStreamFrame{Stream: 1, Headers: Header{"Upper": {"x"}}},
+		&SynStreamFrame{Stream: 1, Headers: Header{"": {"x"}}},
+		&SynReplyFrame{Stream: 1, Headers: Header{"x": {"a\x00"}}},
+		&SynReplyFrame{Stream: 1, Headers: Header{"x": {"a", ""}}},
+		&SynReplyFrame{Stream: 1, Headers: Header{"x": {}}},
+		&WindowUpdateFrame{Stream: 1, Delta: 0},
+		&WindowUpdateFrame{Stream: 1, Delta: 1 << 31},
+	}
+	for _, f := range bad {
+		if err := w.WriteFrame(f); err == nil {
+			t.Errorf("WriteFrame(%#v) succeeded", f)
+		}
+	}
+	// A rejected header block must not disturb the compression context.
+	var buf bytes.Buffer
+	w = NewFramer(&buf, nil, 0)
+	w.WriteFrame(&SynReplyFrame{Stream: 1, Headers: Header{"Bad": {"x"}}})
+	w.WriteFrame(&SynReplyFrame{Stream: 1, Headers: Header{"good": {"x"}}})
+	w.Flush()
+	f, err := NewFramer(nil, &buf, 0).ReadFrame()
+	if err != nil || f.(*SynReplyFrame).Headers.Get("good") != "x" {
+		t.Fatalf("%v %v", f, err)
+	}
+}
