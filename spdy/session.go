@@ -99,7 +99,8 @@ type session struct {
 	sched          writeScheduler
 	streams        map[uint32]*stream
 	nextLocalID    uint32
-	lastPeerID     uint32 // highest stream id the peer opened (GOAWAY last-good)
+	lastPeerID     uint32 // highest stream id the peer opened (ids must grow)
+	lastGoodID     uint32 // highest peer stream answered (SYN_REPLY/RST): GOAWAY last-good
 	localActive    int    // open streams we created (bounded by the peer's limit)
 	peerActive     int    // open streams the peer created (bounded by ours)
 	peerMaxStreams uint32
@@ -254,7 +255,7 @@ func (s *session) fatalLocked(err error, status GoAwayStatus, rst *RstStreamFram
 	}
 	if sendGoAway && !s.goAwaySent {
 		s.goAwaySent = true
-		s.sched.pushControl(&GoAwayFrame{LastGoodStream: s.lastPeerID, Status: status}, nil)
+		s.sched.pushControl(&GoAwayFrame{LastGoodStream: s.lastGoodID, Status: status}, nil)
 	}
 	for _, dw := range s.sched.dropData() {
 		dw.done <- err
@@ -440,6 +441,7 @@ func (s *session) drainUntilClosed() {
 func (s *session) onStreamErrorFrame(f Frame, se *StreamError) {
 	if ss, ok := f.(*SynStreamFrame); ok && s.isPeerID(ss.Stream) && ss.Stream > s.lastPeerID {
 		s.lastPeerID = ss.Stream // the id is consumed even though the stream is refused
+		s.lastGoodID = ss.Stream
 	}
 	if df, ok := f.(*DataFrame); ok && s.v31 {
 		// The peer charged the skipped payload to the session window:
@@ -696,10 +698,16 @@ func (s *session) onSynStream(f *SynStreamFrame) {
 	}
 	s.lastPeerID = f.Stream
 	if uint32(s.peerActive) >= s.cfg.maxConcurrent() {
+		s.lastGoodID = f.Stream
 		s.sendRstLocked(f.Stream, RstRefusedStream)
 		return
 	}
-	if se := s.onPeerStream(f); se != nil {
+	se := s.onPeerStream(f)
+	if s.dead {
+		return
+	}
+	s.lastGoodID = f.Stream
+	if se != nil {
 		s.sendRstLocked(f.Stream, se.Status)
 	}
 	s.resetIdleLocked()
@@ -976,7 +984,7 @@ func (s *session) shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	if !s.dead && !s.goAwaySent {
 		s.goAwaySent = true
-		s.sched.pushControl(&GoAwayFrame{LastGoodStream: s.lastPeerID, Status: GoAwayOK}, nil)
+		s.sched.pushControl(&GoAwayFrame{LastGoodStream: s.lastGoodID, Status: GoAwayOK}, nil)
 		s.wake.Signal()
 	}
 	s.afterStreamClosedLocked()
