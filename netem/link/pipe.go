@@ -150,9 +150,9 @@ func (p *Pipe) Start() error {
 		close(p.done)
 		return nil
 	}
-	ready := make(chan struct{})
+	ready := make(chan error)
 	go p.run(ready)
-	<-ready
+	p.rtErr = <-ready // run does not touch p.mu until it has reported
 	return nil
 }
 
@@ -325,14 +325,10 @@ const (
 // sleeps until the oldest packet is due and delivers every due packet.
 // Delivery times are non-decreasing (a constant delay after a FIFO link), so
 // the head of the ring is always the next packet due.
-func (p *Pipe) run(ready chan<- struct{}) {
+func (p *Pipe) run(ready chan<- error) {
 	runtime.LockOSThread() // never unlocked: the thread dies with us
 	defer close(p.done)
-	rtErr := makeThreadPrecise()
-	p.mu.Lock()
-	p.rtErr = rtErr
-	p.mu.Unlock()
-	close(ready)
+	ready <- makeThreadPrecise()
 
 	early := int64(initEarlyWake)
 	var batch []slotRef
