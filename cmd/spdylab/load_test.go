@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// spdylabBinary builds the command into the test's temporary directory.
+func spdylabBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "spdylab")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building spdylab: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestLoadCommandJSONOverLoopback(t *testing.T) {
+	bin := spdylabBinary(t)
+	work, har := t.TempDir(), t.TempDir()
+	cmd := exec.Command(bin, "load", "--no-link", "--runs", "2", "--json", "--page", "pageC",
+		"--proto", "https,h2", "--work-dir", work, "--har", har)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("spdylab load: %v\n%s", err, stderr.String())
+	}
+	var protos []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var s map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatalf("output line is not JSON: %q", sc.Text())
+		}
+		for _, k := range []string{"plt_median_ms", "plt_p25_ms", "plt_p75_ms", "tow_median_ms", "runs", "failed", "proto", "condition", "phases_median_ms"} {
+			if _, ok := s[k]; !ok {
+				t.Fatalf("summary lacks %q: %s", k, sc.Text())
+			}
+		}
+		if s["runs"].(float64) != 2 || s["failed"].(float64) != 0 {
+			t.Fatalf("runs %v failed %v, want 2 and 0 (stderr: %s)", s["runs"], s["failed"], stderr.String())
+		}
+		if s["plt_median_ms"].(float64) <= 0 || s["plt_p25_ms"].(float64) > s["plt_p75_ms"].(float64) {
+			t.Fatalf("implausible PLT quantiles: %s", sc.Text())
+		}
+		protos = append(protos, s["proto"].(string))
+	}
+	if strings.Join(protos, ",") != "https,h2" {
+		t.Fatalf("summaries for %v, want https then h2", protos)
+	}
+	hars, _ := filepath.Glob(filepath.Join(har, "*.har"))
+	if len(hars) != 4 {
+		t.Fatalf("%d HAR files, want 4 (2 runs x 2 protocols)", len(hars))
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(har, ".*")); len(tmp) > 0 {
+		t.Fatalf("temporary files left in the HAR dir: %v", tmp)
+	}
+}
+
+func TestLoadCommandRejectsBadFlags(t *testing.T) {
+	cases := map[string]struct {
+		args []string
+		want string
+	}{
+		"page":         {[]string{"--page", "pageZ"}, `unknown page "pageZ"`},
+		"proto":        {[]string{"--proto", "spdy/2"}, `--proto "spdy/2"`},
+		"runs":         {[]string{"--runs", "0"}, "--runs 0"},
+		"tls":          {[]string{"--tls", "1.0"}, `unknown TLS version "1.0"`},
+		"push":         {[]string{"--push", "all"}, `unknown push policy "all"`},
+		"shard mode":   {[]string{"--shard-mode", "x"}, `unknown shard mode "x"`},
+		"rtt":          {[]string{"--rtt", "-1ms"}, "--rtt"},
+		"loss":         {[]string{"--loss", "150%"}, "--loss"},
+		"positional":   {[]string{"pageA"}, "unexpected argument"},
+		"unknown flag": {[]string{"--bogus"}, "bogus"},
+		"timeout":      {[]string{"--timeout", "0s"}, "--timeout"},
+	}
+	for label, c := range cases {
+		var out, errb bytes.Buffer
+		code := runLoad(context.Background(), append([]string{"--no-link"}, c.args...), &out, &errb)
+		if code != 2 {
+			t.Errorf("%s: exit %d, want 2 (stderr %s)", label, code, errb.String())
+		}
+		if !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%s: stderr %q does not mention %q", label, errb.String(), c.want)
+		}
+	}
+}
+
+func TestPageCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "site")
+	var out, errb bytes.Buffer
+	if code := runPage([]string{"gen", "pageC", "--shards", "2", "--shard-mode", "roundrobin", "-o", dir}, &out, &errb); code != 0 {
+		t.Fatalf("page gen: exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index.html")); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := runPage([]string{"show", "--json", filepath.Join(dir, "manifest.json")}, &out, &errb); code != 0 {
+		t.Fatalf("page show: exit %d: %s", code, errb.String())
+	}
+	var s struct {
+		Resources struct{ Count int } `json:"resources"`
+		ByHost    map[string]any      `json:"by_host"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &s); err != nil || s.Resources.Count != 11 || len(s.ByHost) != 2 {
+		t.Fatalf("page show --json: %v %+v", err, s)
+	}
+	errb.Reset()
+	if code := runPage([]string{"gen", "nosuchpage", "-o", dir}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "known pages: pageA") {
+		t.Fatalf("unknown page: exit %d, %s", code, errb.String())
+	}
+	if code := runPage([]string{"gen", "pageA"}, &out, &errb); code != 2 {
+		t.Fatalf("gen without -o: exit %d", code)
+	}
+	out.Reset()
+	if code := runPage([]string{"list"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "youm7") {
+		t.Fatalf("page list: %d %s", code, out.String())
+	}
+}

@@ -1,0 +1,471 @@
+// Package harness sets up one condition's bench: the page on disk, a
+// testbed (emulated link or loopback), one spdylab server per shard host,
+// and runs cold page loads against it. It is the glue between page, netem,
+// server and loader; the study runner and `spdylab load` both use it.
+package harness
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spdylab/spdylab/internal/certs"
+	"github.com/spdylab/spdylab/loader"
+	"github.com/spdylab/spdylab/netem"
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/server"
+	"github.com/spdylab/spdylab/spdy"
+)
+
+// Options are the bench's settings that are not part of the condition.
+type Options struct {
+	// WorkDir holds generated pages (WorkDir/pages/...), reused across
+	// benches with the same page, shards, mode and seed. "" = a directory
+	// under os.TempDir() shared by all runs.
+	WorkDir string
+	// Seed is the page generator seed, and the link's loss seed unless the
+	// condition sets Link.Seed.
+	Seed int64
+	// Timeout bounds one load; 0 = the condition's Timeout, else 60 s.
+	Timeout time.Duration
+	// ServerLog receives the servers' connection and access log; nil = silent.
+	ServerLog io.Writer
+	// Testbed, when set, adjusts the emulated testbed's configuration after
+	// it is derived from the condition (per-direction queues,
+	// Gilbert-Elliott loss, packet log: knobs a Condition does not carry).
+	Testbed func(*netem.Config)
+}
+
+// DefaultTimeout bounds a load when neither Options nor the condition do.
+const DefaultTimeout = 60 * time.Second
+
+// HTTPSPort is where servers listen on an emulated testbed. Loopback
+// benches share the caller's namespace with other programs, so their
+// servers take ephemeral ports instead.
+const HTTPSPort = 443
+
+// Bench is one condition's testbed with its servers running.
+type Bench struct {
+	cond     probe.Condition
+	opt      Options
+	tb       *netem.Testbed
+	m        *page.Manifest
+	siteDir  string
+	baseURLs map[string]string
+	servers  []*server.Server
+	serving  sync.WaitGroup
+	closed   atomic.Bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open builds the bench for c. c.Proto is ignored: every server offers
+// every protocol, so a runner can interleave protocols on one bench. On
+// error everything Open created is torn down again.
+func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err error) {
+	if opt.Timeout == 0 {
+		opt.Timeout = c.Timeout
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	c, m, err := validate(c, opt.Seed)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := ensureSite(opt.WorkDir, m)
+	if err != nil {
+		return nil, err
+	}
+	b = &Bench{cond: c, opt: opt, m: m, siteDir: dir, baseURLs: map[string]string{}}
+	defer func() {
+		if err != nil {
+			b.Close()
+			b = nil
+		}
+	}()
+	if c.NoLink {
+		b.tb = netem.Loopback(c.Shards)
+	} else {
+		cfg := netem.Config{Shards: c.Shards, Link: c.Link, TCP: c.TCP, DNS: c.DNS}
+		if cfg.Link.Seed == 0 {
+			cfg.Link.Seed = opt.Seed
+		}
+		if opt.Testbed != nil {
+			opt.Testbed(&cfg)
+		}
+		if b.tb, err = netem.New(ctx, cfg); err != nil {
+			return nil, fmt.Errorf("harness: testbed: %w", err)
+		}
+	}
+	if err := b.startServers(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Validate checks c and its page without building anything and returns
+// the page the bench would serve. Errors name the field at fault.
+func Validate(c probe.Condition, seed int64) (*page.Manifest, error) {
+	_, m, err := validate(c, seed)
+	return m, err
+}
+
+func validate(c probe.Condition, seed int64) (probe.Condition, *page.Manifest, error) {
+	c, err := normalize(c)
+	if err != nil {
+		return c, nil, err
+	}
+	m, err := openPage(c, seed)
+	if err != nil {
+		return c, nil, err
+	}
+	if c.Shards == 0 {
+		c.Shards = len(m.Hosts)
+	}
+	for i, h := range m.Hosts {
+		if i >= c.Shards || h != page.HostName(i+1) {
+			return c, nil, fmt.Errorf("harness: page %s uses host %s, but the bench has hosts %s..%s", c.Page, h, page.HostName(1), page.HostName(c.Shards))
+		}
+	}
+	return c, m, nil
+}
+
+// normalize checks the condition's fields and fills defaults.
+func normalize(c probe.Condition) (probe.Condition, error) {
+	if c.Page == "" {
+		return c, errors.New("harness: condition names no page")
+	}
+	if c.Shards < 0 || c.Shards > netem.MaxShards {
+		return c, fmt.Errorf("harness: shards %d out of range 1..%d", c.Shards, netem.MaxShards)
+	}
+	switch c.ShardMode {
+	case "":
+		c.ShardMode = page.ShardEqual
+	case page.ShardEqual, page.ShardRoundRobin:
+	default:
+		return c, fmt.Errorf("harness: unknown shard mode %q (want equal or roundrobin)", c.ShardMode)
+	}
+	switch c.TLS {
+	case "":
+		c.TLS = "1.2"
+	case "1.2", "1.3":
+	default:
+		return c, fmt.Errorf("harness: unknown TLS version %q (want 1.2 or 1.3)", c.TLS)
+	}
+	switch c.Push {
+	case "", server.PushNone, server.PushManifest, server.PushPreload:
+	default:
+		return c, fmt.Errorf("harness: unknown push policy %q (want none, manifest or preload)", c.Push)
+	}
+	if c.MaxStreams < 0 || c.MaxStreams > 1<<31-1 {
+		return c, fmt.Errorf("harness: max streams %d out of range", c.MaxStreams)
+	}
+	if c.InitialWindow < 0 || c.InitialWindow > 1<<31-1 {
+		return c, fmt.Errorf("harness: initial window %d out of range", c.InitialWindow)
+	}
+	return c, nil
+}
+
+// openPage generates the condition's page, or loads it when Page names a
+// manifest file.
+func openPage(c probe.Condition, seed int64) (*page.Manifest, error) {
+	if strings.HasSuffix(c.Page, ".json") || strings.ContainsRune(c.Page, os.PathSeparator) {
+		m, err := page.Load(c.Page)
+		if err != nil {
+			return nil, fmt.Errorf("harness: %w", err)
+		}
+		return m, nil
+	}
+	m, err := page.Generate(c.Page, c.Shards, seed, c.ShardMode)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	return m, nil
+}
+
+// ensureSite writes the page under workDir/pages, keyed by the manifest's
+// content hash, unless an identical site is already there. A lock file
+// serialises benches of a parallel runner that want the same page.
+func ensureSite(workDir string, m *page.Manifest) (string, error) {
+	if workDir == "" {
+		workDir = filepath.Join(os.TempDir(), "spdylab-work")
+	}
+	js, err := jsonManifest(m)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(js)
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			return r
+		}
+		return '_'
+	}, m.Name)
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	pages := filepath.Join(workDir, "pages")
+	if err := os.MkdirAll(pages, 0o755); err != nil {
+		return "", fmt.Errorf("harness: work dir: %w", err)
+	}
+	dir := filepath.Join(pages, fmt.Sprintf("%s-%d-%x", name, len(m.Hosts), sum[:6]))
+	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("harness: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", fmt.Errorf("harness: locking %s: %w", lock.Name(), err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if have, err := os.ReadFile(filepath.Join(dir, page.ManifestFile)); err == nil && sameManifest(have, js) {
+		return dir, nil
+	}
+	if err := m.WriteSite(dir); err != nil {
+		return "", fmt.Errorf("harness: writing page %s: %w", m.Name, err)
+	}
+	return dir, nil
+}
+
+// startServers starts one server per shard host with the condition's
+// protocol settings and one certificate covering every host name.
+func (b *Bench) startServers() error {
+	c := b.cond
+	var names []string
+	for _, h := range b.tb.Servers() {
+		names = append(names, h.Name)
+	}
+	cert, err := certs.SelfSigned(names...)
+	if err != nil {
+		return fmt.Errorf("harness: certificate: %w", err)
+	}
+	push := c.Push
+	if push == "" {
+		push = server.PushNone
+	}
+	pushMap := b.m.PushMap()
+	port := HTTPSPort
+	if c.NoLink {
+		port = 0
+	}
+	for _, h := range b.tb.Servers() {
+		cfg := server.Config{
+			Root:        b.siteDir,
+			Protocols:   append([]string(nil), server.DefaultProtocols...),
+			Certificate: &cert,
+			HostNames:   names,
+			SPDY: spdy.Config{
+				MaxConcurrentStreams: uint32(c.MaxStreams),
+				InitialWindowSize:    int32(c.InitialWindow),
+			},
+			H2: server.H2Config{
+				MaxConcurrentStreams: uint32(c.MaxStreams),
+				InitialWindowSize:    int32(c.InitialWindow),
+			},
+			Push:    push,
+			PushMap: pushMap,
+			CC:      c.TCP.CC,
+		}
+		if b.opt.ServerLog != nil {
+			cfg.Log = newLogger(b.opt.ServerLog, h.Name)
+		}
+		srv, err := server.New(cfg)
+		if err != nil {
+			return fmt.Errorf("harness: server for %s: %w", h.Name, err)
+		}
+		l, err := h.Listen("tcp", h.HostPort(port))
+		if err != nil {
+			srv.Close()
+			return fmt.Errorf("harness: listening on %s (%s): %w", h.Name, h.HostPort(port), err)
+		}
+		b.servers = append(b.servers, srv)
+		b.serving.Add(1)
+		go func() {
+			defer b.serving.Done()
+			srv.Serve(l)
+			l.Close()
+		}()
+		if c.DNS && b.tb.Emulated() {
+			// The loader resolves the name through the client's resolver,
+			// so the load pays for DNS across the link.
+			b.baseURLs[h.Name] = fmt.Sprintf("https://%s:%d", h.Name, port)
+		} else {
+			b.baseURLs[h.Name] = "https://" + l.Addr().String()
+		}
+	}
+	return nil
+}
+
+// Manifest is the page the bench serves.
+func (b *Bench) Manifest() *page.Manifest { return b.m }
+
+// Condition is the normalised condition (defaults filled in, Proto empty).
+func (b *Bench) Condition() probe.Condition { return b.cond }
+
+// SiteDir is the directory the servers serve.
+func (b *Bench) SiteDir() string { return b.siteDir }
+
+// BaseURLs maps each shard host to the URL its server listens at.
+func (b *Bench) BaseURLs() map[string]string {
+	out := make(map[string]string, len(b.baseURLs))
+	for k, v := range b.baseURLs {
+		out[k] = v
+	}
+	return out
+}
+
+// Testbed is the bench's testbed (for `spdylab load -v` style reporting).
+func (b *Bench) Testbed() *netem.Testbed { return b.tb }
+
+// Load performs one cold page load with proto: new connections, full TLS
+// handshakes, nothing cached. It never hangs past the per-load timeout; a
+// failure is reported in the Result (Failed, Error), not as a panic or a
+// hang.
+func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
+	cond := b.cond
+	cond.Proto = proto
+	res := probe.Result{Condition: cond, Run: run, Started: time.Now()}
+	fail := func(err error) probe.Result {
+		res.Failed, res.Error = true, err.Error()
+		return res
+	}
+	switch proto {
+	case probe.ProtoHTTPS, probe.ProtoSPDY31, probe.ProtoSPDY3, probe.ProtoH2:
+	default:
+		return fail(fmt.Errorf("harness: unknown protocol %q (want https, spdy/3.1, spdy/3 or h2)", proto))
+	}
+	if b.closed.Load() {
+		return fail(errors.New("harness: bench is closed"))
+	}
+	opt := loader.Options{
+		Proto:         proto,
+		TLSVersion:    cond.TLS,
+		InitialWindow: cond.InitialWindow,
+		Timeout:       b.opt.Timeout,
+	}
+	if b.tb.Emulated() {
+		client := b.tb.Client()
+		opt.Dial = client.DialContext
+		if cond.DNS {
+			opt.Resolver = client.Resolver()
+		}
+	} else {
+		// Loopback: dial directly so the loader sets the client's
+		// congestion control itself.
+		opt.CC = cond.TCP.CC
+	}
+	// The loader has its own timeout; this outer one (with grace for
+	// teardown) only guards against a loader that fails to honour it.
+	lctx, cancel := context.WithTimeout(ctx, b.opt.Timeout+10*time.Second)
+	defer cancel()
+	b.tb.ResetCounters()
+	type outcome struct {
+		r   probe.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		r, err := loader.Load(lctx, loader.Target{Manifest: b.m, BaseURLs: b.baseURLs}, opt)
+		done <- outcome{r, err}
+	}()
+	var out outcome
+	select {
+	case out = <-done:
+	case <-lctx.Done():
+		select {
+		case out = <-done:
+		case <-time.After(5 * time.Second):
+			return fail(fmt.Errorf("harness: load did not return within %v after its deadline: %v", 5*time.Second, context.Cause(lctx)))
+		}
+	}
+	r := out.r
+	r.Condition, r.Run = cond, run
+	if r.Started.IsZero() {
+		r.Started = res.Started
+	}
+	r.Link = b.tb.Counters()
+	if out.err != nil {
+		r.Failed = true
+		if r.Error == "" {
+			r.Error = out.err.Error()
+		}
+	}
+	return r
+}
+
+// Check runs the testbed's short link self-check. Loopback benches have no
+// link to check and report OK with what they measure.
+func (b *Bench) Check(ctx context.Context) probe.LinkCheck {
+	if b.closed.Load() {
+		return probe.LinkCheck{Problem: "bench is closed"}
+	}
+	// netem's self-check is part of its contract but may land after this
+	// package; until then the bench says so instead of pretending.
+	checker, ok := any(b.tb).(interface {
+		Check(ctx context.Context, full bool) (probe.LinkCheck, error)
+	})
+	if !ok {
+		return probe.LinkCheck{Problem: "this build's testbed has no link self-check"}
+	}
+	lc, err := checker.Check(ctx, false)
+	if err != nil {
+		lc.OK = false
+		if lc.Problem == "" {
+			lc.Problem = err.Error()
+		}
+	}
+	return lc
+}
+
+// Close stops the servers and tears the testbed down. It is idempotent.
+func (b *Bench) Close() error {
+	b.closeOnce.Do(func() {
+		b.closed.Store(true)
+		var errs []error
+		for _, s := range b.servers {
+			if err := s.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
+				errs = append(errs, err)
+			}
+		}
+		b.serving.Wait()
+		if b.tb != nil {
+			if err := b.tb.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		b.closeErr = errors.Join(errs...)
+	})
+	return b.closeErr
+}
+
+// jsonManifest is the manifest exactly as WriteSite stores it.
+func jsonManifest(m *page.Manifest) ([]byte, error) {
+	js, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(js, '\n'), nil
+}
+
+func sameManifest(a, b []byte) bool { return bytes.Equal(a, b) }
+
+func newLogger(w io.Writer, host string) *log.Logger {
+	return log.New(w, host+" ", log.LstdFlags|log.Lmicroseconds)
+}

@@ -1,0 +1,235 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spdylab/spdylab/probe"
+)
+
+var allProtos = []string{probe.ProtoHTTPS, probe.ProtoSPDY31, probe.ProtoSPDY3, probe.ProtoH2}
+
+func openBench(t *testing.T, c probe.Condition, opt Options) *Bench {
+	t.Helper()
+	if opt.WorkDir == "" {
+		opt.WorkDir = t.TempDir()
+	}
+	if opt.Seed == 0 {
+		opt.Seed = 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b, err := Open(ctx, c, opt)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// harEntries counts the entries of a HAR document.
+func harEntries(t *testing.T, har []byte) int {
+	t.Helper()
+	var doc struct {
+		Log struct {
+			Version string            `json:"version"`
+			Entries []json.RawMessage `json:"entries"`
+		} `json:"log"`
+	}
+	if err := json.Unmarshal(har, &doc); err != nil {
+		t.Fatalf("HAR does not parse: %v", err)
+	}
+	if doc.Log.Version == "" {
+		t.Fatal("HAR has no log.version")
+	}
+	return len(doc.Log.Entries)
+}
+
+func TestNoLinkLoadOfPageAWithEveryProtocol(t *testing.T) {
+	b := openBench(t, probe.Condition{Page: "pageA", Shards: 2, ShardMode: "roundrobin", NoLink: true}, Options{})
+	m := b.Manifest()
+	if len(m.Hosts) != 2 || len(b.BaseURLs()) != 2 {
+		t.Fatalf("bench hosts %v, base URLs %v", m.Hosts, b.BaseURLs())
+	}
+	for i, proto := range allProtos {
+		r := b.Load(context.Background(), proto, i)
+		if r.Failed {
+			t.Fatalf("%s: load failed: %s", proto, r.Error)
+		}
+		if r.Condition.Proto != proto || r.Run != i || r.Condition.Page != "pageA" || r.Condition.Shards != 2 {
+			t.Fatalf("%s: result carries condition %+v run %d", proto, r.Condition, r.Run)
+		}
+		if r.Resources != len(m.Resources) {
+			t.Fatalf("%s: %d resources loaded, page has %d", proto, r.Resources, len(m.Resources))
+		}
+		if r.PLTms <= 0 || r.ToWms <= 0 || r.ToWms > r.PLTms {
+			t.Fatalf("%s: PLT %.2f ms, ToW %.2f ms: want 0 < ToW <= PLT", proto, r.PLTms, r.ToWms)
+		}
+		if r.BytesWireIn < m.TotalBytes() {
+			t.Fatalf("%s: received %d wire bytes, less than the page's %d", proto, r.BytesWireIn, m.TotalBytes())
+		}
+		if n := harEntries(t, r.HAR); n != len(m.Resources) {
+			t.Fatalf("%s: HAR has %d entries, want %d", proto, n, len(m.Resources))
+		}
+		switch proto {
+		case probe.ProtoHTTPS:
+			if r.Connections <= 2 {
+				t.Errorf("https opened %d connections to 2 hosts with 102 resources; want several per host", r.Connections)
+			}
+		default:
+			if r.Connections != 2 {
+				t.Errorf("%s opened %d connections to 2 hosts; want one session per host", proto, r.Connections)
+			}
+		}
+	}
+}
+
+func TestOpenRejectsBadConditions(t *testing.T) {
+	cases := map[string]struct {
+		c    probe.Condition
+		want string
+	}{
+		"no page":     {probe.Condition{NoLink: true}, "names no page"},
+		"bad page":    {probe.Condition{Page: "pageQ", NoLink: true}, `unknown page "pageQ"`},
+		"shards":      {probe.Condition{Page: "pageA", Shards: 9, NoLink: true}, "shards 9 out of range"},
+		"shard mode":  {probe.Condition{Page: "pageA", ShardMode: "zigzag", NoLink: true}, `unknown shard mode "zigzag"`},
+		"tls":         {probe.Condition{Page: "pageA", TLS: "1.1", NoLink: true}, `unknown TLS version "1.1"`},
+		"push":        {probe.Condition{Page: "pageA", Push: "always", NoLink: true}, `unknown push policy "always"`},
+		"streams":     {probe.Condition{Page: "pageA", MaxStreams: -1, NoLink: true}, "max streams -1"},
+		"window":      {probe.Condition{Page: "pageA", InitialWindow: -1, NoLink: true}, "initial window -1"},
+		"no manifest": {probe.Condition{Page: "/nonexistent/manifest.json", NoLink: true}, "no such file"},
+	}
+	for label, c := range cases {
+		work := t.TempDir()
+		b, err := Open(context.Background(), c.c, Options{WorkDir: work, Seed: 1})
+		if err == nil {
+			b.Close()
+			t.Errorf("%s: Open succeeded", label)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %q, want it to mention %q", label, err, c.want)
+		}
+		if ents, _ := os.ReadDir(filepath.Join(work, "pages")); len(ents) > 0 {
+			t.Errorf("%s: a rejected condition wrote %d entries", label, len(ents))
+		}
+	}
+}
+
+func TestManifestPageFromFile(t *testing.T) {
+	work := t.TempDir()
+	gen := openBench(t, probe.Condition{Page: "pageC", NoLink: true}, Options{WorkDir: work})
+	file := filepath.Join(gen.SiteDir(), "manifest.json")
+	b := openBench(t, probe.Condition{Page: file, NoLink: true}, Options{WorkDir: work})
+	if b.SiteDir() != gen.SiteDir() {
+		t.Fatalf("the same manifest from a file got its own site %s (generated: %s)", b.SiteDir(), gen.SiteDir())
+	}
+	r := b.Load(context.Background(), probe.ProtoSPDY31, 0)
+	if r.Failed || r.Resources != 11 {
+		t.Fatalf("load of a manifest file: failed=%v %s, %d resources", r.Failed, r.Error, r.Resources)
+	}
+}
+
+func TestSiteIsGeneratedOnceAndReused(t *testing.T) {
+	work := t.TempDir()
+	c := probe.Condition{Page: "pageC", Shards: 2, NoLink: true}
+	a := openBench(t, c, Options{WorkDir: work})
+	st1, err := os.Stat(filepath.Join(a.SiteDir(), "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	b := openBench(t, c, Options{WorkDir: work})
+	st2, err := os.Stat(filepath.Join(b.SiteDir(), "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.SiteDir() != b.SiteDir() || !st1.ModTime().Equal(st2.ModTime()) {
+		t.Fatal("a second bench of the same page rewrote the site")
+	}
+	other := openBench(t, probe.Condition{Page: "pageC", Shards: 2, NoLink: true}, Options{WorkDir: work, Seed: 2})
+	if other.SiteDir() == a.SiteDir() {
+		t.Fatal("a different seed reused the same site")
+	}
+}
+
+func TestLoadFailsCleanlyOnTimeoutAndAfterClose(t *testing.T) {
+	b := openBench(t, probe.Condition{Page: "pageC", NoLink: true}, Options{Timeout: time.Millisecond})
+	r := b.Load(context.Background(), probe.ProtoHTTPS, 0)
+	if !r.Failed || r.Error == "" {
+		t.Fatalf("a load of 3 MB with a 1 ms budget did not fail: %+v", r)
+	}
+	if r := b.Load(context.Background(), "spdy/2", 0); !r.Failed || !strings.Contains(r.Error, `unknown protocol "spdy/2"`) {
+		t.Fatalf("unknown protocol: %+v", r.Error)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if r := b.Load(context.Background(), probe.ProtoHTTPS, 1); !r.Failed || !strings.Contains(r.Error, "closed") {
+		t.Fatalf("load after Close: %+v", r.Error)
+	}
+}
+
+func TestCancelledContextFailsTheLoad(t *testing.T) {
+	b := openBench(t, probe.Condition{Page: "pageA", NoLink: true}, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if r := b.Load(ctx, probe.ProtoSPDY31, 0); !r.Failed {
+		t.Fatal("a load with a cancelled context succeeded")
+	}
+}
+
+// A real testbed: namespaces, TUN and the user-space link at a small RTT.
+func TestEmulatedLinkLoad(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for network namespaces")
+	}
+	c := probe.Condition{
+		Page: "pageC", Shards: 2, DNS: true,
+		Link: probe.Link{DownBps: 50e6, UpBps: 10e6, RTT: 10 * time.Millisecond, QueuePkts: 100, Shared: true},
+		TCP:  probe.TCP{IW: 10, CC: "cubic"},
+	}
+	b := openBench(t, c, Options{})
+	id := b.Testbed().ID()
+	m := b.Manifest()
+	for i, proto := range []string{probe.ProtoHTTPS, probe.ProtoSPDY31} {
+		r := b.Load(context.Background(), proto, i)
+		if r.Failed {
+			t.Fatalf("%s over the emulated link: %s", proto, r.Error)
+		}
+		if r.Resources != len(m.Resources) {
+			t.Fatalf("%s: %d resources", proto, r.Resources)
+		}
+		// The page really crossed the emulated link.
+		if got := int64(r.Link.Down.BytesDelivered); got < m.TotalBytes() {
+			t.Fatalf("%s: link delivered %d bytes downstream, page is %d", proto, got, m.TotalBytes())
+		}
+		if r.Link.Up.PktsDelivered == 0 {
+			t.Fatalf("%s: no packets went up the link", proto)
+		}
+		if r.Phases.DNS <= 0 {
+			t.Errorf("%s: no DNS time with DNS across the link", proto)
+		}
+	}
+	lc := b.Check(context.Background())
+	if !lc.OK {
+		t.Errorf("link self-check: %+v", lc)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir("/var/run/netns")
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "sl-"+id) {
+			t.Fatalf("namespace %s survived Close", e.Name())
+		}
+	}
+}
