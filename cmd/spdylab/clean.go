@@ -1,0 +1,65 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/spdylab/spdylab/netem"
+)
+
+func init() {
+	register(command{
+		name:    "clean",
+		summary: "remove testbeds (sl- namespaces, helper processes) left behind by killed runs",
+		run:     runClean,
+	})
+}
+
+func runClean(args []string) int {
+	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
+	all := fs.Bool("all", false, "also remove testbeds whose owning spdylab process is still running")
+	dry := fs.Bool("n", false, "dry run: list what would be removed")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: spdylab clean [-n] [--all]")
+		fmt.Fprintln(fs.Output(), "\nRemoves the sl- network namespaces, the processes running in them and the")
+		fmt.Fprintln(fs.Output(), "state under /run/spdylab of testbeds whose owner process is gone.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "spdylab clean: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if os.Geteuid() != 0 {
+		fmt.Fprintln(os.Stderr, "spdylab clean: needs root (it deletes network namespaces under /run/netns)")
+		return 1
+	}
+	rep, err := netem.Clean(*all, *dry)
+	verb := "removed"
+	if *dry {
+		verb = "would remove"
+	}
+	for _, pid := range rep.Killed {
+		fmt.Printf("%s process %d\n", map[bool]string{true: "would kill", false: "killed"}[*dry], pid)
+	}
+	for _, n := range rep.Namespaces {
+		fmt.Printf("%s namespace %s\n", verb, n)
+	}
+	for _, d := range rep.StateDirs {
+		fmt.Printf("%s %s\n", verb, d)
+	}
+	for _, s := range rep.Skipped {
+		fmt.Printf("kept %s\n", s)
+	}
+	if len(rep.Namespaces)+len(rep.StateDirs) == 0 {
+		fmt.Println("nothing to clean")
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spdylab clean: %v\n", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,238 @@
+package netem
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/spdylab/spdylab/netem/link"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// dirConfigs are the emulator settings of the two directions.
+type dirConfigs struct{ down, up link.DirConfig }
+
+// oneWayDelays splits the RTT: evenly unless DelayDown or DelayUp is set,
+// in which case a missing one takes the rest of the RTT.
+func oneWayDelays(l probe.Link) (down, up time.Duration) {
+	switch {
+	case l.DelayDown > 0 && l.DelayUp > 0:
+		return l.DelayDown, l.DelayUp
+	case l.DelayDown > 0:
+		return l.DelayDown, max(l.RTT-l.DelayDown, 0)
+	case l.DelayUp > 0:
+		return max(l.RTT-l.DelayUp, 0), l.DelayUp
+	}
+	return l.RTT / 2, l.RTT - l.RTT/2
+}
+
+// buildDirs turns a Config into per-direction emulator settings, loading
+// trace files (so a malformed trace fails New before anything is built).
+func buildDirs(cfg *Config) (dirConfigs, error) {
+	l := cfg.Link
+	var d dirConfigs
+	d.down.Delay, d.up.Delay = oneWayDelays(l)
+	d.down.RateBps, d.up.RateBps = l.DownBps, l.UpBps
+	d.down.QueuePkts, d.down.QueueBytes = l.QueuePkts, l.QueueBytes
+	d.up.QueuePkts, d.up.QueueBytes = l.QueuePkts, l.QueueBytes
+	if q := cfg.QueueDown; q != nil {
+		d.down.QueuePkts, d.down.QueueBytes = q.Pkts, q.Bytes
+	}
+	if q := cfg.QueueUp; q != nil {
+		d.up.QueuePkts, d.up.QueueBytes = q.Pkts, q.Bytes
+	}
+	d.down.Loss, d.up.Loss = l.LossDown, l.LossUp
+	d.down.GE, d.up.GE = cfg.GEDown, cfg.GEUp
+	if d.down.GE != nil {
+		d.down.Loss = 0
+	}
+	if d.up.GE != nil {
+		d.up.Loss = 0
+	}
+	for _, t := range []struct {
+		path string
+		dst  **link.Trace
+		dir  string
+	}{{l.TraceDown, &d.down.Trace, "down"}, {l.TraceUp, &d.up.Trace, "up"}} {
+		if t.path == "" {
+			continue
+		}
+		tr, err := link.LoadTrace(t.path)
+		if err != nil {
+			return d, fmt.Errorf("netem: %slink trace: %w", t.dir, err)
+		}
+		*t.dst = tr
+	}
+	if cfg.PacketLog != nil {
+		w := &lockedWriter{w: cfg.PacketLog}
+		d.down.Log, d.up.Log = w, w
+	}
+	return d, nil
+}
+
+// lockedWriter serialises the pipes' per-packet log lines into one writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// emulator moves packets between the client's and the router's TUN devices
+// through the link pipes. With a shared link there is one pipe per
+// direction; with per-shard links pipe i carries server i+1's traffic, and
+// anything not to or from a server (DNS to the router) uses pipe 0.
+type emulator struct {
+	clientTun, routerTun *os.File
+	down, up             []*link.Pipe
+	wg                   sync.WaitGroup
+	closeOnce            sync.Once
+}
+
+// maxPacket bounds what a TUN read returns: the MTU is 1500 and TUN devices
+// without offloads never hand out more, but a buffer of the largest IPv4
+// packet costs nothing and never truncates.
+const maxPacket = 65535
+
+func startEmulator(cfg Config, d dirConfigs, clientTun, routerTun *os.File) (*emulator, error) {
+	e := &emulator{clientTun: clientTun, routerTun: routerTun}
+	npipes := 1
+	if !cfg.Link.Shared {
+		npipes = cfg.Shards
+	}
+	toClient := func(pkt []byte) error { _, err := clientTun.Write(pkt); return err }
+	toRouter := func(pkt []byte) error { _, err := routerTun.Write(pkt); return err }
+	for i := range npipes {
+		down, up := d.down, d.up
+		// Distinct, reproducible loss sequences per pipe and direction.
+		down.Seed = cfg.Link.Seed*16 + int64(2*i)
+		up.Seed = cfg.Link.Seed*16 + int64(2*i+1)
+		suffix := ""
+		if npipes > 1 {
+			suffix = fmt.Sprintf("-s%d", i+1)
+		}
+		dp, err := link.NewPipe("down"+suffix, down, toClient)
+		if err != nil {
+			e.close()
+			return nil, fmt.Errorf("netem: downlink: %w", err)
+		}
+		e.down = append(e.down, dp)
+		up2, err := link.NewPipe("up"+suffix, up, toRouter)
+		if err != nil {
+			e.close()
+			return nil, fmt.Errorf("netem: uplink: %w", err)
+		}
+		e.up = append(e.up, up2)
+	}
+	for _, p := range slicesConcat(e.down, e.up) {
+		if err := p.Start(); err != nil {
+			e.close()
+			return nil, fmt.Errorf("netem: starting the emulator: %w", err)
+		}
+	}
+	e.wg.Add(2)
+	go e.pump(clientTun, e.up, 16)   // client -> server: classify by destination
+	go e.pump(routerTun, e.down, 12) // server -> client: classify by source
+	return e, nil
+}
+
+func slicesConcat(a, b []*link.Pipe) []*link.Pipe {
+	return append(append([]*link.Pipe(nil), a...), b...)
+}
+
+// pump reads packets from a TUN device and hands each to its pipe. addrOff
+// is the offset of the IPv4 address (source 12, destination 16) that says
+// which server the packet belongs to.
+func (e *emulator) pump(src *os.File, pipes []*link.Pipe, addrOff int) {
+	defer e.wg.Done()
+	buf := make([]byte, maxPacket)
+	for {
+		n, err := src.Read(buf)
+		if err != nil {
+			if errors.Is(err, os.ErrClosed) {
+				return
+			}
+			// A TUN read fails only when the device is gone; stop quietly.
+			return
+		}
+		pkt := buf[:n]
+		i := 0
+		if len(pipes) > 1 {
+			i = pipeFor(pkt, addrOff, len(pipes))
+		}
+		pipes[i].Enqueue(pkt)
+	}
+}
+
+// pipeFor maps a packet to the per-shard pipe of server 10.200.N.2.
+func pipeFor(pkt []byte, addrOff, npipes int) int {
+	if len(pkt) < 20 || pkt[0]>>4 != 4 {
+		return 0
+	}
+	a := pkt[addrOff : addrOff+4]
+	if a[0] == 10 && a[1] == 200 && a[3] == 2 && int(a[2]) >= 1 && int(a[2]) <= npipes {
+		return int(a[2]) - 1
+	}
+	return 0
+}
+
+// close stops the pumps and the pipes. The TUN files are closed by the
+// testbed (after this), which ends the pumps' reads.
+func (e *emulator) close() error {
+	var errs []error
+	e.closeOnce.Do(func() {
+		if e.clientTun != nil {
+			errs = append(errs, ignoreClosed(e.clientTun.Close()))
+		}
+		if e.routerTun != nil {
+			errs = append(errs, ignoreClosed(e.routerTun.Close()))
+		}
+		e.wg.Wait()
+		for _, p := range slicesConcat(e.down, e.up) {
+			errs = append(errs, p.Close())
+		}
+	})
+	return errors.Join(errs...)
+}
+
+func ignoreClosed(err error) error {
+	if errors.Is(err, os.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+func (e *emulator) counters() probe.LinkCounters {
+	return probe.LinkCounters{Down: sumDirs(e.down), Up: sumDirs(e.up)}
+}
+
+func sumDirs(pipes []*link.Pipe) probe.LinkDir {
+	var s probe.LinkDir
+	for _, p := range pipes {
+		c := p.Counters()
+		s.PktsOffered += c.PktsOffered
+		s.BytesOffered += c.BytesOffered
+		s.PktsDelivered += c.PktsDelivered
+		s.BytesDelivered += c.BytesDelivered
+		s.PktsQueueDrop += c.PktsQueueDrop
+		s.PktsLost += c.PktsLost
+		s.QDelayP50ms = max(s.QDelayP50ms, c.QDelayP50ms)
+		s.QDelayP95ms = max(s.QDelayP95ms, c.QDelayP95ms)
+		s.QDelayP99ms = max(s.QDelayP99ms, c.QDelayP99ms)
+		s.QDelayMaxms = max(s.QDelayMaxms, c.QDelayMaxms)
+	}
+	return s
+}
+
+func (e *emulator) resetCounters() {
+	for _, p := range slicesConcat(e.down, e.up) {
+		p.ResetCounters()
+	}
+}

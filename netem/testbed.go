@@ -1,0 +1,673 @@
+package netem
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
+
+	"github.com/spdylab/spdylab/internal/tcpopt"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// Addresses inside every testbed. They exist only in the testbed's own
+// namespaces, so all testbeds use the same plan without clashing, and
+// nothing is routed in the caller's namespace.
+var (
+	clientAddr = netip.MustParseAddr("10.200.0.1") // client TUN
+	routerAddr = netip.MustParseAddr("10.200.0.2") // router TUN; DNS server
+)
+
+// serverAddr is server i's address (10.200.i.2); its router-side veth is 10.200.i.1.
+func serverAddr(i int) netip.Addr   { return netip.AddrFrom4([4]byte{10, 200, byte(i), 2}) }
+func serverGateway(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 200, byte(i), 1}) }
+
+// tunName is the TUN device in the client and router namespaces.
+const tunName = "sl0"
+
+// dnsPort is where the testbed's DNS server listens on the router.
+const dnsPort = 53
+
+// Applied records the TCP knobs as read back from the kernel after setup,
+// for probes and for `spdylab link check`.
+type Applied struct {
+	// InitCwnd and InitRwnd as read back from each server's default route
+	// (0 = kernel default), by host name.
+	InitCwnd map[string]int `json:"initcwnd"`
+	InitRwnd map[string]int `json:"initrwnd"`
+	// ClientInitRwnd is the initrwnd on the client's default route.
+	ClientInitRwnd int `json:"client_initrwnd"`
+	// CC is the congestion control server sockets use; CCDefault is the
+	// namespaces' default as read back. They differ when the kernel refuses
+	// CC as a namespace default (only the initial namespace may default to
+	// an algorithm outside tcp_allowed_congestion_control); sockets made with
+	// Host.Listen/Dial/DialContext then get CC per socket, while programs
+	// started with Host.Command get CCDefault.
+	CC        string `json:"cc"`
+	CCDefault string `json:"cc_default"`
+	// SlowStartAfterIdle is net.ipv4.tcp_slow_start_after_idle in the servers.
+	SlowStartAfterIdle bool `json:"slow_start_after_idle"`
+	// NoMetricsSave is net.ipv4.tcp_no_metrics_save in every namespace.
+	NoMetricsSave bool `json:"no_metrics_save"`
+}
+
+// Applied returns the knobs as read back after setup (zero for Loopback).
+func (tb *Testbed) Applied() Applied { return tb.applied }
+
+// ErrNeedPrivilege is returned by New when the process may not create
+// network namespaces.
+var ErrNeedPrivilege = errors.New("netem: building a testbed needs root or CAP_NET_ADMIN and CAP_SYS_ADMIN " +
+	"(network namespaces, TUN devices, mounts); run as root, or use --no-link for loopback without an emulated link")
+
+// validate checks cfg and names the offending field.
+func (cfg *Config) validate() error {
+	if cfg.Shards < 1 || cfg.Shards > MaxShards {
+		return fmt.Errorf("netem: shards %d out of range 1..%d", cfg.Shards, MaxShards)
+	}
+	if cfg.Name != "" && !idPattern.MatchString(cfg.Name) {
+		return fmt.Errorf("netem: testbed name %q: want 1-9 characters of a-z and 0-9", cfg.Name)
+	}
+	l := cfg.Link
+	if l.DownBps < 0 || l.UpBps < 0 {
+		return fmt.Errorf("netem: negative link rate (down %d, up %d bit/s)", l.DownBps, l.UpBps)
+	}
+	if l.RTT < 0 || l.DelayDown < 0 || l.DelayUp < 0 {
+		return fmt.Errorf("netem: negative delay (rtt %v, down %v, up %v)", l.RTT, l.DelayDown, l.DelayUp)
+	}
+	if l.LossDown < 0 || l.LossDown > 1 || l.LossUp < 0 || l.LossUp > 1 {
+		return fmt.Errorf("netem: loss must be within 0..1 (down %g, up %g)", l.LossDown, l.LossUp)
+	}
+	if l.QueuePkts < 0 || l.QueueBytes < 0 {
+		return fmt.Errorf("netem: negative queue limit (%d packets, %d bytes)", l.QueuePkts, l.QueueBytes)
+	}
+	for _, q := range []*Queue{cfg.QueueDown, cfg.QueueUp} {
+		if q != nil && (q.Pkts < 0 || q.Bytes < 0) {
+			return fmt.Errorf("netem: negative queue limit (%d packets, %d bytes)", q.Pkts, q.Bytes)
+		}
+	}
+	if cfg.TCP.IW < 0 || cfg.TCP.IW > 1000 {
+		return fmt.Errorf("netem: initcwnd %d out of range 0..1000", cfg.TCP.IW)
+	}
+	if cfg.TCP.InitRwnd < 0 || cfg.TCP.InitRwnd > 65535 {
+		return fmt.Errorf("netem: initrwnd %d out of range 0..65535", cfg.TCP.InitRwnd)
+	}
+	if cfg.TCP.CC != "" && !ccAvailable(cfg.TCP.CC) {
+		return fmt.Errorf("netem: congestion control %q is not available on this kernel (available: %s)",
+			cfg.TCP.CC, readSysctl("net/ipv4/tcp_available_congestion_control"))
+	}
+	return nil
+}
+
+func ccAvailable(cc string) bool {
+	avail := strings.Fields(readSysctl("net/ipv4/tcp_available_congestion_control"))
+	if slices.Contains(avail, cc) {
+		return true
+	}
+	// Not loaded yet: a module may exist for it (loaded on first use).
+	rel := kernelRelease()
+	for _, dir := range []string{"/lib/modules/" + rel + "/kernel/net/ipv4", "/usr/lib/modules/" + rel + "/kernel/net/ipv4"} {
+		if m, _ := filepath.Glob(filepath.Join(dir, "tcp_"+cc+".ko*")); len(m) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func kernelRelease() string {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return ""
+	}
+	return unix.ByteSliceToString(u.Release[:])
+}
+
+// privileged reports whether we can build namespaces.
+func privileged() bool {
+	if os.Geteuid() == 0 {
+		return true
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if unix.Capget(&hdr, &data[0]) != nil {
+		return false
+	}
+	has := func(c uint) bool { return data[c/32].Effective&(1<<(c%32)) != 0 }
+	return has(unix.CAP_NET_ADMIN) && has(unix.CAP_SYS_ADMIN)
+}
+
+// newID picks an unused testbed id: 6 characters of a-z0-9.
+func newID() (string, error) {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	for range 100 {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", err
+		}
+		for i := range b {
+			b[i] = alphabet[int(b[i])%len(alphabet)]
+		}
+		id := string(b[:])
+		if _, err := os.Stat(filepath.Join(stateRoot, id)); err == nil {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(netnsDir, Prefix+id+"-c")); err == nil {
+			continue
+		}
+		return id, nil
+	}
+	return "", errors.New("netem: no free testbed id")
+}
+
+// New builds a testbed. It needs root (ErrNeedPrivilege otherwise). On
+// error everything created so far is removed again. The testbed is
+// registered for cleanup on SIGINT/SIGTERM (see OnSignal, ClosePanicking).
+func New(ctx context.Context, cfg Config) (tb *Testbed, err error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if !privileged() {
+		return nil, ErrNeedPrivilege
+	}
+	var logFile *os.File
+	if cfg.PacketLog == nil && cfg.PacketLogPath != "" {
+		if logFile, err = os.Create(cfg.PacketLogPath); err != nil {
+			return nil, fmt.Errorf("netem: packet log: %w", err)
+		}
+		cfg.PacketLog = logFile
+	}
+	dirs, err := buildDirs(&cfg)
+	if err != nil {
+		if logFile != nil {
+			logFile.Close()
+		}
+		return nil, err
+	}
+	id := cfg.Name
+	if id == "" {
+		if id, err = newID(); err != nil {
+			return nil, err
+		}
+		cfg.Name = id
+	} else if _, err := os.Stat(filepath.Join(netnsDir, Prefix+id+"-c")); err == nil {
+		return nil, fmt.Errorf("netem: a testbed named %q exists already (namespace %s%s-c)", id, Prefix, id)
+	}
+	tb = &Testbed{cfg: cfg, id: id, names: map[string]netip.Addr{}, stateDir: filepath.Join(stateRoot, id)}
+	register(tb)
+	defer func() {
+		if err != nil {
+			_ = tb.Close()
+			tb = nil
+		}
+	}()
+	if logFile != nil {
+		// Closed last but one: the pipes flush their log buffers on Close.
+		tb.stop = append(tb.stop, logFile.Close)
+	}
+	if err := writeOwner(tb.stateDir); err != nil {
+		return nil, err
+	}
+	tb.stop = append(tb.stop, func() error { return os.RemoveAll(tb.stateDir) })
+
+	// Namespaces. The router comes first so the veths can be made from it.
+	var nss []*namespace
+	mk := func(role string) (*namespace, error) {
+		ns, err := createNamespace(Prefix + id + "-" + role)
+		if err != nil {
+			return nil, err
+		}
+		nss = append(nss, ns)
+		return ns, nil
+	}
+	// Teardown of namespaces: kill what runs inside, then delete them.
+	tb.stop = append(tb.stop, func() error {
+		inodes := map[uint64]bool{}
+		for _, ns := range nss {
+			if ino, err := nsInode(ns.path()); err == nil {
+				inodes[ino] = true
+			}
+		}
+		killIn(inodes, 2*time.Second)
+		var errs []error
+		for _, ns := range nss {
+			ns.handle.Close()
+			errs = append(errs, deleteNamed(ns.name))
+		}
+		return errors.Join(errs...)
+	})
+	routerNS, err := mk("r")
+	if err != nil {
+		return nil, err
+	}
+	clientNS, err := mk("c")
+	if err != nil {
+		return nil, err
+	}
+	tb.router = &Host{Name: "router", Addr: routerAddr, tb: tb, ns: routerNS}
+	tb.client = &Host{Name: "client", Addr: clientAddr, tb: tb, ns: clientNS}
+	tb.names["client"] = clientAddr
+	for i := 1; i <= cfg.Shards; i++ {
+		ns, err := mk("s" + strconv.Itoa(i))
+		if err != nil {
+			return nil, err
+		}
+		h := &Host{Name: ServerName(i), Addr: serverAddr(i), tb: tb, ns: ns, cc: cfg.TCP.CC}
+		tb.servers = append(tb.servers, h)
+		tb.names[h.Name] = h.Addr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	// Sysctls first: IPv6 off before any device exists, so no router
+	// solicitations or DAD probes ever cross (and get counted on) the link.
+	for _, ns := range nss {
+		if err := ns.do(func() error { return baseSysctls(ns.name) }); err != nil {
+			return nil, err
+		}
+	}
+	if err := routerNS.do(func() error { return writeSysctl("net/ipv4/ip_forward", "1") }); err != nil {
+		return nil, err
+	}
+	ccDefault, err := tb.applyTCPSysctls(append([]*Host{tb.client}, tb.servers...))
+	if err != nil {
+		return nil, err
+	}
+
+	// TUN devices, one at each end of the emulated link.
+	var clientTun, routerTun *os.File
+	if err := clientNS.do(func() (err error) { clientTun, err = openTUN(tunName); return }); err != nil {
+		return nil, err
+	}
+	tb.stop = append(tb.stop, func() error { return ignoreClosed(clientTun.Close()) })
+	if err := routerNS.do(func() (err error) { routerTun, err = openTUN(tunName); return }); err != nil {
+		return nil, err
+	}
+	tb.stop = append(tb.stop, func() error { return ignoreClosed(routerTun.Close()) })
+	if err := configureTUN(clientNS, clientAddr, routerAddr, cfg.TCP.InitRwnd); err != nil {
+		return nil, err
+	}
+	if err := configureTUN(routerNS, routerAddr, clientAddr, 0); err != nil {
+		return nil, err
+	}
+	for i, s := range tb.servers {
+		if err := connectServer(routerNS, s.ns, i+1, cfg.TCP); err != nil {
+			return nil, err
+		}
+	}
+
+	// The emulator.
+	tb.emu, err = startEmulator(cfg, dirs, clientTun, routerTun)
+	if err != nil {
+		return nil, err
+	}
+	tb.stop = append(tb.stop, tb.emu.close)
+
+	// Files for Host.Command children.
+	for _, h := range append([]*Host{tb.client, tb.router}, tb.servers...) {
+		if err := tb.writeEtc(h); err != nil {
+			return nil, err
+		}
+	}
+
+	if cfg.DNS {
+		pc, err := tb.router.ListenPacket("udp4", net.JoinHostPort(routerAddr.String(), strconv.Itoa(dnsPort)))
+		if err != nil {
+			return nil, fmt.Errorf("netem: DNS server: %w", err)
+		}
+		l, err := tb.router.Listen("tcp4", net.JoinHostPort(routerAddr.String(), strconv.Itoa(dnsPort)))
+		if err != nil {
+			pc.Close()
+			return nil, fmt.Errorf("netem: DNS server: %w", err)
+		}
+		srv := startDNS(tb.names, pc, l)
+		tb.stop = append(tb.stop, srv.close)
+		tb.dnsAddr = netip.AddrPortFrom(routerAddr, dnsPort)
+	}
+
+	tb.applied, err = tb.readBack(ccDefault)
+	if err != nil {
+		return nil, err
+	}
+	return tb, nil
+}
+
+// createNamespace makes a named namespace (bind-mounted under /run/netns)
+// from a throw-away locked thread, so no Go thread is left inside it.
+func createNamespace(name string) (*namespace, error) {
+	type result struct {
+		h   netns.NsHandle
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		orig, err := netns.Get()
+		if err != nil {
+			runtime.UnlockOSThread()
+			done <- result{err: err}
+			return
+		}
+		defer orig.Close()
+		h, err := netns.NewNamed(name) // unshares this thread into the new namespace
+		if serr := netns.Set(orig); serr != nil {
+			done <- result{h: h, err: errors.Join(err, serr)}
+			return // stays locked: the thread is destroyed
+		}
+		runtime.UnlockOSThread()
+		done <- result{h: h, err: err}
+	}()
+	r := <-done
+	if r.err != nil {
+		if r.h.IsOpen() {
+			r.h.Close()
+		}
+		_ = deleteNamed(name)
+		return nil, fmt.Errorf("netem: creating namespace %s: %w", name, r.err)
+	}
+	ns := &namespace{name: name, handle: r.h}
+	// Loopback up: servers and tools may listen on 127.0.0.1.
+	nh, err := netlink.NewHandleAt(r.h)
+	if err != nil {
+		r.h.Close()
+		_ = deleteNamed(name)
+		return nil, fmt.Errorf("netem: netlink in %s: %w", name, err)
+	}
+	defer nh.Close()
+	lo, err := nh.LinkByName("lo")
+	if err == nil {
+		err = nh.LinkSetUp(lo)
+	}
+	if err != nil {
+		r.h.Close()
+		_ = deleteNamed(name)
+		return nil, fmt.Errorf("netem: bringing up lo in %s: %w", name, err)
+	}
+	return ns, nil
+}
+
+// baseSysctls runs inside a fresh namespace.
+func baseSysctls(name string) error {
+	// IPv6 may be compiled out; then there is nothing to silence.
+	_ = writeSysctl("net/ipv6/conf/all/disable_ipv6", "1")
+	_ = writeSysctl("net/ipv6/conf/default/disable_ipv6", "1")
+	// Without this, the kernel caches ssthresh and RTT per destination when a
+	// connection closes and the next "cold" load starts from them.
+	if err := writeSysctl("net/ipv4/tcp_no_metrics_save", "1"); err != nil {
+		return fmt.Errorf("netem: %s: %w", name, err)
+	}
+	return nil
+}
+
+// applyTCPSysctls sets congestion control and slow start after idle in the
+// client and server namespaces and returns the default cc they ended up with.
+func (tb *Testbed) applyTCPSysctls(hosts []*Host) (ccDefault string, err error) {
+	ssai := "0"
+	if tb.cfg.TCP.SlowStartAfterIdle {
+		ssai = "1"
+	}
+	for _, h := range hosts {
+		err := h.Do(func() error {
+			if err := writeSysctl("net/ipv4/tcp_slow_start_after_idle", ssai); err != nil {
+				return err
+			}
+			if cc := tb.cfg.TCP.CC; cc != "" {
+				// EPERM for algorithms outside tcp_allowed_congestion_control
+				// in a non-initial namespace; then sockets get it one by one.
+				if err := writeSysctl("net/ipv4/tcp_congestion_control", cc); err != nil && !errors.Is(err, syscall.EPERM) {
+					return err
+				}
+			}
+			ccDefault = readSysctl("net/ipv4/tcp_congestion_control")
+			return nil
+		})
+		if err != nil {
+			return "", fmt.Errorf("netem: TCP settings in %s: %w", h.Namespace(), err)
+		}
+	}
+	if ccDefault == tb.cfg.TCP.CC {
+		for _, h := range hosts {
+			h.cc = "" // the namespace default already is the wanted one
+		}
+	} else {
+		for _, h := range hosts {
+			h.cc = tb.cfg.TCP.CC
+		}
+	}
+	return ccDefault, nil
+}
+
+func writeSysctl(key, value string) error {
+	path := "/proc/sys/" + key
+	if err := os.WriteFile(path, []byte(value), 0o644); err != nil {
+		return fmt.Errorf("setting %s=%s: %w", strings.ReplaceAll(key, "/", "."), value, err)
+	}
+	return nil
+}
+
+func readSysctl(key string) string {
+	b, err := os.ReadFile("/proc/sys/" + key)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// openTUN creates a TUN device in the calling thread's namespace. Without
+// IFF_VNET_HDR the device has no offloads, so it only ever sees MTU-sized
+// packets. The fd is non-blocking so reads park in Go's poller and Close
+// unblocks them.
+func openTUN(name string) (*os.File, error) {
+	fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("netem: opening /dev/net/tun: %w", err)
+	}
+	ifr, err := unix.NewIfreq(name)
+	if err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	ifr.SetUint16(unix.IFF_TUN | unix.IFF_NO_PI)
+	if err := unix.IoctlIfreq(fd, unix.TUNSETIFF, ifr); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("netem: creating TUN device %s: %w", name, err)
+	}
+	return os.NewFile(uintptr(fd), "tun:"+name), nil
+}
+
+func hostPrefix(a netip.Addr) *net.IPNet {
+	return &net.IPNet{IP: a.AsSlice(), Mask: net.CIDRMask(32, 32)}
+}
+
+// configureTUN gives the TUN in ns the point-to-point address local->peer.
+// The client routes everything through it (initrwnd on that route).
+func configureTUN(ns *namespace, local, peer netip.Addr, initRwnd int) error {
+	nh, err := netlink.NewHandleAt(ns.handle)
+	if err != nil {
+		return fmt.Errorf("netem: netlink in %s: %w", ns.name, err)
+	}
+	defer nh.Close()
+	tun, err := nh.LinkByName(tunName)
+	if err != nil {
+		return fmt.Errorf("netem: %s in %s: %w", tunName, ns.name, err)
+	}
+	if err := nh.AddrAdd(tun, &netlink.Addr{IPNet: hostPrefix(local), Peer: hostPrefix(peer)}); err != nil {
+		return fmt.Errorf("netem: address on %s in %s: %w", tunName, ns.name, err)
+	}
+	if err := nh.LinkSetUp(tun); err != nil {
+		return fmt.Errorf("netem: %s up in %s: %w", tunName, ns.name, err)
+	}
+	if local == clientAddr {
+		_, all, _ := net.ParseCIDR("0.0.0.0/0")
+		r := &netlink.Route{LinkIndex: tun.Attrs().Index, Dst: all, Scope: netlink.SCOPE_UNIVERSE,
+			Src: local.AsSlice(), InitRwnd: initRwnd}
+		if err := nh.RouteAdd(r); err != nil {
+			return fmt.Errorf("netem: default route in %s: %w", ns.name, err)
+		}
+	}
+	return nil
+}
+
+// connectServer links server i to the router with a veth pair made in the
+// router namespace whose server end is created directly in the server's
+// namespace, and installs the server's default route with the TCP knobs.
+func connectServer(router, server *namespace, i int, knobs probe.TCP) error {
+	rh, err := netlink.NewHandleAt(router.handle)
+	if err != nil {
+		return fmt.Errorf("netem: netlink in %s: %w", router.name, err)
+	}
+	defer rh.Close()
+	sh, err := netlink.NewHandleAt(server.handle)
+	if err != nil {
+		return fmt.Errorf("netem: netlink in %s: %w", server.name, err)
+	}
+	defer sh.Close()
+	routerSide := "s" + strconv.Itoa(i)
+	veth := &netlink.Veth{
+		LinkAttrs:     netlink.LinkAttrs{Name: routerSide, MTU: 1500},
+		PeerName:      "eth0",
+		PeerNamespace: netlink.NsFd(int(server.handle)),
+	}
+	if err := rh.LinkAdd(veth); err != nil {
+		return fmt.Errorf("netem: veth %s/%s: %w", router.name, routerSide, err)
+	}
+	rl, err := rh.LinkByName(routerSide)
+	if err != nil {
+		return err
+	}
+	sl, err := sh.LinkByName("eth0")
+	if err != nil {
+		return fmt.Errorf("netem: eth0 in %s: %w", server.name, err)
+	}
+	gw, addr := serverGateway(i), serverAddr(i)
+	if err := rh.AddrAdd(rl, &netlink.Addr{IPNet: &net.IPNet{IP: gw.AsSlice(), Mask: net.CIDRMask(24, 32)}}); err != nil {
+		return fmt.Errorf("netem: address on %s/%s: %w", router.name, routerSide, err)
+	}
+	if err := sh.AddrAdd(sl, &netlink.Addr{IPNet: &net.IPNet{IP: addr.AsSlice(), Mask: net.CIDRMask(24, 32)}}); err != nil {
+		return fmt.Errorf("netem: address on %s/eth0: %w", server.name, err)
+	}
+	if err := rh.LinkSetUp(rl); err != nil {
+		return err
+	}
+	if err := sh.LinkSetUp(sl); err != nil {
+		return err
+	}
+	_, all, _ := net.ParseCIDR("0.0.0.0/0")
+	r := &netlink.Route{LinkIndex: sl.Attrs().Index, Dst: all, Gw: gw.AsSlice(),
+		InitCwnd: knobs.IW, InitRwnd: knobs.InitRwnd}
+	if err := sh.RouteAdd(r); err != nil {
+		return fmt.Errorf("netem: default route in %s (initcwnd %d, initrwnd %d): %w", server.name, knobs.IW, knobs.InitRwnd, err)
+	}
+	return nil
+}
+
+// defaultRoute reads back the default route of ns.
+func defaultRoute(ns *namespace) (netlink.Route, error) {
+	nh, err := netlink.NewHandleAt(ns.handle)
+	if err != nil {
+		return netlink.Route{}, err
+	}
+	defer nh.Close()
+	routes, err := nh.RouteList(nil, netlink.FAMILY_V4)
+	if err != nil {
+		return netlink.Route{}, err
+	}
+	for _, r := range routes {
+		if r.Dst == nil || r.Dst.IP.IsUnspecified() {
+			if ones, _ := maskOnes(r.Dst); ones == 0 {
+				return r, nil
+			}
+		}
+	}
+	return netlink.Route{}, fmt.Errorf("netem: no default route in %s", ns.name)
+}
+
+func maskOnes(n *net.IPNet) (int, int) {
+	if n == nil {
+		return 0, 32
+	}
+	return n.Mask.Size()
+}
+
+// readBack collects the applied knobs from the kernel.
+func (tb *Testbed) readBack(ccDefault string) (Applied, error) {
+	a := Applied{InitCwnd: map[string]int{}, InitRwnd: map[string]int{}, CC: tb.cfg.TCP.CC, CCDefault: ccDefault}
+	if a.CC == "" {
+		a.CC = ccDefault
+	}
+	for _, s := range tb.servers {
+		r, err := defaultRoute(s.ns)
+		if err != nil {
+			return a, err
+		}
+		a.InitCwnd[s.Name] = r.InitCwnd
+		a.InitRwnd[s.Name] = r.InitRwnd
+	}
+	r, err := defaultRoute(tb.client.ns)
+	if err != nil {
+		return a, err
+	}
+	a.ClientInitRwnd = r.InitRwnd
+	err = tb.servers[0].Do(func() error {
+		a.SlowStartAfterIdle = readSysctl("net/ipv4/tcp_slow_start_after_idle") == "1"
+		a.NoMetricsSave = readSysctl("net/ipv4/tcp_no_metrics_save") == "1"
+		return nil
+	})
+	return a, err
+}
+
+// writeEtc writes the hosts and resolv.conf that Host.Command children of h see.
+func (tb *Testbed) writeEtc(h *Host) error {
+	dir := filepath.Join(tb.stateDir, "etc-"+h.role())
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	viaDNS := tb.cfg.DNS && h == tb.client
+	if err := writeFileAtomic(filepath.Join(dir, "hosts"), hostsFile(tb.names, !viaDNS)); err != nil {
+		return err
+	}
+	// Without DNS, point the resolver at a closed local port so lookups of
+	// other names fail at once instead of timing out against an address
+	// that is unreachable from inside the testbed.
+	ns := "127.0.0.1"
+	if tb.cfg.DNS {
+		ns = routerAddr.String()
+	}
+	return writeFileAtomic(filepath.Join(dir, "resolv.conf"), []byte("nameserver "+ns+"\noptions timeout:2 attempts:2\n"))
+}
+
+// ccControl sets the congestion control on TCP sockets made by a host whose
+// namespace could not default to it.
+func ccControl(cc string, next func(network, address string, c syscall.RawConn) error) func(network, address string, c syscall.RawConn) error {
+	if cc == "" {
+		return next
+	}
+	return func(network, address string, c syscall.RawConn) error {
+		if strings.HasPrefix(network, "tcp") {
+			var serr error
+			if err := c.Control(func(fd uintptr) { serr = tcpopt.SetCongestionFD(fd, cc) }); err != nil {
+				return err
+			}
+			if serr != nil {
+				return serr
+			}
+		}
+		if next != nil {
+			return next(network, address, c)
+		}
+		return nil
+	}
+}
