@@ -94,10 +94,13 @@ type Testbed struct {
 	stateDir string
 	applied  Applied
 	router   *Host
-	stop     []func() error // teardown steps in reverse order of creation
+	dirs     dirConfigs     // the emulator's settings (with traces loaded), for checks
+	closeMu  sync.Mutex
+	stop     []func() error // teardown steps, run in reverse order of creation
 
 	probeOnce sync.Once
 	probeErr  error
+	probeAddr string // host:port of the check service on s1
 
 	closeOnce sync.Once
 	closeErr  error
@@ -191,13 +194,14 @@ func (tb *Testbed) ResetCounters() {
 // Close is idempotent and safe to call concurrently.
 func (tb *Testbed) Close() error {
 	tb.closeOnce.Do(func() {
-		if tb.emu == nil && tb.stop == nil {
-			return
-		}
+		tb.closeMu.Lock()
+		stop := tb.stop
+		tb.stop = nil
+		tb.closeMu.Unlock()
 		unregister(tb)
 		var errs []error
-		for i := len(tb.stop) - 1; i >= 0; i-- {
-			if err := tb.stop[i](); err != nil {
+		for i := len(stop) - 1; i >= 0; i-- {
+			if err := stop[i](); err != nil {
 				errs = append(errs, err)
 			}
 		}

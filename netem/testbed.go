@@ -205,7 +205,7 @@ func New(ctx context.Context, cfg Config) (tb *Testbed, err error) {
 	} else if _, err := os.Stat(filepath.Join(netnsDir, Prefix+id+"-c")); err == nil {
 		return nil, fmt.Errorf("netem: a testbed named %q exists already (namespace %s%s-c)", id, Prefix, id)
 	}
-	tb = &Testbed{cfg: cfg, id: id, names: map[string]netip.Addr{}, stateDir: filepath.Join(stateRoot, id)}
+	tb = &Testbed{cfg: cfg, id: id, names: map[string]netip.Addr{}, stateDir: filepath.Join(stateRoot, id), dirs: dirs}
 	register(tb)
 	defer func() {
 		if err != nil {

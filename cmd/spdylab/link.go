@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/spdylab/spdylab/netem"
+)
+
+func init() {
+	register(command{
+		name:    "link",
+		summary: "check an emulated link: measured RTT, goodput, loss and DNS beside the configured values",
+		run:     runLink,
+	})
+}
+
+func runLink(args []string) int {
+	if len(args) == 0 || args[0] != "check" {
+		fmt.Fprintln(os.Stderr, "usage: spdylab link check [link flags] [--json]")
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			return 0
+		}
+		return 2
+	}
+	return runLinkCheck(args[1:])
+}
+
+func runLinkCheck(args []string) (status int) {
+	defer netem.ClosePanicking()
+	fs := flag.NewFlagSet("link check", flag.ContinueOnError)
+	lf := netem.RegisterFlags(fs)
+	asJSON := fs.Bool("json", false, "print the report as one JSON object")
+	pings := fs.Int("pings", 0, "RTT samples (0 = enough for about 3 s)")
+	transfer := fs.Duration("transfer", 0, "duration of each bulk transfer (0 = max(3s, 30 RTTs), at most 10s)")
+	probes := fs.Int("probes", 400, "UDP probes for the loss estimate")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: spdylab link check [link flags] [--json]")
+		fmt.Fprintln(fs.Output(), "\nBuilds a testbed, measures the link from the client to s1 and prints each value")
+		fmt.Fprintln(fs.Output(), "beside what the configuration predicts; exits 1 if one is out of tolerance.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "spdylab link check: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	cfg, err := lf.Config()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spdylab link check: %v\n", err)
+		return 2
+	}
+	if *probes < 10 {
+		fmt.Fprintf(os.Stderr, "spdylab link check: --probes %d: want at least 10\n", *probes)
+		return 2
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	tb, err := netem.New(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spdylab link check: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if err := tb.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "spdylab link check: teardown: %v\n", err)
+			status = 1
+		}
+	}()
+	rep, err := tb.CheckLink(ctx, netem.CheckOptions{Pings: *pings, Transfer: *transfer, LossProbes: *probes})
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(os.Stderr, "spdylab link check: interrupted")
+			return 130
+		}
+		fmt.Fprintf(os.Stderr, "spdylab link check: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(os.Stderr, "spdylab link check: %v\n", err)
+			return 1
+		}
+	} else {
+		printCheck(rep)
+	}
+	if !rep.OK {
+		return 1
+	}
+	return 0
+}
+
+func printCheck(rep netem.CheckReport) {
+	fmt.Printf("testbed sl-%s: %s\n", rep.Testbed, rep.Link)
+	a := rep.Applied
+	fmt.Printf("applied: cc %s (namespace default %s), initcwnd %v, slow start after idle %v, no_metrics_save %v\n",
+		a.CC, a.CCDefault, a.InitCwnd, a.SlowStartAfterIdle, a.NoMetricsSave)
+	fmt.Printf("rtt: mean %.2f ms, p50 %.2f ms, p99 %.2f ms\n\n", rep.RTTMeanms, rep.RTTP50ms, rep.RTTP99ms)
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "what\tconfigured\texpected\tmeasured\taccepted\tverdict\thow")
+	for _, m := range rep.Measurements {
+		verdict, rng := "PASS", fmt.Sprintf("%.4g..%.4g", m.Low, m.High)
+		switch {
+		case !m.Checked:
+			verdict, rng = "info", "-"
+		case !m.Pass:
+			verdict = "FAIL"
+		}
+		fmt.Fprintf(w, "%s\t%.4g %s\t%.4g %s\t%.4g %s\t%s\t%s\t%s\n",
+			m.Name, m.Configured, m.Unit, m.Expected, m.Unit, m.Measured, m.Unit, rng, verdict, m.Note)
+	}
+	w.Flush()
+	c := rep.Counters
+	fmt.Printf("\nemulator: down %d pkts offered, %d delivered, %d queue drops, %d lost; up %d offered, %d delivered, %d queue drops, %d lost\n",
+		c.Down.PktsOffered, c.Down.PktsDelivered, c.Down.PktsQueueDrop, c.Down.PktsLost,
+		c.Up.PktsOffered, c.Up.PktsDelivered, c.Up.PktsQueueDrop, c.Up.PktsLost)
+	if rep.OK {
+		fmt.Println("link check: PASS")
+	} else {
+		fmt.Println("link check: FAIL")
+	}
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spdylab/spdylab/netem"
+)
+
+func init() {
+	register(command{
+		name:    "shell",
+		summary: "run a command (default: a shell) behind an emulated link, Mahimahi style",
+		run:     runShell,
+	})
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ", ") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+const shellUsage = `usage: spdylab shell [link flags] [--server 'CMD ARGS']... [--wait-port PORT] [-- CMD ARGS]
+
+Builds a fresh testbed, runs CMD (default: $SHELL) in the client namespace and
+tears everything down when CMD exits; spdylab exits with CMD's status
+(128+N when CMD dies of signal N). Every packet CMD sends to a server crosses
+the emulated link, e.g.
+
+  spdylab shell --rtt 100ms --down 10mbit --up 1mbit -- curl http://s1.spdylab.test:8080/
+  spdylab shell --rtt 100ms --down 10mbit --server 'python3 -m http.server 8080' --wait-port 8080 -- \
+      chromium --headless --dump-dom http://s1.spdylab.test:8080/
+
+Servers are s1.spdylab.test (10.200.1.2), s2.spdylab.test (10.200.2.2), ...
+CMD resolves them through the testbed's DNS server across the link (or, with
+--no-dns, from its own /etc/hosts); CMD and the servers see a private
+/etc/hosts and /etc/resolv.conf, nothing on the host changes.
+
+--server 'CMD ARGS' starts a server program with /bin/sh -c in the server
+namespaces: given once it runs on every server host, given N times (N = --shards)
+the i-th runs on s<i>. Each gets SPDYLAB_HOST and SPDYLAB_ADDR (its name and
+address) in its environment. --wait-port waits until every server accepts TCP
+connections on PORT before CMD starts. CMD gets SPDYLAB_TESTBED and SPDYLAB_SERVERS.
+
+SIGINT and SIGTERM are passed on to CMD; when it exits the testbed is removed.
+
+flags:
+`
+
+func runShell(args []string) (status int) {
+	defer netem.ClosePanicking()
+	fs := flag.NewFlagSet("shell", flag.ContinueOnError)
+	lf := netem.RegisterFlags(fs)
+	var servers stringList
+	fs.Var(&servers, "server", "server `command` (run with /bin/sh -c) in the server namespaces; repeatable")
+	waitPort := fs.Int("wait-port", 0, "wait until every server accepts TCP connections on `port` before starting CMD")
+	quiet := fs.Bool("q", false, "do not print the testbed banner")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), shellUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	cfg, err := lf.Config()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spdylab shell: %v\n", err)
+		return 2
+	}
+	if len(servers) > 1 && len(servers) != cfg.Shards {
+		fmt.Fprintf(os.Stderr, "spdylab shell: %d --server commands for %d shards: give one (run on every server) or one per server\n",
+			len(servers), cfg.Shards)
+		return 2
+	}
+	if *waitPort < 0 || *waitPort > 65535 {
+		fmt.Fprintf(os.Stderr, "spdylab shell: --wait-port %d: not a TCP port\n", *waitPort)
+		return 2
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		sh := os.Getenv("SHELL")
+		if sh == "" {
+			sh = "/bin/sh"
+		}
+		argv = []string{sh}
+	}
+
+	ctx := context.Background()
+	tb, err := netem.New(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spdylab shell: %v\n", err)
+		return 1
+	}
+	var closing atomic.Bool // server exits are expected from here on
+	defer func() {
+		closing.Store(true)
+		if err := tb.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "spdylab shell: teardown: %v\n", err)
+			if status == 0 {
+				status = 1
+			}
+		}
+	}()
+	var hostList []string
+	for _, s := range tb.Servers() {
+		hostList = append(hostList, s.Name+"="+s.Addr.String())
+	}
+	if !*quiet {
+		fmt.Fprintf(os.Stderr, "spdylab shell: testbed sl-%s: %s\n", tb.ID(), netem.Describe(cfg))
+		fmt.Fprintf(os.Stderr, "spdylab shell: servers %s\n", strings.Join(hostList, " "))
+		if a := tb.Applied(); a.CC != a.CCDefault {
+			fmt.Fprintf(os.Stderr, "spdylab shell: note: the kernel lets only the initial namespace default to %s; "+
+				"programs run here use %s unless they set TCP_CONGESTION themselves\n", a.CC, a.CCDefault)
+		}
+	}
+
+	for i, s := range tb.Servers() {
+		if len(servers) == 0 {
+			break
+		}
+		line := servers[0]
+		if len(servers) > 1 {
+			line = servers[i]
+		}
+		cmd := s.Command(ctx, "/bin/sh", "-c", line)
+		cmd.Env = append(os.Environ(), "SPDYLAB_HOST="+s.Name, "SPDYLAB_ADDR="+s.Addr.String())
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintf(os.Stderr, "spdylab shell: starting server on %s: %v\n", s.Name, err)
+			return 1
+		}
+		go func() {
+			if err := cmd.Wait(); err != nil && !closing.Load() {
+				fmt.Fprintf(os.Stderr, "spdylab shell: server on %s exited: %v\n", s.Name, err)
+			}
+		}()
+	}
+	if *waitPort > 0 {
+		if err := waitForServers(ctx, tb, *waitPort, 15*time.Second); err != nil {
+			fmt.Fprintf(os.Stderr, "spdylab shell: %v\n", err)
+			return 1
+		}
+	}
+
+	cmd := tb.Client().Command(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "SPDYLAB_TESTBED=sl-"+tb.ID(), "SPDYLAB_SERVERS="+strings.Join(hostList, " "))
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// Hand SIGINT/SIGTERM to CMD; its exit then ends the shell and the
+	// testbed goes away through the deferred Close.
+	var mu sync.Mutex
+	started := false
+	remove := netem.OnSignal(func(sig os.Signal) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if !started || cmd.Process == nil {
+			return false
+		}
+		_ = cmd.Process.Signal(sig)
+		return true
+	})
+	defer remove()
+	mu.Lock()
+	err = cmd.Start()
+	started = err == nil
+	mu.Unlock()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spdylab shell: %s: %v\n", argv[0], err)
+		return 127
+	}
+	err = cmd.Wait()
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exitErr):
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return exitErr.ExitCode()
+	default:
+		fmt.Fprintf(os.Stderr, "spdylab shell: %s: %v\n", argv[0], err)
+		return 1
+	}
+}
+
+// waitForServers polls every server's port from inside its own namespace
+// (no link traffic) until it accepts a connection.
+func waitForServers(ctx context.Context, tb *netem.Testbed, port int, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for _, s := range tb.Servers() {
+		for {
+			dctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+			var c net.Conn
+			c, err := s.DialContext(dctx, "tcp4", s.HostPort(port))
+			cancel()
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("--wait-port %d: %s does not accept connections after %v: %v", port, s.Name, limit, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return nil
+}

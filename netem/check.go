@@ -1,0 +1,661 @@
+package netem
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spdylab/spdylab/netem/link"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// ProbePort is where the testbed's measurement service listens on s1 (TCP
+// and UDP) once a check has run. It is the old echo port, which no web
+// server a user starts is likely to want.
+const ProbePort = 7
+
+// Per-packet overhead of the probes: IPv4 (20) + TCP with timestamps (32).
+const tcpOverhead = 52
+
+// tcpPayloadShare is the share of the link rate a bulk TCP transfer can
+// turn into goodput with 1500-byte packets and TCP timestamps.
+const tcpPayloadShare = float64(link.MTU-tcpOverhead) / link.MTU
+
+// Measurement is one measured property of the link beside its configured
+// value. Low..High is the accepted range; Checked is false for values that
+// are reported for information only (then Pass is true).
+type Measurement struct {
+	Name       string  `json:"name"`
+	Unit       string  `json:"unit"`
+	Configured float64 `json:"configured"`
+	Expected   float64 `json:"expected"` // what the configuration predicts for this probe
+	Measured   float64 `json:"measured"`
+	Low        float64 `json:"low"`
+	High       float64 `json:"high"`
+	Checked    bool    `json:"checked"`
+	Pass       bool    `json:"pass"`
+	Note       string  `json:"note,omitempty"`
+}
+
+// CheckOptions tune CheckLink. Zero values pick defaults that finish in a
+// few seconds for the studies' links.
+type CheckOptions struct {
+	Pings      int           // RTT samples; 0 = enough for ~3 s, 10..50
+	Transfer   time.Duration // duration of each bulk transfer; 0 = max(3 s, 30 RTTs), at most 10 s
+	LossProbes int           // UDP probes for the loss estimate; 0 = 400
+	SkipRate   bool          // no bulk transfers
+	SkipLoss   bool          // no UDP probe train
+	SkipDNS    bool          // no DNS lookup timing
+}
+
+// CheckReport is the outcome of CheckLink.
+type CheckReport struct {
+	Testbed      string        `json:"testbed"`
+	Link         string        `json:"link"`
+	Applied      Applied       `json:"applied"`
+	RTTMeanms    float64       `json:"rtt_mean_ms"`
+	RTTP50ms     float64       `json:"rtt_p50_ms"`
+	RTTP99ms     float64       `json:"rtt_p99_ms"`
+	Measurements []Measurement `json:"measurements"`
+	Counters     probe.LinkCounters `json:"counters"` // emulator counters during the check
+	OK           bool          `json:"ok"`
+}
+
+// Failed lists the measurements out of tolerance.
+func (r *CheckReport) Failed() []Measurement {
+	var out []Measurement
+	for _, m := range r.Measurements {
+		if !m.Pass {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Check is the short self-check stored with every probe: a handful of TCP
+// pings from the client to s1 (and, when full, a bulk transfer each way).
+func (tb *Testbed) Check(ctx context.Context, full bool) (probe.LinkCheck, error) {
+	opt := CheckOptions{Pings: 5, SkipRate: true, SkipLoss: true, SkipDNS: true}
+	if full {
+		opt = CheckOptions{Pings: 10, SkipLoss: true, SkipDNS: true}
+	}
+	rep, err := tb.CheckLink(ctx, opt)
+	lc := probe.LinkCheck{RTTms: rep.RTTP50ms, RTTConfiguredms: ms(tb.cfg.Link.RTT)}
+	if err != nil {
+		lc.Problem = err.Error()
+		return lc, err
+	}
+	for _, m := range rep.Measurements {
+		switch m.Name {
+		case "down":
+			lc.DownMbps = m.Measured
+		case "up":
+			lc.UpMbps = m.Measured
+		}
+	}
+	lc.OK = rep.OK
+	var problems []string
+	for _, m := range rep.Failed() {
+		problems = append(problems, fmt.Sprintf("%s %.4g%s outside %.4g..%.4g", m.Name, m.Measured, m.Unit, m.Low, m.High))
+	}
+	lc.Problem = strings.Join(problems, "; ")
+	return lc, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// CheckLink measures the link between the client and s1 (RTT, goodput each
+// way, loss each way, DNS lookup time) and compares each with what the
+// configuration predicts.
+func (tb *Testbed) CheckLink(ctx context.Context, opt CheckOptions) (rep CheckReport, err error) {
+	rep = CheckReport{Testbed: tb.id, Link: Describe(tb.cfg), Applied: tb.applied}
+	if err := tb.startProbeService(); err != nil {
+		return rep, err
+	}
+	before := tb.Counters()
+	defer func() { rep.Counters = diffCounters(tb.Counters(), before) }()
+	s1 := tb.servers[0]
+	down, up := tb.dirs.down, tb.dirs.up
+	rtt := tb.cfg.Link.RTT
+	if tb.emu != nil {
+		d, u := oneWayDelays(tb.cfg.Link)
+		rtt = d + u
+	}
+
+	// RTT: TCP pings on one established connection; the answer rides on
+	// data, so no delayed ACK is involved.
+	pings := opt.Pings
+	if pings <= 0 {
+		pings = 10
+		if rtt > 0 {
+			pings = min(max(int(3*time.Second/rtt), 10), 50)
+		}
+	}
+	samples, err := tb.tcpPings(ctx, s1, pings)
+	if err != nil {
+		return rep, err
+	}
+	slices.Sort(samples)
+	var sum float64
+	for _, s := range samples {
+		sum += s
+	}
+	rep.RTTMeanms = sum / float64(len(samples))
+	rep.RTTP50ms = quantile(samples, 0.5)
+	rep.RTTP99ms = quantile(samples, 0.99)
+	pingPkt := tcpOverhead + len("PING\n")
+	expRTT := ms(rtt) + ms(serialisation(down, pingPkt)) + ms(serialisation(up, pingPkt))
+	m := Measurement{Name: "rtt", Unit: "ms", Configured: ms(rtt), Expected: expRTT, Measured: rep.RTTP50ms, Checked: true,
+		Low: expRTT*0.95 - 0.5, High: expRTT*1.15 + 5, Note: fmt.Sprintf("median of %d TCP pings", len(samples))}
+	if down.Trace != nil || up.Trace != nil {
+		// A trace delivers only at its opportunities: a ping may wait for one.
+		m.High += ms(traceGap(down.Trace)) + ms(traceGap(up.Trace))
+	}
+	rep.Measurements = append(rep.Measurements, judge(m))
+
+	if !opt.SkipDNS && tb.cfg.DNS && tb.emu != nil {
+		d, err := tb.dnsLookupTime(ctx)
+		if err != nil {
+			return rep, err
+		}
+		dnsPkt := 20 + 8 + 12 + len(ServerName(1)) + 2 + 4 // IP+UDP+DNS header+question
+		exp := ms(rtt) + ms(serialisation(up, dnsPkt)) + ms(serialisation(down, dnsPkt+16))
+		rep.Measurements = append(rep.Measurements, judge(Measurement{Name: "dns", Unit: "ms", Configured: ms(rtt), Expected: exp,
+			Measured: ms(d), Checked: true, Low: exp*0.95 - 0.5, High: exp*1.2 + 10, Note: "one A lookup of s1 over the link"}))
+	}
+
+	if !opt.SkipRate {
+		dur := opt.Transfer
+		if dur <= 0 {
+			dur = min(max(3*time.Second, 30*rtt), 10*time.Second)
+		}
+		for _, dir := range []struct {
+			name string
+			cfg  link.DirConfig
+			loss float64
+		}{{"down", down, tb.cfg.Link.LossDown}, {"up", up, tb.cfg.Link.LossUp}} {
+			bps, err := tb.goodput(ctx, s1, dir.name, dur)
+			if err != nil {
+				return rep, err
+			}
+			conf := rateOf(dir.cfg)
+			m := Measurement{Name: dir.name, Unit: "Mbit/s", Configured: conf / 1e6, Expected: conf * tcpPayloadShare / 1e6,
+				Measured: bps / 1e6, Note: fmt.Sprintf("TCP goodput (%s), second half of a %v transfer", tb.applied.CC, dur)}
+			switch {
+			case conf == 0:
+				m.Note += "; rate unlimited: informational"
+			case dir.loss > 0 || dir.cfg.GE != nil:
+				m.Note += "; random loss caps TCP goodput below the link rate: informational"
+			default:
+				m.Checked = true
+				m.Low, m.High = m.Expected*0.75, m.Expected*1.05
+			}
+			rep.Measurements = append(rep.Measurements, judge(m))
+		}
+	}
+
+	if !opt.SkipLoss {
+		n := opt.LossProbes
+		if n <= 0 {
+			n = 400
+		}
+		upLoss, downLoss, err := tb.lossTrain(ctx, s1, n)
+		if err != nil {
+			return rep, err
+		}
+		for _, dir := range []struct {
+			name     string
+			cfg      link.DirConfig
+			measured float64
+			n        int
+		}{{"loss_up", up, upLoss.rate, n}, {"loss_down", down, downLoss.rate, downLoss.sent}} {
+			p := dir.cfg.Loss
+			if dir.cfg.GE != nil {
+				p = dir.cfg.GE.MeanLoss()
+			}
+			// Three standard errors of a binomial proportion, plus slack of
+			// one probe and half a percent.
+			tol := 3*math.Sqrt(p*(1-p)/float64(max(dir.n, 1))) + 1/float64(max(dir.n, 1)) + 0.005
+			if dir.cfg.GE != nil {
+				tol *= 3 // bursts make neighbouring probes' fates correlated
+			}
+			rep.Measurements = append(rep.Measurements, judge(Measurement{Name: dir.name, Unit: "%", Configured: 100 * p, Expected: 100 * p,
+				Measured: 100 * dir.measured, Checked: true, Low: 100 * max(p-tol, 0), High: 100 * min(p+tol, 1),
+				Note: fmt.Sprintf("%d UDP probes", dir.n)}))
+		}
+	}
+	rep.OK = len(rep.Failed()) == 0
+	return rep, nil
+}
+
+func judge(m Measurement) Measurement {
+	m.Pass = !m.Checked || (m.Measured >= m.Low && m.Measured <= m.High)
+	return m
+}
+
+// rateOf is a direction's configured capacity in bit/s (0 = unlimited).
+func rateOf(d link.DirConfig) float64 {
+	if d.Trace != nil {
+		return d.Trace.MeanRateBps()
+	}
+	return float64(d.RateBps)
+}
+
+// serialisation is the time a packet of size bytes occupies the link.
+func serialisation(d link.DirConfig, size int) time.Duration {
+	r := rateOf(d)
+	if r <= 0 {
+		return 0
+	}
+	if d.Trace != nil {
+		return 0 // a trace delivers whole opportunities; see traceGap
+	}
+	return time.Duration(float64(size*8) / r * float64(time.Second))
+}
+
+// traceGap is the longest wait for a delivery opportunity in a trace.
+func traceGap(t *link.Trace) time.Duration {
+	if t == nil || t.Len() == 0 {
+		return 0
+	}
+	// The mean gap bounds the typical wait; use a few of them.
+	return 3 * t.Period() / time.Duration(t.Len())
+}
+
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+func diffCounters(a, b probe.LinkCounters) probe.LinkCounters {
+	d := func(x, y probe.LinkDir) probe.LinkDir {
+		x.PktsOffered -= y.PktsOffered
+		x.BytesOffered -= y.BytesOffered
+		x.PktsDelivered -= y.PktsDelivered
+		x.BytesDelivered -= y.BytesDelivered
+		x.PktsQueueDrop -= y.PktsQueueDrop
+		x.PktsLost -= y.PktsLost
+		return x
+	}
+	return probe.LinkCounters{Down: d(a.Down, b.Down), Up: d(a.Up, b.Up)}
+}
+
+// ---- the measurement service on s1 ----
+//
+// One line-oriented TCP protocol on ProbePort:
+//   PING           -> PONG                       (round trip)
+//   SOURCE <ms>    -> data for <ms>, then close  (downlink goodput)
+//   SINK           -> reads until EOF, then "<bytes> <ns>" for the second half
+//   COUNT <id>     -> how many UDP probes of train <id> arrived
+// and a UDP echo on ProbePort whose datagrams start with an 8-byte train id.
+
+type probeService struct {
+	l  net.Listener
+	pc net.PacketConn
+	wg sync.WaitGroup
+
+	mu     sync.Mutex
+	counts map[uint64]int
+}
+
+func (tb *Testbed) startProbeService() error {
+	tb.probeOnce.Do(func() {
+		s1 := tb.servers[0]
+		addr := s1.HostPort(ProbePort)
+		if s1.ns == nil {
+			// Loopback testbeds share the caller's namespace (and may be
+			// several): take any free port.
+			addr = s1.HostPort(0)
+		}
+		l, err := s1.Listen("tcp4", addr)
+		if err != nil {
+			tb.probeErr = fmt.Errorf("netem: check service on %s: %w", s1.Name, err)
+			return
+		}
+		tb.probeAddr = l.Addr().String()
+		pc, err := s1.ListenPacket("udp4", tb.probeAddr)
+		if err != nil {
+			l.Close()
+			tb.probeErr = fmt.Errorf("netem: check service on %s: %w", s1.Name, err)
+			return
+		}
+		ps := &probeService{l: l, pc: pc, counts: map[uint64]int{}}
+		ps.wg.Add(2)
+		go ps.serveTCP()
+		go ps.serveUDP()
+		tb.closeMu.Lock()
+		tb.stop = append(tb.stop, ps.close)
+		tb.closeMu.Unlock()
+	})
+	return tb.probeErr
+}
+
+func (ps *probeService) close() error {
+	ps.l.Close()
+	ps.pc.Close()
+	ps.wg.Wait()
+	return nil
+}
+
+func (ps *probeService) serveUDP() {
+	defer ps.wg.Done()
+	buf := make([]byte, 2048)
+	for {
+		n, from, err := ps.pc.ReadFrom(buf)
+		if err != nil {
+			return
+		}
+		if n < 8 {
+			continue
+		}
+		ps.mu.Lock()
+		ps.counts[binary.BigEndian.Uint64(buf)]++
+		ps.mu.Unlock()
+		_, _ = ps.pc.WriteTo(buf[:n], from)
+	}
+}
+
+func (ps *probeService) serveTCP() {
+	defer ps.wg.Done()
+	var conns sync.WaitGroup
+	defer conns.Wait()
+	for {
+		c, err := ps.l.Accept()
+		if err != nil {
+			return
+		}
+		conns.Add(1)
+		go func() {
+			defer conns.Done()
+			defer c.Close()
+			ps.handle(c)
+		}()
+	}
+}
+
+func (ps *probeService) handle(c net.Conn) {
+	r := bufio.NewReader(c)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		cmd, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch cmd {
+		case "PING":
+			if _, err := io.WriteString(c, "PONG\n"); err != nil {
+				return
+			}
+		case "SOURCE":
+			msec, err := strconv.Atoi(arg)
+			if err != nil || msec <= 0 || msec > 60000 {
+				return
+			}
+			buf := make([]byte, 64<<10)
+			end := time.Now().Add(time.Duration(msec) * time.Millisecond)
+			_ = c.SetWriteDeadline(end)
+			for time.Now().Before(end) {
+				if _, err := c.Write(buf); err != nil {
+					break
+				}
+			}
+			return
+		case "SINK":
+			bytes, dur := secondHalfRate(r)
+			fmt.Fprintf(c, "%d %d\n", bytes, dur.Nanoseconds())
+			return
+		case "COUNT":
+			id, err := strconv.ParseUint(arg, 10, 64)
+			if err != nil {
+				return
+			}
+			ps.mu.Lock()
+			n := ps.counts[id]
+			delete(ps.counts, id)
+			ps.mu.Unlock()
+			fmt.Fprintf(c, "%d\n", n)
+		default:
+			return
+		}
+	}
+}
+
+// secondHalfRate reads r to EOF and returns the bytes that arrived in the
+// second half of the transfer and that half's duration: the first half
+// holds slow start, the second the steady state.
+func secondHalfRate(r io.Reader) (int64, time.Duration) {
+	type sample struct {
+		at time.Time
+		n  int
+	}
+	var samples []sample
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			samples = append(samples, sample{time.Now(), n})
+		}
+		if err != nil {
+			break
+		}
+	}
+	if len(samples) < 2 {
+		return 0, 0
+	}
+	first, last := samples[0].at, samples[len(samples)-1].at
+	mid := first.Add(last.Sub(first) / 2)
+	var bytes int64
+	var start time.Time
+	for _, s := range samples {
+		if s.at.Before(mid) {
+			start = s.at // the last read before mid marks the window's start
+			continue
+		}
+		bytes += int64(s.n)
+	}
+	if start.IsZero() {
+		start = first
+	}
+	return bytes, last.Sub(start)
+}
+
+// ---- the client side ----
+
+func (tb *Testbed) tcpPings(ctx context.Context, s *Host, n int) ([]float64, error) {
+	c, err := tb.client.DialContext(ctx, "tcp4", tb.probeAddr)
+	if err != nil {
+		return nil, fmt.Errorf("netem: check: connecting to %s: %w", s.Name, err)
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	r := bufio.NewReader(c)
+	var out []float64
+	for range n {
+		start := time.Now()
+		if _, err := io.WriteString(c, "PING\n"); err != nil {
+			return nil, fmt.Errorf("netem: check: ping: %w", err)
+		}
+		if _, err := r.ReadString('\n'); err != nil {
+			return nil, fmt.Errorf("netem: check: ping: %w", err)
+		}
+		out = append(out, ms(time.Since(start)))
+	}
+	return out, nil
+}
+
+func (tb *Testbed) dnsLookupTime(ctx context.Context) (time.Duration, error) {
+	start := time.Now()
+	ips, err := tb.client.Resolver().LookupNetIP(ctx, "ip4", ServerName(1))
+	d := time.Since(start)
+	if err != nil {
+		return 0, fmt.Errorf("netem: check: DNS lookup of %s: %w", ServerName(1), err)
+	}
+	if len(ips) != 1 || ips[0] != tb.servers[0].Addr {
+		return 0, fmt.Errorf("netem: check: DNS lookup of %s gave %v, want %v", ServerName(1), ips, tb.servers[0].Addr)
+	}
+	return d, nil
+}
+
+// goodput runs one bulk transfer for dur and returns the steady-state
+// goodput in bit/s measured at the receiver.
+func (tb *Testbed) goodput(ctx context.Context, s *Host, dir string, dur time.Duration) (float64, error) {
+	c, err := tb.client.DialContext(ctx, "tcp4", tb.probeAddr)
+	if err != nil {
+		return 0, fmt.Errorf("netem: check: connecting to %s: %w", s.Name, err)
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	var bytes int64
+	var span time.Duration
+	if dir == "down" {
+		if _, err := fmt.Fprintf(c, "SOURCE %d\n", dur.Milliseconds()); err != nil {
+			return 0, err
+		}
+		bytes, span = secondHalfRate(c)
+	} else {
+		buf := make([]byte, 64<<10)
+		if _, err := io.WriteString(c, "SINK\n"); err != nil {
+			return 0, err
+		}
+		end := time.Now().Add(dur)
+		for time.Now().Before(end) {
+			if _, err := c.Write(buf); err != nil {
+				return 0, fmt.Errorf("netem: check: upload: %w", err)
+			}
+		}
+		if err := c.(*net.TCPConn).CloseWrite(); err != nil {
+			return 0, err
+		}
+		var ns int64
+		if _, err := fmt.Fscan(c, &bytes, &ns); err != nil {
+			return 0, fmt.Errorf("netem: check: reading the upload result: %w", err)
+		}
+		span = time.Duration(ns)
+	}
+	if ctx.Err() != nil {
+		return 0, ctx.Err()
+	}
+	if span <= 0 {
+		return 0, fmt.Errorf("netem: check: %slink transfer moved too little data to measure", dir)
+	}
+	return float64(bytes) * 8 / span.Seconds(), nil
+}
+
+type lossEstimate struct {
+	rate float64
+	sent int // probes that could be lost in this direction
+}
+
+// lossTrain sends n UDP probes to s's echo service, paced to a quarter of
+// the slower direction's rate so the queue never drops any, and derives
+// each direction's loss from what the server counted and what came back.
+func (tb *Testbed) lossTrain(ctx context.Context, s *Host, n int) (up, down lossEstimate, err error) {
+	pc, err := tb.client.ListenPacket("udp4", net.JoinHostPort(tb.client.Addr.String(), "0"))
+	if err != nil {
+		return up, down, err
+	}
+	defer pc.Close()
+	dst, err := net.ResolveUDPAddr("udp4", tb.probeAddr)
+	if err != nil {
+		return up, down, err
+	}
+	const size = 64
+	wire := float64((size + 28) * 8)
+	slowest := math.Inf(1)
+	for _, d := range []link.DirConfig{tb.dirs.down, tb.dirs.up} {
+		if r := rateOf(d); r > 0 {
+			slowest = min(slowest, r)
+		}
+	}
+	gap := 200 * time.Microsecond
+	if !math.IsInf(slowest, 1) {
+		gap = max(gap, time.Duration(wire/(slowest/4)*float64(time.Second)))
+	}
+	id := uint64(time.Now().UnixNano())
+	received := make(chan int, 1)
+	go func() {
+		buf := make([]byte, 2048)
+		got := 0
+		for {
+			nr, _, err := pc.ReadFrom(buf)
+			if err != nil {
+				break
+			}
+			if nr >= 8 && binary.BigEndian.Uint64(buf) == id {
+				got++
+			}
+		}
+		received <- got
+	}()
+	pkt := make([]byte, size)
+	binary.BigEndian.PutUint64(pkt, id)
+	next := time.Now()
+	for i := range n {
+		binary.BigEndian.PutUint32(pkt[8:], uint32(i))
+		if _, err := pc.WriteTo(pkt, dst); err != nil {
+			return up, down, fmt.Errorf("netem: check: UDP probe: %w", err)
+		}
+		next = next.Add(gap)
+		if err := sleepCtx(ctx, time.Until(next)); err != nil {
+			return up, down, err
+		}
+	}
+	// Wait out the propagation and any queue, then stop the receiver.
+	d, u := oneWayDelays(tb.cfg.Link)
+	if err := sleepCtx(ctx, d+u+500*time.Millisecond); err != nil {
+		return up, down, err
+	}
+	pc.SetReadDeadline(time.Now())
+	echoed := <-received
+
+	c, err := tb.client.DialContext(ctx, "tcp4", tb.probeAddr)
+	if err != nil {
+		return up, down, err
+	}
+	defer c.Close()
+	var atServer int
+	if _, err := fmt.Fprintf(c, "COUNT %d\n", id); err != nil {
+		return up, down, err
+	}
+	if _, err := fmt.Fscan(c, &atServer); err != nil {
+		return up, down, fmt.Errorf("netem: check: reading the probe count: %w", err)
+	}
+	if atServer > n || echoed > atServer {
+		return up, down, errors.New("netem: check: probe counts inconsistent (duplicated packets?)")
+	}
+	up = lossEstimate{rate: 1 - float64(atServer)/float64(n), sent: n}
+	down = lossEstimate{sent: atServer}
+	if atServer > 0 {
+		down.rate = 1 - float64(echoed)/float64(atServer)
+	}
+	return up, down, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
