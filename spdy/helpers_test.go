@@ -22,7 +22,7 @@ type pair struct {
 	once   sync.Once
 }
 
-func tcpPipe(t *testing.T) (client, server net.Conn) {
+func tcpPipe(t testing.TB) (client, server net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
