@@ -4,7 +4,8 @@
 //
 //   node client.js --url https://127.0.0.1:PORT [--plain] [--protocol spdy/3.1]
 //                  [--checks get,upload,concurrent,push,slow] [--push-path /push.html]
-//                  [--pushed-path /pushed.js --pushed-size N --pushed-seed S]
+//                  [--pushed-path /pushed.js --pushed-size N (--pushed-seed S | --pushed-sha256 HEX)]
+//                  [--window BYTES] [--timeout MS]
 //
 // Prints one JSON object: {"ok": bool, "checks": {name: {...ok, details}}}.
 // Exit status 0 when every check passed, 1 otherwise.
@@ -28,7 +29,9 @@ const agent = spdy.createAgent({
   host: base.hostname,
   port: Number(base.port),
   rejectUnauthorized: false, // the lab's certificates are throw-away self-signed ones
-  spdy: { plain, ssl: !plain, protocols: [protocol], protocol }
+  // --window sets node-spdy's receive windows (stream and session; its
+  // default is 1 MiB) so that a test can make flow control gate the server.
+  spdy: { plain, ssl: !plain, protocols: [protocol], protocol, connection: args.window ? { windowSize: Number(args.window) } : {} }
 })
 let agentError = null
 agent.on('error', (err) => { agentError = err })
@@ -57,14 +60,21 @@ function request (method, path, { onResponse, onPush, headers } = {}) {
   })
 }
 
+// session resolves to the agent's spdy-transport connection once it is up.
+function session () {
+  return new Promise((resolve) => {
+    if (agent._spdyState.connection) resolve(agent._spdyState.connection)
+    else agent.once('_connect', () => resolve(agent._spdyState.connection))
+  })
+}
+
 // upload sends a body on a stream of the agent's spdy-transport session.
 // node-spdy 4.0.2's http.request path cannot carry a request body on
 // current Node (handle-thing's writev dereferences the SPDY stream before it
 // exists), so uploads use the session API of the same library directly.
 function upload (method, path, body, headers) {
-  return new Promise((resolve, reject) => {
-    const go = () => {
-      const conn = agent._spdyState.connection
+  return session().then((conn) => new Promise((resolve, reject) => {
+    {
       const stream = conn.request({
         method, path, host: base.host, headers: Object.assign({ 'content-length': String(body.length) }, headers || {})
       }, (err) => { if (err) reject(err) })
@@ -76,8 +86,7 @@ function upload (method, path, body, headers) {
       stream.on('error', reject)
       stream.end(body)
     }
-    if (agent._spdyState.connection) go(); else agent.once('_connect', go)
-  })
+  }))
 }
 
 const results = {}
@@ -143,7 +152,9 @@ async function checkPush () {
   })
   await Promise.all(pushDone)
   const used = pushes.find((p) => p.path === pushedPath)
-  const want = sha256(detBytes(pushedSize, pushedSeed))
+  // A site written by spdylab's page package has its own bytes: the caller
+  // then passes their hash instead of a generator seed.
+  const want = args['pushed-sha256'] || sha256(detBytes(pushedSize, pushedSeed))
   const html = r.body.toString()
   return {
     ok: r.status === 200 && !!used && used.sha256 === want && used.length === pushedSize && html.includes(pushedPath),
@@ -154,23 +165,29 @@ async function checkPush () {
 // checkSlow opens several large responses at once and reads them slowly:
 // node-spdy only sends WINDOW_UPDATE as the application consumes data, so
 // the server can finish only if it honours both the stream windows and the
-// session window and resumes on every update.
+// session window and resumes on every update. It reads the session's
+// spdy-transport streams directly: through http.request, handle-thing
+// reports a spurious ECONNRESET when a stream closes while its socket wrapper
+// is reading, which pausing and resuming provokes.
 async function checkSlow () {
   const streams = 8; const n = 400 << 10
+  const conn = await session()
   const jobs = []
   for (let i = 0; i < streams; i++) {
     const seed = 500 + i
-    jobs.push(request('GET', '/_spdylab/bytes?n=' + n + '&seed=' + seed, {
-      onResponse: (res, resolve, reject) => {
-        const h = crypto.createHash('sha256'); let len = 0
-        res.on('data', (c) => {
-          h.update(c); len += c.length
-          res.pause()
-          setTimeout(() => res.resume(), 2)
-        })
-        res.on('end', () => resolve({ i, status: res.statusCode, length: len, ok: res.statusCode === 200 && len === n && h.digest('hex') === sha256(detBytes(n, seed)) }))
-        res.on('error', reject)
-      }
+    jobs.push(new Promise((resolve, reject) => {
+      const stream = conn.request({ method: 'GET', path: '/_spdylab/bytes?n=' + n + '&seed=' + seed, host: base.host, headers: {} }, (err) => { if (err) reject(err) })
+      let status = 0
+      const h = crypto.createHash('sha256'); let len = 0
+      stream.on('response', (code) => { status = code })
+      stream.on('data', (c) => {
+        h.update(c); len += c.length
+        stream.pause()
+        setTimeout(() => stream.resume(), 2)
+      })
+      stream.on('end', () => resolve({ i, status, length: len, ok: status === 200 && len === n && h.digest('hex') === sha256(detBytes(n, seed)) }))
+      stream.on('error', reject)
+      stream.end()
     }))
   }
   const all = await Promise.all(jobs)
@@ -197,14 +214,29 @@ async function main () {
     if (agentError) results[name].agent_error = agentError.message
     ok = ok && results[name].ok
   }
-  process.stdout.write(JSON.stringify({ ok, protocol, plain, checks: results }) + '\n')
+  finished = true
+  report({ ok, protocol, plain, checks: results })
+  clearTimeout(deadlineTimer)
   agent.close(() => process.exit(ok ? 0 : 1))
   setTimeout(() => process.exit(ok ? 0 : 1), 2000).unref()
 }
 
+let reported = false
+function report (obj) {
+  if (reported) return
+  reported = true
+  process.stdout.write(JSON.stringify(obj) + '\n')
+}
 const deadline = Number(args.timeout || 60000)
-setTimeout(() => {
-  process.stdout.write(JSON.stringify({ ok: false, protocol, plain, error: 'timed out after ' + deadline + ' ms', checks: results }) + '\n')
+const deadlineTimer = setTimeout(() => {
+  report({ ok: false, protocol, plain, error: 'timed out after ' + deadline + ' ms', checks: results })
   process.exit(1)
-}, deadline).unref()
+}, deadline)
+// Node exits by itself when nothing is left to wait for, e.g. when the
+// session died under a pending request: say so instead of printing nothing.
+process.on('exit', (code) => {
+  report({ ok: false, protocol, plain, error: 'event loop emptied before the checks finished (session lost?)' + (agentError ? ': ' + agentError.message : ''), checks: results })
+  if (code === 0 && !finished) process.exitCode = 1
+})
+let finished = false
 main()
