@@ -422,7 +422,7 @@ func (b *Bench) Check(ctx context.Context) probe.LinkCheck {
 		Check(ctx context.Context, full bool) (probe.LinkCheck, error)
 	})
 	if !ok {
-		return probe.LinkCheck{Problem: "this build's testbed has no link self-check"}
+		return probe.LinkCheck{Problem: noSelfCheck}
 	}
 	lc, err := checker.Check(ctx, false)
 	if err != nil {
@@ -433,6 +433,8 @@ func (b *Bench) Check(ctx context.Context) probe.LinkCheck {
 	}
 	return lc
 }
+
+const noSelfCheck = "this build's testbed has no link self-check"
 
 // Close stops the servers and tears the testbed down. It is idempotent.
 func (b *Bench) Close() error {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -29,6 +30,13 @@ func init() {
 		run: func(args []string) int {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			// The first Ctrl-C ends the load in progress and tears the bench
+			// down in order (servers, then testbed); a second one falls back
+			// to netem's default: close every testbed and exit.
+			var signalled atomic.Bool
+			remove := netem.OnSignal(func(os.Signal) bool { return !signalled.Swap(true) })
+			defer remove()
+			defer netem.ClosePanicking()
 			return runLoad(ctx, args, os.Stdout, os.Stderr)
 		},
 	})

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -124,5 +125,60 @@ func TestPageCommand(t *testing.T) {
 	out.Reset()
 	if code := runPage([]string{"list"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "youm7") {
 		t.Fatalf("page list: %d %s", code, out.String())
+	}
+}
+
+// Ctrl-C during a load over a real testbed ends the command and removes
+// every namespace it created.
+func TestLoadCommandInterruptCleansUp(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for network namespaces")
+	}
+	bin := spdylabBinary(t)
+	cmd := exec.Command(bin, "load", "--page", "pageC", "--proto", "https", "--runs", "1000",
+		"--rtt", "20ms", "--down", "20mbit", "--up", "2mbit", "--work-dir", t.TempDir())
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	// Wait for the first finished load, then find the testbed this process
+	// owns in netem's state directory.
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && !strings.HasPrefix(sc.Text(), "run 1/") {
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	var id string
+	ents, _ := os.ReadDir("/run/spdylab")
+	for _, e := range ents {
+		owner, _ := os.ReadFile(filepath.Join("/run/spdylab", e.Name(), "owner"))
+		if first, _, _ := strings.Cut(string(owner), "\n"); strings.TrimSpace(first) == strconv.Itoa(cmd.Process.Pid) {
+			id = e.Name()
+		}
+	}
+	if id == "" {
+		t.Fatal("found no testbed owned by the load command")
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("interrupted load exited with %v, want status 130", err)
+	}
+	netns, _ := os.ReadDir("/run/netns")
+	for _, e := range netns {
+		if strings.HasPrefix(e.Name(), "sl-"+id+"-") {
+			t.Fatalf("namespace %s survived the interrupt", e.Name())
+		}
+	}
+	if _, err := os.Stat(filepath.Join("/run/spdylab", id)); err == nil {
+		t.Fatalf("state directory of testbed %s survived the interrupt", id)
 	}
 }
