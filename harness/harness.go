@@ -416,15 +416,7 @@ func (b *Bench) Check(ctx context.Context) probe.LinkCheck {
 	if b.closed.Load() {
 		return probe.LinkCheck{Problem: "bench is closed"}
 	}
-	// netem's self-check is part of its contract but may land after this
-	// package; until then the bench says so instead of pretending.
-	checker, ok := any(b.tb).(interface {
-		Check(ctx context.Context, full bool) (probe.LinkCheck, error)
-	})
-	if !ok {
-		return probe.LinkCheck{Problem: noSelfCheck}
-	}
-	lc, err := checker.Check(ctx, false)
+	lc, err := b.tb.Check(ctx, false)
 	if err != nil {
 		lc.OK = false
 		if lc.Problem == "" {
@@ -433,8 +425,6 @@ func (b *Bench) Check(ctx context.Context) probe.LinkCheck {
 	}
 	return lc
 }
-
-const noSelfCheck = "this build's testbed has no link self-check"
 
 // Close stops the servers and tears the testbed down. It is idempotent.
 func (b *Bench) Close() error {
