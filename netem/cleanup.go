@@ -264,14 +264,40 @@ func killIn(inodes map[uint64]bool, grace time.Duration) {
 	// caller's Wait; they hold no namespace reference, so we stop here.
 }
 
+// ensureSharedNetnsDir makes /run/netns a shared mount point, as `ip netns
+// add` does. Two things depend on it: a later `ip netns add` (by anyone)
+// then finds a mount point and does not stack a new bind mount on top,
+// which would hide our namespace mounts from DeleteNamed; and the mount
+// namespaces of Host.Command children (slaves of /) see our unmounts, so a
+// long-running child elsewhere never pins a deleted testbed's namespaces.
+func ensureSharedNetnsDir() error {
+	if err := os.MkdirAll(netnsDir, 0o755); err != nil {
+		return fmt.Errorf("netem: creating %s: %w", netnsDir, err)
+	}
+	err := unix.Mount("", netnsDir, "none", unix.MS_SHARED|unix.MS_REC, "")
+	if errors.Is(err, unix.EINVAL) { // not a mount point yet
+		if err = unix.Mount(netnsDir, netnsDir, "none", unix.MS_BIND|unix.MS_REC, ""); err == nil {
+			err = unix.Mount("", netnsDir, "none", unix.MS_SHARED|unix.MS_REC, "")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("netem: making %s a shared mount: %w", netnsDir, err)
+	}
+	return nil
+}
+
 // deleteNamed removes a namespace's bind mount; the namespace itself goes
 // away when nothing references it any more.
 func deleteNamed(name string) error {
 	err := netns.DeleteNamed(name)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("netem: deleting namespace %s: %w", name, err)
+	switch {
+	case err == nil || errors.Is(err, os.ErrNotExist):
+		return nil
+	case errors.Is(err, unix.EBUSY):
+		return fmt.Errorf("netem: deleting namespace %s: %w (its bind mount is covered by a later mount of %s "+
+			"or held by another mount namespace; it holds no processes)", name, err, netnsDir)
 	}
-	return nil
+	return fmt.Errorf("netem: deleting namespace %s: %w", name, err)
 }
 
 // ---- spdylab clean ----

@@ -220,6 +220,9 @@ func New(ctx context.Context, cfg Config) (tb *Testbed, err error) {
 	if err := writeOwner(tb.stateDir); err != nil {
 		return nil, err
 	}
+	if err := ensureSharedNetnsDir(); err != nil {
+		return nil, err
+	}
 	tb.stop = append(tb.stop, func() error { return os.RemoveAll(tb.stateDir) })
 
 	// Namespaces. The router comes first so the veths can be made from it.

@@ -1,0 +1,585 @@
+package netem
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vishvananda/netlink"
+
+	"github.com/spdylab/spdylab/internal/tcpopt"
+	"github.com/spdylab/spdylab/probe"
+)
+
+func requireRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: builds network namespaces and TUN devices (CI runs as root)")
+	}
+}
+
+// newTestbed builds a testbed and removes it when the test ends, checking
+// that its namespaces are really gone.
+func newTestbed(t *testing.T, cfg Config) *Testbed {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tb, err := New(ctx, cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := tb.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		assertGone(t, tb.ID())
+	})
+	return tb
+}
+
+func assertGone(t *testing.T, id string) {
+	t.Helper()
+	ents, _ := os.ReadDir(netnsDir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), Prefix+id+"-") {
+			t.Errorf("namespace %s still exists", e.Name())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(stateRoot, id)); err == nil {
+		t.Errorf("state directory of %s still exists", id)
+	}
+}
+
+func TestLoopbackHosts(t *testing.T) {
+	tb := Loopback(3)
+	defer tb.Close()
+	if tb.Emulated() {
+		t.Fatal("loopback testbed claims an emulated link")
+	}
+	if got := tb.Client().Addr.String(); got != "127.0.0.1" {
+		t.Errorf("client address %s, want 127.0.0.1", got)
+	}
+	if len(tb.Servers()) != 3 || tb.Servers()[2].Name != "s3.spdylab.test" || tb.Servers()[2].Addr.String() != "127.0.0.4" {
+		t.Fatalf("servers %+v", tb.Servers())
+	}
+	ips, err := tb.Client().Resolver().LookupNetIP(context.Background(), "ip4", "S2.spdylab.test.")
+	if err != nil || len(ips) != 1 || ips[0].String() != "127.0.0.3" {
+		t.Fatalf("lookup s2: %v %v", ips, err)
+	}
+	if _, err := tb.Client().Resolver().LookupHost(context.Background(), "s9.spdylab.test"); err == nil {
+		t.Error("lookup of an unknown name succeeded")
+	}
+	// Listen on a server host, dial it by name from the client.
+	l, err := tb.Servers()[1].Listen("tcp", "127.0.0.3:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err == nil {
+			io.WriteString(c, "hello")
+			c.Close()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	c, err := tb.Client().DialContext(context.Background(), "tcp", "s2.spdylab.test:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(c)
+	c.Close()
+	if string(b) != "hello" {
+		t.Errorf("read %q", b)
+	}
+	lc, err := tb.Check(context.Background(), false)
+	if err != nil || !lc.OK {
+		t.Errorf("loopback check: %+v %v", lc, err)
+	}
+	if c := tb.Counters(); c != (probe.LinkCounters{}) {
+		t.Errorf("loopback counters %+v, want zero", c)
+	}
+}
+
+func parseFlags(t *testing.T, args ...string) (Config, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	v := RegisterFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	return v.Config()
+}
+
+func TestFlagsConfig(t *testing.T) {
+	cfg, err := parseFlags(t, "--rtt", "100ms", "--down", "10mbit", "--up", "1mbit", "--queue", "50pkt",
+		"--queue-up", "64kb", "--loss", "1%", "--loss-up", "0", "--iw", "3", "--cc", "reno", "--shards", "4",
+		"--per-shard-links", "--no-dns", "--seed", "7", "--ge-down", "p=1%,r=30%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := cfg.Link
+	if l.RTT != 100*time.Millisecond || l.DownBps != 10e6 || l.UpBps != 1e6 || l.QueuePkts != 50 {
+		t.Errorf("link %+v", l)
+	}
+	if cfg.QueueUp == nil || cfg.QueueUp.Bytes != 64000 || cfg.QueueDown != nil {
+		t.Errorf("queue overrides down %+v up %+v", cfg.QueueDown, cfg.QueueUp)
+	}
+	if l.LossUp != 0 || l.LossDown != 0 || cfg.GEDown == nil || cfg.GEDown.P != 0.01 {
+		t.Errorf("loss: down %g up %g ge %+v (Gilbert-Elliott replaces Bernoulli loss downstream)", l.LossDown, l.LossUp, cfg.GEDown)
+	}
+	if cfg.TCP.IW != 3 || cfg.TCP.CC != "reno" || cfg.Shards != 4 || l.Shared || cfg.DNS || l.Seed != 7 {
+		t.Errorf("config %+v", cfg)
+	}
+	d, u := oneWayDelays(l)
+	if d != 50*time.Millisecond || u != 50*time.Millisecond {
+		t.Errorf("delays %v/%v", d, u)
+	}
+	cfg, err = parseFlags(t, "--rtt", "100ms", "--delay-down", "80ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, u := oneWayDelays(cfg.Link); d != 80*time.Millisecond || u != 20*time.Millisecond {
+		t.Errorf("--delay-down 80ms of 100ms: %v/%v", d, u)
+	}
+	cfg, _ = parseFlags(t)
+	if !cfg.DNS || !cfg.Link.Shared || cfg.TCP.CC != "cubic" || cfg.TCP.IW != 10 || cfg.Link.QueuePkts != 50 {
+		t.Errorf("defaults %+v", cfg)
+	}
+}
+
+func TestFlagErrorsNameFlagAndValue(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.trace")
+	os.WriteFile(bad, []byte("1\n2\nfast\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--down", "10mbps"}, []string{"--down", "10mbps"}},
+		{[]string{"--up", "fast"}, []string{"--up", "fast"}},
+		{[]string{"--loss", "150%"}, []string{"--loss", "150%"}},
+		{[]string{"--loss-down", "x"}, []string{"--loss-down"}},
+		{[]string{"--queue", "50 apples"}, []string{"--queue", "50 apples"}},
+		{[]string{"--shards", "9"}, []string{"--shards", "9"}},
+		{[]string{"--iw", "-1"}, []string{"--iw", "-1"}},
+		{[]string{"--cc", "vegas-nonexistent"}, []string{"--cc", "vegas-nonexistent", "not available"}},
+		{[]string{"--ge-up", "p=1%"}, []string{"--ge-up", "r"}},
+		{[]string{"--trace-down", bad}, []string{"--trace-down", bad, ":3", "fast"}},
+		{[]string{"--trace-up", "/nonexistent/trace"}, []string{"--trace-up", "/nonexistent/trace"}},
+		{[]string{"--rtt", "-5ms"}, []string{"--rtt", "negative"}},
+		{[]string{"--rtt", "10ms", "--delay-down", "20ms"}, []string{"--delay-down", "exceed"}},
+		{[]string{"--dns", "--no-dns"}, []string{"--dns", "--no-dns"}},
+	} {
+		_, err := parseFlags(t, tc.args...)
+		if err == nil {
+			t.Errorf("%v: no error", tc.args)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error %q does not mention %q", tc.args, err, w)
+			}
+		}
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	for _, cfg := range []Config{
+		{Shards: 0},
+		{Shards: 9},
+		{Shards: 1, Name: "Bad_Name"},
+		{Shards: 1, Link: probe.Link{LossDown: 2}},
+		{Shards: 1, Link: probe.Link{DownBps: -1}},
+		{Shards: 1, TCP: probe.TCP{IW: -3}},
+		{Shards: 1, Link: probe.Link{TraceDown: "/nonexistent/trace"}},
+	} {
+		if _, err := New(context.Background(), cfg); err == nil {
+			t.Errorf("New(%+v) accepted a bad configuration", cfg)
+		}
+	}
+}
+
+func TestPipeForClassifiesByServerAddress(t *testing.T) {
+	pkt := make([]byte, 40)
+	pkt[0] = 0x45
+	copy(pkt[12:16], []byte{10, 200, 0, 1}) // client
+	copy(pkt[16:20], []byte{10, 200, 3, 2}) // s3
+	if got := pipeFor(pkt, 16, 4); got != 2 {
+		t.Errorf("uplink packet to s3 -> pipe %d, want 2", got)
+	}
+	if got := pipeFor(pkt, 12, 4); got != 0 {
+		t.Errorf("packet from the client -> pipe %d, want 0", got)
+	}
+	copy(pkt[16:20], []byte{10, 200, 0, 2}) // router (DNS)
+	if got := pipeFor(pkt, 16, 4); got != 0 {
+		t.Errorf("packet to the router -> pipe %d, want 0", got)
+	}
+	copy(pkt[16:20], []byte{10, 200, 6, 2}) // beyond the shards
+	if got := pipeFor(pkt, 16, 4); got != 0 {
+		t.Errorf("packet to an unknown server -> pipe %d, want 0", got)
+	}
+	if got := pipeFor(pkt[:10], 16, 4); got != 0 {
+		t.Errorf("runt packet -> pipe %d", got)
+	}
+}
+
+func TestHostsFileAndAnswers(t *testing.T) {
+	names := map[string]netip.Addr{"s1.spdylab.test": netip.MustParseAddr("10.200.1.2")}
+	if h := string(hostsFile(names, true)); !strings.Contains(h, "10.200.1.2\ts1.spdylab.test") {
+		t.Errorf("hosts file without the server: %q", h)
+	}
+	if h := string(hostsFile(names, false)); strings.Contains(h, "s1.spdylab.test") {
+		t.Errorf("hosts file for DNS clients lists the server: %q", h)
+	}
+}
+
+// ---- real testbeds (root) ----
+
+func TestRTTAndDNSOverTheLink(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	const rtt = 40 * time.Millisecond
+	tb := newTestbed(t, Config{Shards: 2, DNS: true, Link: probe.Link{RTT: rtt, Shared: true}})
+	ctx := context.Background()
+	lc, err := tb.Check(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Generous bounds: the emulator adds the delay; a loaded machine adds more.
+	if lc.RTTms < 0.9*ms(rtt) || lc.RTTms > 3*ms(rtt) {
+		t.Errorf("ping RTT %.1f ms with a configured %v", lc.RTTms, rtt)
+	}
+	if lc.RTTConfiguredms != ms(rtt) {
+		t.Errorf("configured RTT %v", lc.RTTConfiguredms)
+	}
+
+	tb.ResetCounters()
+	start := time.Now()
+	ips, err := tb.Client().Resolver().LookupNetIP(ctx, "ip4", "s2.spdylab.test")
+	took := time.Since(start)
+	if err != nil || len(ips) != 1 || ips[0] != tb.Servers()[1].Addr {
+		t.Fatalf("lookup s2: %v %v", ips, err)
+	}
+	if took < rtt*9/10 {
+		t.Errorf("DNS lookup took %v, less than the %v RTT: it did not cross the link", took, rtt)
+	}
+	c := tb.Counters()
+	if c.Up.PktsDelivered == 0 || c.Down.PktsDelivered == 0 {
+		t.Errorf("DNS lookup left no packets in the emulator's counters: %+v", c)
+	}
+	if _, err := tb.Client().Resolver().LookupHost(ctx, "nosuch.spdylab.test"); err == nil {
+		t.Error("unknown name resolved")
+	}
+	// Servers resolve from memory: no packets.
+	tb.ResetCounters()
+	if ips, err := tb.Servers()[0].Resolver().LookupNetIP(ctx, "ip4", "client"); err != nil || ips[0] != tb.Client().Addr {
+		t.Errorf("server lookup of client: %v %v", ips, err)
+	}
+	if c := tb.Counters(); c.Up.PktsOffered+c.Down.PktsOffered != 0 {
+		t.Errorf("static lookup sent packets: %+v", c)
+	}
+}
+
+func TestStaticResolverSendsNoPackets(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	tb := newTestbed(t, Config{Shards: 1, DNS: false, Link: probe.Link{RTT: 10 * time.Millisecond, Shared: true}})
+	tb.ResetCounters()
+	ips, err := tb.Client().Resolver().LookupNetIP(context.Background(), "ip4", "s1.spdylab.test")
+	if err != nil || len(ips) != 1 || ips[0] != tb.Servers()[0].Addr {
+		t.Fatalf("lookup: %v %v", ips, err)
+	}
+	if c := tb.Counters(); c.Up.PktsOffered+c.Down.PktsOffered != 0 {
+		t.Errorf("static lookup crossed the link: %+v", c)
+	}
+	// Commands see the names in /etc/hosts, and run in the client namespace.
+	out, err := tb.Client().Command(context.Background(), "sh", "-c", "cat /etc/hosts; cat /proc/net/dev").CombinedOutput()
+	if err != nil {
+		t.Fatalf("command: %v: %s", err, out)
+	}
+	if !strings.Contains(string(out), "10.200.1.2\ts1.spdylab.test") {
+		t.Errorf("command's /etc/hosts lacks s1:\n%s", out)
+	}
+	if !strings.Contains(string(out), tunName+":") {
+		t.Errorf("command does not run in the client namespace (no %s in /proc/net/dev):\n%s", tunName, out)
+	}
+	// The exit status comes through.
+	err = tb.Servers()[0].Command(context.Background(), "sh", "-c", "exit 7").Run()
+	if ee, ok := err.(interface{ ExitCode() int }); !ok || ee.ExitCode() != 7 {
+		t.Errorf("exit status: %v", err)
+	}
+	if err := tb.Client().Command(context.Background(), "no-such-program-spdylab").Run(); err == nil {
+		t.Error("a missing program ran")
+	}
+}
+
+func TestBulkTransferRate(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	tb := newTestbed(t, Config{Shards: 1, Link: probe.Link{RTT: 10 * time.Millisecond, DownBps: 8e6, UpBps: 4e6, QueuePkts: 50, Shared: true},
+		TCP: probe.TCP{CC: "cubic", IW: 10}})
+	rep, err := tb.CheckLink(context.Background(), CheckOptions{Pings: 3, Transfer: 1500 * time.Millisecond, SkipLoss: true, SkipDNS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range rep.Measurements {
+		if m.Name != "down" && m.Name != "up" {
+			continue
+		}
+		// Generous: TCP goodput is a bit below the rate; more than the rate
+		// means the emulator does not limit.
+		if m.Measured < 0.6*m.Expected || m.Measured > 1.1*m.Expected {
+			t.Errorf("%s goodput %.2f Mbit/s for a link of %.2f Mbit/s", m.Name, m.Measured, m.Configured)
+		}
+	}
+	c := rep.Counters
+	if c.Down.BytesDelivered == 0 || c.Down.PktsDelivered == 0 {
+		t.Fatalf("no downlink traffic counted: %+v", c)
+	}
+	// TUN without offloads: every packet is at most one MTU, so a 50-packet
+	// queue holds MTU packets.
+	if avg := c.Down.BytesDelivered / c.Down.PktsDelivered; avg > 1500 {
+		t.Errorf("average downlink packet %d bytes: offloads leak super-packets into the emulator", avg)
+	}
+}
+
+func TestTraceLink(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	// One 1500-byte opportunity every millisecond: 12 Mbit/s.
+	var b strings.Builder
+	for ms := 1; ms <= 100; ms++ {
+		fmt.Fprintln(&b, ms)
+	}
+	trace := filepath.Join(t.TempDir(), "12mbit.trace")
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tb := newTestbed(t, Config{Shards: 1, Link: probe.Link{RTT: 10 * time.Millisecond, TraceDown: trace, UpBps: 10e6, QueuePkts: 100, Shared: true}})
+	rep, err := tb.CheckLink(context.Background(), CheckOptions{Pings: 3, Transfer: 1500 * time.Millisecond, SkipLoss: true, SkipDNS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range rep.Measurements {
+		if m.Name == "down" {
+			if m.Configured != 12 {
+				t.Errorf("trace rate %.3f Mbit/s, want 12", m.Configured)
+			}
+			if m.Measured < 0.6*12*tcpPayloadShare || m.Measured > 1.1*12*tcpPayloadShare {
+				t.Errorf("goodput over a 12 Mbit/s trace: %.2f Mbit/s", m.Measured)
+			}
+		}
+	}
+}
+
+func TestLossCounters(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	const loss = 0.10
+	tb := newTestbed(t, Config{Shards: 1, DNS: false, Link: probe.Link{RTT: 4 * time.Millisecond, LossDown: loss, LossUp: loss, Shared: true, Seed: 3}})
+	rep, err := tb.CheckLink(context.Background(), CheckOptions{Pings: 1, LossProbes: 1000, SkipRate: true, SkipDNS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Once nothing is in flight, every packet offered was delivered, lost
+	// or dropped.
+	time.Sleep(100 * time.Millisecond)
+	c := tb.Counters()
+	for _, d := range []struct {
+		name string
+		dir  probe.LinkDir
+	}{{"down", c.Down}, {"up", c.Up}} {
+		if d.dir.PktsDelivered+d.dir.PktsLost+d.dir.PktsQueueDrop != d.dir.PktsOffered {
+			t.Errorf("%s: delivered %d + lost %d + dropped %d != offered %d", d.name,
+				d.dir.PktsDelivered, d.dir.PktsLost, d.dir.PktsQueueDrop, d.dir.PktsOffered)
+		}
+		if d.dir.PktsOffered < 900 {
+			t.Errorf("%s: only %d packets offered", d.name, d.dir.PktsOffered)
+		}
+		if r := float64(d.dir.PktsLost) / float64(d.dir.PktsOffered); r < 0.06 || r > 0.14 {
+			t.Errorf("%s: emulator lost %.3f of packets, configured %.2f", d.name, r, loss)
+		}
+	}
+	// The probe train's estimate agrees with the emulator's counters.
+	for _, m := range rep.Measurements {
+		if !strings.HasPrefix(m.Name, "loss_") {
+			continue
+		}
+		if m.Measured < 5 || m.Measured > 15 {
+			t.Errorf("%s measured %.1f%%, configured 10%%", m.Name, m.Measured)
+		}
+		if !m.Pass {
+			t.Errorf("%s out of tolerance: %+v", m.Name, m)
+		}
+	}
+}
+
+func TestTCPKnobsApplied(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	tb := newTestbed(t, Config{Shards: 2, Link: probe.Link{Shared: false},
+		TCP: probe.TCP{IW: 3, InitRwnd: 20, CC: "cubic", SlowStartAfterIdle: true}})
+	a := tb.Applied()
+	for _, s := range tb.Servers() {
+		if a.InitCwnd[s.Name] != 3 || a.InitRwnd[s.Name] != 20 {
+			t.Errorf("%s: initcwnd %d initrwnd %d, want 3 and 20", s.Name, a.InitCwnd[s.Name], a.InitRwnd[s.Name])
+		}
+		// Read the route back independently of Applied.
+		nh, err := netlink.NewHandleAt(s.ns.handle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		routes, err := nh.RouteList(nil, netlink.FAMILY_V4)
+		nh.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, r := range routes {
+			if r.Gw != nil && r.InitCwnd == 3 && r.InitRwnd == 20 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no route with initcwnd 3 initrwnd 20 in %+v", s.Name, routes)
+		}
+	}
+	if a.ClientInitRwnd != 20 {
+		t.Errorf("client initrwnd %d", a.ClientInitRwnd)
+	}
+	if !a.SlowStartAfterIdle || !a.NoMetricsSave {
+		t.Errorf("sysctls: %+v", a)
+	}
+	// Congestion control: connections accepted by a server and made by the
+	// client run cubic, whatever the namespace default is.
+	s1 := tb.Servers()[0]
+	l, err := s1.Listen("tcp4", s1.HostPort(8000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			close(accepted)
+			return
+		}
+		accepted <- c
+	}()
+	c, err := tb.Client().DialContext(context.Background(), "tcp4", "s1.spdylab.test:8000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sc, ok := <-accepted
+	if !ok {
+		t.Fatal("accept failed")
+	}
+	defer sc.Close()
+	for name, conn := range map[string]net.Conn{"server": sc, "client": c} {
+		cc, err := tcpopt.Congestion(conn)
+		if err != nil || cc != "cubic" {
+			t.Errorf("%s connection runs %q (%v), want cubic", name, cc, err)
+		}
+	}
+	var ssai string
+	s1.Do(func() error { ssai = readSysctl("net/ipv4/tcp_slow_start_after_idle"); return nil })
+	if ssai != "1" {
+		t.Errorf("tcp_slow_start_after_idle in s1 = %q", ssai)
+	}
+}
+
+func TestTwoTestbedsAtOnce(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	a := newTestbed(t, Config{Shards: 1, Link: probe.Link{RTT: 2 * time.Millisecond, Shared: true}})
+	b := newTestbed(t, Config{Shards: 3, Link: probe.Link{RTT: 30 * time.Millisecond, Shared: true}})
+	if a.ID() == b.ID() {
+		t.Fatal("two testbeds share an id")
+	}
+	ca, err := a.Check(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, err := b.Check(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same addresses, separate namespaces: each sees its own link.
+	if ca.RTTms >= cb.RTTms {
+		t.Errorf("2 ms testbed pings %.1f ms, 30 ms testbed %.1f ms", ca.RTTms, cb.RTTms)
+	}
+	if a.Counters().Up.PktsOffered == 0 || b.Counters().Up.PktsOffered == 0 {
+		t.Error("a testbed counted no traffic")
+	}
+}
+
+func TestPerShardLinksCountEveryServer(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	tb := newTestbed(t, Config{Shards: 2, Link: probe.Link{RTT: 2 * time.Millisecond, Shared: false}})
+	if n := len(tb.emu.up); n != 2 {
+		t.Fatalf("%d uplink pipes for 2 shards with per-shard links", n)
+	}
+	s2 := tb.Servers()[1]
+	l, err := s2.Listen("tcp4", s2.HostPort(9000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			c.Close()
+		}
+	}()
+	tb.ResetCounters()
+	c, err := tb.Client().DialContext(context.Background(), "tcp4", "s2.spdylab.test:9000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(c)
+	c.Close()
+	if got := tb.emu.up[1].Counters().PktsOffered; got == 0 {
+		t.Error("traffic to s2 did not use s2's pipe")
+	}
+	if got := tb.emu.up[0].Counters().PktsOffered; got != 0 {
+		t.Errorf("traffic to s2 crossed s1's pipe (%d packets)", got)
+	}
+}
+
+func TestPacketLog(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "packets.log")
+	tb, err := New(context.Background(), Config{Shards: 1, PacketLogPath: path, Link: probe.Link{RTT: 2 * time.Millisecond, Shared: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Check(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) < 10 {
+		t.Fatalf("packet log has %d lines:\n%s", len(lines), b)
+	}
+	if !strings.Contains(string(b), "up") || !strings.Contains(string(b), "down") {
+		t.Errorf("packet log does not name both directions:\n%s", lines[0])
+	}
+}
