@@ -172,9 +172,21 @@ func conditionsJSON(a *Analysis) []conditionRow {
 	return rows
 }
 
+// conditionFactors are the factors every condition has a value for (a
+// study's down/up are folded into rate).
+func conditionFactors() []string {
+	var out []string
+	for _, f := range study.FactorNames() {
+		if f != "down" && f != "up" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 func writeCSV(w *bytes.Buffer, a *Analysis) error {
 	cw := csv.NewWriter(w)
-	head := append([]string{"hash"}, study.FactorNames()...)
+	head := append([]string{"hash"}, conditionFactors()...)
 	head = append(head, "variant", "loads", "successful", "failed", "too_few_loads",
 		"plt_median_ms", "plt_p25_ms", "plt_p75_ms", "tow_median_ms", "tow_p25_ms", "tow_p75_ms",
 		"gain", "tow_reduction_pct", "lower_bound_ms", "plt_over_bound",
@@ -190,7 +202,7 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 	}
 	for _, c := range a.Conds {
 		rec := []string{c.Hash}
-		for _, n := range study.FactorNames() {
+		for _, n := range conditionFactors() {
 			rec = append(rec, c.Values[n])
 		}
 		g := c.Gateway
