@@ -139,6 +139,9 @@ func validate(c probe.Condition, seed int64) (probe.Condition, *page.Manifest, e
 	if c.Shards == 0 {
 		c.Shards = len(m.Hosts)
 	}
+	if c.Push == server.PushPreload {
+		m.AddPreloadLinks() // what the preload policy pushes; a site of its own in the cache
+	}
 	for i, h := range m.Hosts {
 		if i >= c.Shards || h != page.HostName(i+1) {
 			return c, nil, fmt.Errorf("harness: page %s uses host %s, but the bench has hosts %s..%s", c.Page, h, page.HostName(1), page.HostName(c.Shards))

@@ -89,6 +89,25 @@ func TestNoLinkLoadOfPageAWithEveryProtocol(t *testing.T) {
 	}
 }
 
+func TestPushPoliciesPushThePage(t *testing.T) {
+	for _, push := range []string{"manifest", "preload"} {
+		b := openBench(t, probe.Condition{Page: "youtube", Push: push, NoLink: true}, Options{})
+		for _, proto := range []string{probe.ProtoSPDY31, probe.ProtoSPDY3} { // the h2 client, like Go's, disables push
+			r := b.Load(context.Background(), proto, 0)
+			if r.Failed {
+				t.Fatalf("push %s, %s: %s", push, proto, r.Error)
+			}
+			if r.Pushed == 0 || r.Resources != len(b.Manifest().Resources) {
+				t.Errorf("push %s, %s: %d of %d resources pushed", push, proto, r.Pushed, r.Resources)
+			}
+		}
+		r := b.Load(context.Background(), probe.ProtoHTTPS, 0)
+		if r.Failed || r.Pushed != 0 {
+			t.Errorf("push %s over https: failed=%v pushed=%d", push, r.Failed, r.Pushed)
+		}
+	}
+}
+
 func TestOpenRejectsBadConditions(t *testing.T) {
 	cases := map[string]struct {
 		c    probe.Condition

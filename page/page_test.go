@@ -599,3 +599,31 @@ func TestDiscoveryDelayRoundTripsInMilliseconds(t *testing.T) {
 		t.Fatal("round trip changed the manifest")
 	}
 }
+
+func TestPreloadLinksNameThePushMap(t *testing.T) {
+	m := mustGen(t, "youtube", 2, 1, ShardRoundRobin)
+	pm := m.PushMap()
+	m.AddPreloadLinks()
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range m.Resources {
+		want := pm[r.Path]
+		link := r.Headers["Link"]
+		if len(want) == 0 {
+			if link != "" {
+				t.Fatalf("%s has a Link header but pushes nothing", r.Path)
+			}
+			continue
+		}
+		parts := strings.Split(link, ", ")
+		if len(parts) != len(want) {
+			t.Fatalf("%s: Link names %d resources, push map %d", r.Path, len(parts), len(want))
+		}
+		for i, p := range parts {
+			if !strings.HasPrefix(p, "<"+want[i]+">; rel=preload") {
+				t.Fatalf("%s: Link entry %q, want %s", r.Path, p, want[i])
+			}
+		}
+	}
+}

@@ -207,3 +207,45 @@ func (m *Manifest) Summarize() Summary {
 	s.Pushable = len(m.PushMap()[m.Root().Path])
 	return s
 }
+
+// AddPreloadLinks gives every resource that leads to others a Link response
+// header naming, with rel=preload, the same-host resources PushMap lists for
+// it. That is how a site operator drives a server's "preload" push policy
+// (push what the Link headers name); the header is added only on request
+// because a browser would act on it even without push.
+func (m *Manifest) AddPreloadLinks() {
+	byPath := map[string]*Resource{}
+	for i := range m.Resources {
+		byPath[m.Resources[i].Path] = &m.Resources[i]
+	}
+	for parent, paths := range m.PushMap() {
+		links := make([]string, 0, len(paths))
+		for _, p := range paths {
+			l := "<" + p + ">; rel=preload"
+			if as := preloadAs(byPath[p].Type); as != "" {
+				l += "; as=" + as
+			}
+			links = append(links, l)
+		}
+		r := byPath[parent]
+		if r.Headers == nil {
+			r.Headers = map[string]string{}
+		}
+		r.Headers["Link"] = strings.Join(links, ", ")
+	}
+}
+
+// preloadAs is the Link header's "as" destination for a resource type.
+func preloadAs(typ string) string {
+	switch typ {
+	case TypeImage:
+		return "image"
+	case TypeJS:
+		return "script"
+	case TypeCSS:
+		return "style"
+	case TypeHTML:
+		return "document"
+	}
+	return ""
+}

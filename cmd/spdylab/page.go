@@ -24,7 +24,7 @@ func init() {
 
 const pageUsage = `usage:
   spdylab page list
-  spdylab page gen NAME [--shards N] [--seed S] [--shard-mode equal|roundrobin] -o DIR
+  spdylab page gen NAME [--shards N] [--seed S] [--shard-mode equal|roundrobin] [--preload-links] -o DIR
   spdylab page show [--json] [--shards N] [--seed S] [--shard-mode M] NAME|MANIFEST.json`
 
 func runPage(args []string, stdout, stderr io.Writer) int {
@@ -88,6 +88,7 @@ func pageGen(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	pf := addPageFlags(fs)
 	out := fs.String("o", "", "output directory (written atomically; an existing site there is replaced)")
+	preload := fs.Bool("preload-links", false, "give documents Link: rel=preload headers for their same-host resources (drives a server's preload push policy)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -100,6 +101,9 @@ func pageGen(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "spdylab page gen: %v\n", err)
 		return 2
+	}
+	if *preload {
+		m.AddPreloadLinks()
 	}
 	// Writing takes well under a second; holding Ctrl-C until it is done
 	// lets WriteSite either finish or remove its temporary directory.
