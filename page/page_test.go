@@ -627,3 +627,23 @@ func TestPreloadLinksNameThePushMap(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkGenerateAndWritePageB measures generating page B (101 files,
+// 1.4 MB) and writing it atomically: the cost a bench pays on a cache miss.
+func BenchmarkGenerateAndWritePageB(b *testing.B) {
+	root := b.TempDir()
+	first, err := Generate("pageB", 1, 0, ShardEqual)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(first.TotalBytes()) // every seed's total is within bytes of this
+	for i := 0; b.Loop(); i++ {
+		m, err := Generate("pageB", 1, int64(i), ShardEqual)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := m.WriteSite(filepath.Join(root, fmt.Sprint(i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
