@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/spdylab/spdylab/study"
+)
+
+// captureStderr runs fn with os.Stderr redirected and returns what it wrote.
+func captureStderr(t *testing.T, fn func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stderr
+	os.Stderr = w
+	done := make(chan []byte)
+	go func() {
+		var b bytes.Buffer
+		b.ReadFrom(r)
+		done <- b.Bytes()
+	}()
+	defer func() { os.Stderr = old }()
+	fn()
+	w.Close()
+	os.Stderr = old
+	return string(<-done)
+}
+
+func TestRunBadFlagsExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"-j", "0"},
+		{"--shard", "3/3"},
+		{"--shard", "x"},
+		{"--runs", "-1"},
+		{"--bogus"},
+		{"quick", "study1-cablelabs"},
+	} {
+		var code int
+		captureStderr(t, func() { code = runCmd(args) })
+		if code != 2 {
+			t.Errorf("run %q: exit %d, want 2", args, code)
+		}
+	}
+	for _, args := range [][]string{{"--bogus"}, {"only-out"}} {
+		var code int
+		captureStderr(t, func() { code = mergeCmd(args) })
+		if code != 2 {
+			t.Errorf("merge %q: exit %d, want 2", args, code)
+		}
+	}
+	var code int
+	captureStderr(t, func() { code = reportCmd([]string{"--waterfall", "-3", "x"}) })
+	if code != 2 {
+		t.Errorf("report --waterfall -3: exit %d, want 2", code)
+	}
+}
+
+func TestRunBadStudyTouchesNothing(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.toml")
+	os.WriteFile(bad, []byte("name = \"bad\"\nruns = 2\n[factors]\npage = \"pageA\"\nprotocol = [\"https\", \"spdy/9\"]\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	var code int
+	msg := captureStderr(t, func() { code = runCmd([]string{bad, "--out", out}) })
+	if code != 1 || !strings.Contains(msg, "line 5") || !strings.Contains(msg, `"spdy/9"`) {
+		t.Errorf("exit %d, stderr %q", code, msg)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("a bad study created its output directory")
+	}
+	msg = captureStderr(t, func() { code = runCmd([]string{"no-such-study", "--out", out}) })
+	if code != 1 || !strings.Contains(msg, "quick") {
+		t.Errorf("unknown study: exit %d, stderr %q", code, msg)
+	}
+}
+
+const tinyLoopback = `
+name = "tiny-e2e"
+description = "one page, two protocols, over loopback"
+runs = 2
+seed = 1
+[factors]
+page = "twitter"
+protocol = ["https", "spdy/3.1"]
+no_link = true
+`
+
+// TestRunEndToEnd runs a tiny study through the real harness (loopback:
+// real servers, real TLS, real loader, no emulated link), then reruns it
+// (nothing to do), then points another study at the same OUT (refused).
+func TestRunEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tiny.toml")
+	os.WriteFile(file, []byte(tinyLoopback), 0o644)
+	out := filepath.Join(dir, "out")
+	var code int
+	msg := captureStderr(t, func() { code = runCmd([]string{file, "--out", out, "-q"}) })
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	for _, f := range []string{"results.db", "report.html", "conditions.csv", "conditions.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("%s missing: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, ".work")); !os.IsNotExist(err) {
+		t.Error("work directory left behind")
+	}
+	f, _ := os.Open(filepath.Join(out, "conditions.csv"))
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("conditions.csv: %v %d rows", err, len(recs))
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	for _, r := range recs[1:] {
+		if r[col["successful"]] != "2" || r[col["plt_median_ms"]] == "" {
+			t.Errorf("condition %s: %s successful loads, PLT %q", r[col["protocol"]], r[col["successful"]], r[col["plt_median_ms"]])
+		}
+	}
+	db, err := sql.Open("sqlite", filepath.Join(out, "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n, withHAR int
+	db.QueryRow(`SELECT COUNT(*), SUM(length(har) > 100) FROM probes WHERE failed = 0`).Scan(&n, &withHAR)
+	var rev, kernel string
+	db.QueryRow(`SELECT revision, kernel FROM sessions`).Scan(&rev, &kernel)
+	db.Close()
+	if n != 4 || withHAR != 4 || rev == "" || kernel == "" {
+		t.Errorf("%d successful probes (%d with HAR), provenance %q %q", n, withHAR, rev, kernel)
+	}
+	// Again: resumes, nothing to do.
+	msg = captureStderr(t, func() { code = runCmd([]string{file, "--out", out}) })
+	if code != 0 || !strings.Contains(msg, "4 loads were already stored") {
+		t.Errorf("rerun: exit %d: %s", code, msg)
+	}
+	// Another study into the same OUT: refused, nothing touched.
+	before, _ := os.ReadFile(filepath.Join(out, "conditions.csv"))
+	other := filepath.Join(dir, "other.toml")
+	os.WriteFile(other, []byte(strings.Replace(tinyLoopback, "tiny-e2e", "other", 1)), 0o644)
+	msg = captureStderr(t, func() { code = runCmd([]string{other, "--out", out}) })
+	if code != 1 || !strings.Contains(msg, `holds study "tiny-e2e"`) {
+		t.Errorf("other study: exit %d: %s", code, msg)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "conditions.csv")); !bytes.Equal(before, after) {
+		t.Error("refused run rewrote the report")
+	}
+	st, err := study.OpenStore(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, _ := st.States()
+	st.Close()
+	if len(states) != 4 {
+		t.Errorf("%d keys after the refused run, want 4", len(states))
+	}
+	// The report command rebuilds from the store; a waterfall of probe 1.
+	msg = captureStderr(t, func() { code = reportCmd([]string{out, "--waterfall", "1"}) })
+	if code != 0 {
+		t.Errorf("report: exit %d: %s", code, msg)
+	}
+	if _, err := os.Stat(filepath.Join(out, "waterfall-1.html")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestStudiesListsBuiltins(t *testing.T) {
+	r, w, _ := os.Pipe()
+	old := os.Stdout
+	os.Stdout = w
+	code := studiesCmd(nil)
+	w.Close()
+	os.Stdout = old
+	var b bytes.Buffer
+	b.ReadFrom(r)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, n := range study.BuiltinNames() {
+		if !strings.Contains(b.String(), n) {
+			t.Errorf("studies output lacks %s:\n%s", n, b.String())
+		}
+	}
+}
