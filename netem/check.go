@@ -60,15 +60,15 @@ type CheckOptions struct {
 
 // CheckReport is the outcome of CheckLink.
 type CheckReport struct {
-	Testbed      string        `json:"testbed"`
-	Link         string        `json:"link"`
-	Applied      Applied       `json:"applied"`
-	RTTMeanms    float64       `json:"rtt_mean_ms"`
-	RTTP50ms     float64       `json:"rtt_p50_ms"`
-	RTTP99ms     float64       `json:"rtt_p99_ms"`
-	Measurements []Measurement `json:"measurements"`
+	Testbed      string             `json:"testbed"`
+	Link         string             `json:"link"`
+	Applied      Applied            `json:"applied"`
+	RTTMeanms    float64            `json:"rtt_mean_ms"`
+	RTTP50ms     float64            `json:"rtt_p50_ms"`
+	RTTP99ms     float64            `json:"rtt_p99_ms"`
+	Measurements []Measurement      `json:"measurements"`
 	Counters     probe.LinkCounters `json:"counters"` // emulator counters during the check
-	OK           bool          `json:"ok"`
+	OK           bool               `json:"ok"`
 }
 
 // Failed lists the measurements out of tolerance.

@@ -92,14 +92,9 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 type emulator struct {
 	clientTun, routerTun *os.File
 	down, up             []*link.Pipe
-	wg                   sync.WaitGroup
+	pumps                []*link.Pump
 	closeOnce            sync.Once
 }
-
-// maxPacket bounds what a TUN read returns: the MTU is 1500 and TUN devices
-// without offloads never hand out more, but a buffer of the largest IPv4
-// packet costs nothing and never truncates.
-const maxPacket = 65535
 
 func startEmulator(cfg Config, d dirConfigs, clientTun, routerTun *os.File) (*emulator, error) {
 	e := &emulator{clientTun: clientTun, routerTun: routerTun}
@@ -137,9 +132,30 @@ func startEmulator(cfg Config, d dirConfigs, clientTun, routerTun *os.File) (*em
 			return nil, fmt.Errorf("netem: starting the emulator: %w", err)
 		}
 	}
-	e.wg.Add(2)
-	go e.pump(clientTun, e.up, 16)   // client -> server: classify by destination
-	go e.pump(routerTun, e.down, 12) // server -> client: classify by source
+	// Pumps read the TUN devices on real-time threads: the pipes stamp a
+	// packet's arrival when it is enqueued, so a slow reader would add its
+	// wake-up latency to the emulated delay.
+	route := func(pipes []*link.Pipe, addrOff int) func([]byte) *link.Pipe {
+		if len(pipes) == 1 {
+			return func([]byte) *link.Pipe { return pipes[0] }
+		}
+		return func(pkt []byte) *link.Pipe { return pipes[pipeFor(pkt, addrOff, len(pipes))] }
+	}
+	for _, p := range []struct {
+		f     *os.File
+		pipes []*link.Pipe
+		off   int
+	}{
+		{clientTun, e.up, 16},   // client -> server: classify by destination
+		{routerTun, e.down, 12}, // server -> client: classify by source
+	} {
+		pump, err := link.StartPump(p.f, route(p.pipes, p.off))
+		if err != nil {
+			e.close()
+			return nil, fmt.Errorf("netem: starting the emulator: %w", err)
+		}
+		e.pumps = append(e.pumps, pump)
+	}
 	return e, nil
 }
 
@@ -147,31 +163,9 @@ func slicesConcat(a, b []*link.Pipe) []*link.Pipe {
 	return append(append([]*link.Pipe(nil), a...), b...)
 }
 
-// pump reads packets from a TUN device and hands each to its pipe. addrOff
-// is the offset of the IPv4 address (source 12, destination 16) that says
-// which server the packet belongs to.
-func (e *emulator) pump(src *os.File, pipes []*link.Pipe, addrOff int) {
-	defer e.wg.Done()
-	buf := make([]byte, maxPacket)
-	for {
-		n, err := src.Read(buf)
-		if err != nil {
-			if errors.Is(err, os.ErrClosed) {
-				return
-			}
-			// A TUN read fails only when the device is gone; stop quietly.
-			return
-		}
-		pkt := buf[:n]
-		i := 0
-		if len(pipes) > 1 {
-			i = pipeFor(pkt, addrOff, len(pipes))
-		}
-		pipes[i].Enqueue(pkt)
-	}
-}
-
-// pipeFor maps a packet to the per-shard pipe of server 10.200.N.2.
+// pipeFor maps a packet to the per-shard pipe of server 10.200.N.2. addrOff
+// is the offset of the IPv4 address that says which server the packet
+// belongs to (source 12, destination 16).
 func pipeFor(pkt []byte, addrOff, npipes int) int {
 	if len(pkt) < 20 || pkt[0]>>4 != 4 {
 		return 0
@@ -183,18 +177,14 @@ func pipeFor(pkt []byte, addrOff, npipes int) int {
 	return 0
 }
 
-// close stops the pumps and the pipes. The TUN files are closed by the
-// testbed (after this), which ends the pumps' reads.
+// close stops the pumps, then the pipes; the testbed closes the TUN files
+// afterwards.
 func (e *emulator) close() error {
 	var errs []error
 	e.closeOnce.Do(func() {
-		if e.clientTun != nil {
-			errs = append(errs, ignoreClosed(e.clientTun.Close()))
+		for _, p := range e.pumps {
+			errs = append(errs, p.Close())
 		}
-		if e.routerTun != nil {
-			errs = append(errs, ignoreClosed(e.routerTun.Close()))
-		}
-		e.wg.Wait()
 		for _, p := range slicesConcat(e.down, e.up) {
 			errs = append(errs, p.Close())
 		}

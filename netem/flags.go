@@ -15,20 +15,20 @@ import (
 type FlagValues struct {
 	fs *flag.FlagSet
 
-	RTT, DelayDown, DelayUp  time.Duration
-	Down, Up                 string
+	RTT, DelayDown, DelayUp   time.Duration
+	Down, Up                  string
 	Queue, QueueDown, QueueUp string
-	Loss, LossDown, LossUp   string
-	GEDown, GEUp             string
-	TraceDown, TraceUp       string
-	IW, InitRwnd             int
-	CC                       string
-	SlowStartAfterIdle       bool
-	Shards                   int
-	PerShardLinks            bool
-	DNS, NoDNS               bool
-	Seed                     int64
-	Log                      string
+	Loss, LossDown, LossUp    string
+	GEDown, GEUp              string
+	TraceDown, TraceUp        string
+	IW, InitRwnd              int
+	CC                        string
+	SlowStartAfterIdle        bool
+	Shards                    int
+	PerShardLinks             bool
+	DNS, NoDNS                bool
+	Seed                      int64
+	Log                       string
 }
 
 // RegisterFlags defines the link flags on fs. Defaults: no added delay,

@@ -94,7 +94,7 @@ type Testbed struct {
 	stateDir string
 	applied  Applied
 	router   *Host
-	dirs     dirConfigs     // the emulator's settings (with traces loaded), for checks
+	dirs     dirConfigs // the emulator's settings (with traces loaded), for checks
 	closeMu  sync.Mutex
 	stop     []func() error // teardown steps, run in reverse order of creation
 

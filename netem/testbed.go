@@ -33,7 +33,7 @@ var (
 )
 
 // serverAddr is server i's address (10.200.i.2); its router-side veth is 10.200.i.1.
-func serverAddr(i int) netip.Addr   { return netip.AddrFrom4([4]byte{10, 200, byte(i), 2}) }
+func serverAddr(i int) netip.Addr    { return netip.AddrFrom4([4]byte{10, 200, byte(i), 2}) }
 func serverGateway(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 200, byte(i), 1}) }
 
 // tunName is the TUN device in the client and router namespaces.
