@@ -53,9 +53,10 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// startProcess starts cmd, returns its first stdout line, and arranges for
-// the process to be killed (by PID) and reaped when the test ends.
-func startProcess(t *testing.T, cmd *exec.Cmd) (firstLine string, stderr *syncBuffer) {
+// startProcess starts cmd, returns its first stdout line and a channel
+// closed once it has exited (and been reaped), and arranges for the process
+// to be killed (by PID) when the test ends.
+func startProcess(t *testing.T, cmd *exec.Cmd) (firstLine string, stderr *syncBuffer, exited <-chan struct{}) {
 	t.Helper()
 	stderr = &syncBuffer{}
 	cmd.Stderr = stderr
@@ -66,7 +67,7 @@ func startProcess(t *testing.T, cmd *exec.Cmd) (firstLine string, stderr *syncBu
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", cmd.Path, err)
 	}
-	exited := make(chan struct{})
+	done := make(chan struct{})
 	lines := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -79,14 +80,14 @@ func startProcess(t *testing.T, cmd *exec.Cmd) (firstLine string, stderr *syncBu
 	}()
 	go func() {
 		cmd.Wait()
-		close(exited)
+		close(done)
 	}()
 	t.Cleanup(func() {
 		select {
-		case <-exited:
+		case <-done:
 		default:
 			cmd.Process.Kill()
-			<-exited
+			<-done
 		}
 	})
 	select {
@@ -94,11 +95,11 @@ func startProcess(t *testing.T, cmd *exec.Cmd) (firstLine string, stderr *syncBu
 		if !ok {
 			t.Fatalf("%s exited without output; stderr:\n%s", strings.Join(cmd.Args, " "), stderr)
 		}
-		return l, stderr
+		return l, stderr, done
 	case <-time.After(30 * time.Second):
 		t.Fatalf("%s printed nothing in 30 s; stderr:\n%s", strings.Join(cmd.Args, " "), stderr)
 	}
-	return "", nil
+	return "", nil, nil
 }
 
 // nodeServer is a running interop/node/server.js.
@@ -124,7 +125,7 @@ func startNodeServer(t *testing.T, plain bool) *nodeServer {
 	}
 	cmd := exec.Command("node", args...)
 	cmd.Dir = nodeDir
-	line, stderr := startProcess(t, cmd)
+	line, stderr, _ := startProcess(t, cmd)
 	var hello struct{ Port int }
 	if err := json.Unmarshal([]byte(line), &hello); err != nil || hello.Port == 0 {
 		t.Fatalf("node server said %q, want {\"port\": N}; stderr:\n%s", line, stderr)

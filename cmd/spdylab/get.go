@@ -400,8 +400,9 @@ func getDialOrigin(ctx context.Context, u *url.URL, o *getOptions) (*getOriginCo
 			conn.Close()
 			return nil, err
 		}
+		stopDrain := getDrainPushes(cc, o)
 		oc.roundTrip, oc.multiplex = cc.RoundTrip, true
-		oc.close = func() { cc.Close() }
+		oc.close = func() { stopDrain(); cc.Close() }
 	case "h2":
 		c := conn
 		if o.verbose {
@@ -528,4 +529,47 @@ func (u *getUnlockOnClose) Close() error {
 	err := u.ReadCloser.Close()
 	u.once.Do(u.unlock)
 	return err
+}
+
+// getDrainPushes reads every pushed response as it is announced and reports
+// it on stderr. get has no cache to put pushes in, but a push nobody reads
+// keeps its bytes counted against the session window, and enough of them
+// would stall the responses that were asked for.
+func getDrainPushes(cc *spdy.ClientConn, o *getOptions) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			for _, u := range cc.PushedURLs() {
+				resp, ok := cc.Pushed(u)
+				if !ok {
+					continue
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					n, err := io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if err != nil {
+						fmt.Fprintf(o.stderr, "* pushed %s: %d, error after %d bytes: %v\n", u, resp.StatusCode, n, err)
+						return
+					}
+					fmt.Fprintf(o.stderr, "* pushed %s: %d, %d bytes\n", u, resp.StatusCode, n)
+				}()
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
