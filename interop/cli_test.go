@@ -105,7 +105,7 @@ func TestGetCommandAgainstNodeServer(t *testing.T) {
 				"> SYN_STREAM stream=1 ",      // our requests, one session
 				"> SYN_STREAM stream=3 ",
 				"< SYN_REPLY stream=1 ",
-				"> WINDOW_UPDATE stream=0 ", // session flow control (3.1)
+				"> WINDOW_UPDATE stream=0 ",    // session flow control (3.1)
 				"< SYN_STREAM stream=2 assoc=", // node's push, traced
 				"ttfb", "total",
 			} {
