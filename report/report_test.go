@@ -282,3 +282,29 @@ func TestScreenshot(t *testing.T) {
 		t.Errorf("screenshot looks blank (%d dark samples)", dark)
 	}
 }
+
+func TestCompare(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	fillStore(t, a, cableStudy, nil)
+	fillStore(t, b, cableStudy, map[string]int{"https": 5}) // https run 0 fails in B
+	c, err := Compare(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Common != 64 {
+		t.Errorf("%d common conditions, want 64", c.Common)
+	}
+	// Without run 0 (-20 ms) the https medians move up by 5 ms, inside the
+	// IQR/2 band (10 ms); spdy is identical.
+	if c.Within != 64 || c.MedianAbsDiffPct > 0.6 {
+		t.Errorf("within %d, median diff %.2f%%", c.Within, c.MedianAbsDiffPct)
+	}
+	if c.SumPLTb >= c.SumPLTa {
+		t.Errorf("sum of PLT: A %v, B %v (B lost loads)", c.SumPLTa, c.SumPLTb)
+	}
+	var buf bytes.Buffer
+	c.Write(&buf)
+	if !strings.Contains(buf.String(), "64 of 64 conditions within noise") {
+		t.Errorf("summary: %s", buf.String())
+	}
+}

@@ -17,11 +17,12 @@ func init() {
 func reportCmd(args []string) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: spdylab report [--waterfall PROBE_ID] [--screenshot FILE.png] DIR\n\nRebuilds DIR/report.html, DIR/conditions.csv and DIR/conditions.json from\nDIR/results.db. Probe ids are in the report's condition table.\n\nflags:\n")
+		fmt.Fprintf(fs.Output(), "usage: spdylab report [--waterfall PROBE_ID] [--screenshot FILE.png] [--compare REF_DIR] DIR\n\nRebuilds DIR/report.html, DIR/conditions.csv and DIR/conditions.json from\nDIR/results.db. Probe ids are in the report's condition table.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	waterfall := fs.Int64("waterfall", 0, "also write DIR/waterfall-ID.html for this probe")
 	shot := fs.String("screenshot", "", "also render report.html with headless Chromium into this PNG")
+	compare := fs.String("compare", "", "compare DIR's per-condition PLT medians with those in this directory (e.g. a -j 1 run) instead of writing the report")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -38,6 +39,16 @@ func reportCmd(args []string) int {
 		return 2
 	}
 	dir := pos[0]
+	if *compare != "" {
+		c, err := report.Compare(*compare, dir)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "spdylab report:", err)
+			return 1
+		}
+		fmt.Printf("A = %s, B = %s\n\n", *compare, dir)
+		c.Write(os.Stdout)
+		return 0
+	}
 	a, err := report.Build(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "spdylab report:", err)

@@ -1,0 +1,122 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/spdylab/spdylab/study"
+)
+
+// Comparison sets two runs of the same conditions side by side, e.g. a
+// study run at -j 4 against the same study at -j 1: are the medians the
+// same within the run-to-run noise?
+type Comparison struct {
+	Rows []CompareRow
+	// Conditions with loads in both runs.
+	Common int
+	// Within counts conditions whose medians differ by no more than the
+	// noise band: half the larger of the two interquartile ranges.
+	Within int
+	// MedianAbsDiffPct is the median over conditions of |b/a - 1| in %.
+	MedianAbsDiffPct float64
+	// MedianRelIQRPct is the median over conditions of the reference run's
+	// IQR / median in %: the run-to-run spread the differences compare to.
+	MedianRelIQRPct float64
+	// SumPLTa and SumPLTb are the summed PLT of every successful load: the
+	// serial lower bound of each run's wall time.
+	SumPLTa, SumPLTb float64
+}
+
+// CompareRow is one condition.
+type CompareRow struct {
+	Hash        string
+	Label       string
+	A, B        Stats
+	DiffPct     float64 // 100 * (B.Median/A.Median - 1)
+	NoiseMs     float64 // max(IQR_a, IQR_b) / 2
+	WithinNoise bool
+}
+
+// Compare matches the conditions of two stores by hash.
+func Compare(dirA, dirB string) (*Comparison, error) {
+	load := func(dir string) (*Analysis, error) {
+		st, err := study.OpenStore(dir)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		return Analyze(st)
+	}
+	a, err := load(dirA)
+	if err != nil {
+		return nil, err
+	}
+	b, err := load(dirB)
+	if err != nil {
+		return nil, err
+	}
+	c := &Comparison{}
+	for _, p := range a.Probes {
+		if !p.Result.Failed {
+			c.SumPLTa += p.Result.PLTms
+		}
+	}
+	for _, p := range b.Probes {
+		if !p.Result.Failed {
+			c.SumPLTb += p.Result.PLTms
+		}
+	}
+	var diffs, iqrs []float64
+	for _, ca := range a.Conds {
+		cb := b.ByHash[ca.Hash]
+		if cb == nil || ca.PLT.N == 0 || cb.PLT.N == 0 {
+			continue
+		}
+		r := CompareRow{Hash: ca.Hash, Label: ca.Label + " " + describeValues(ca, a.Study.Varied), A: ca.PLT, B: cb.PLT}
+		r.DiffPct = 100 * (cb.PLT.Median/ca.PLT.Median - 1)
+		r.NoiseMs = math.Max(ca.PLT.P75-ca.PLT.P25, cb.PLT.P75-cb.PLT.P25) / 2
+		r.WithinNoise = math.Abs(cb.PLT.Median-ca.PLT.Median) <= r.NoiseMs
+		c.Rows = append(c.Rows, r)
+		c.Common++
+		if r.WithinNoise {
+			c.Within++
+		}
+		diffs = append(diffs, math.Abs(r.DiffPct))
+		iqrs = append(iqrs, 100*(ca.PLT.P75-ca.PLT.P25)/ca.PLT.Median)
+	}
+	if c.Common == 0 {
+		return nil, fmt.Errorf("%s and %s have no condition with successful loads in common", dirA, dirB)
+	}
+	sort.Float64s(diffs)
+	sort.Float64s(iqrs)
+	c.MedianAbsDiffPct = quantile(diffs, 0.5)
+	c.MedianRelIQRPct = quantile(iqrs, 0.5)
+	return c, nil
+}
+
+func describeValues(c *Condition, varied []string) string {
+	s := ""
+	for _, f := range varied {
+		if f == "protocol" {
+			continue
+		}
+		s += f + "=" + c.Values[f] + " "
+	}
+	return s
+}
+
+// Write prints the comparison as a table and a summary.
+func (c *Comparison) Write(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "median A (ms)\tIQR A\tmedian B (ms)\tIQR B\tB/A-1 %\twithin noise\tcondition\t")
+	for _, r := range c.Rows {
+		fmt.Fprintf(tw, "%.0f\t%.0f\t%.0f\t%.0f\t%+.1f\t%v\t%s\t\n", r.A.Median, r.A.P75-r.A.P25, r.B.Median, r.B.P75-r.B.P25, r.DiffPct, r.WithinNoise, r.Label)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%d of %d conditions within noise (|median B - median A| <= max IQR / 2); median |B/A-1| = %.1f%%; median IQR/median of A = %.1f%%\n",
+		c.Within, c.Common, c.MedianAbsDiffPct, c.MedianRelIQRPct)
+	fmt.Fprintf(w, "sum of successful PLTs (serial lower bound of wall time): A %.0f s, B %.0f s\n", c.SumPLTa/1000, c.SumPLTb/1000)
+}
