@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 )
 
@@ -286,16 +285,26 @@ func ensureSharedNetnsDir() error {
 	return nil
 }
 
-// deleteNamed removes a namespace's bind mount; the namespace itself goes
-// away when nothing references it any more.
+// errCovered marks a namespace whose bind mount cannot be reached: another
+// mount of /run/netns was stacked on top of it after it was made (by an
+// `ip netns add` on a machine where /run/netns was not yet a mount point).
+// The namespace holds no processes; only a reboot removes its name.
+var errCovered = errors.New("its bind mount is covered by a later mount of " + "/run/netns")
+
+// deleteNamed removes a namespace's bind mount and name; the namespace
+// itself goes away when nothing references it any more.
 func deleteNamed(name string) error {
-	err := netns.DeleteNamed(name)
+	path := filepath.Join(netnsDir, name)
+	err := unix.Unmount(path, unix.MNT_DETACH)
+	if err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("netem: unmounting namespace %s: %w", name, err)
+	}
+	err = os.Remove(path)
 	switch {
 	case err == nil || errors.Is(err, os.ErrNotExist):
 		return nil
 	case errors.Is(err, unix.EBUSY):
-		return fmt.Errorf("netem: deleting namespace %s: %w (its bind mount is covered by a later mount of %s "+
-			"or held by another mount namespace; it holds no processes)", name, err, netnsDir)
+		return fmt.Errorf("netem: deleting namespace %s: %w", name, errCovered)
 	}
 	return fmt.Errorf("netem: deleting namespace %s: %w", name, err)
 }
@@ -308,6 +317,7 @@ type CleanReport struct {
 	Killed     []int    // processes killed inside them
 	StateDirs  []string // state directories removed
 	Skipped    []string // sl- namespaces left alone, with the reason
+	Stuck      []string // sl- names that cannot be removed without a reboot, with the reason
 }
 
 // Clean removes testbeds left behind by a spdylab process that died without
@@ -374,12 +384,16 @@ func Clean(all, dryRun bool) (CleanReport, error) {
 			}
 		}
 		for _, n := range byID[id] {
-			rep.Namespaces = append(rep.Namespaces, n)
 			if !dryRun {
-				if err := deleteNamed(n); err != nil {
+				if err := deleteNamed(n); errors.Is(err, errCovered) {
+					rep.Stuck = append(rep.Stuck, n+" ("+errCovered.Error()+"; it holds no processes)")
+					continue
+				} else if err != nil {
 					errs = append(errs, err)
+					continue
 				}
 			}
+			rep.Namespaces = append(rep.Namespaces, n)
 		}
 		if _, err := os.Stat(dir); err == nil {
 			rep.StateDirs = append(rep.StateDirs, dir)

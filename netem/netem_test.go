@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -581,5 +583,119 @@ func TestPacketLog(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "up") || !strings.Contains(string(b), "down") {
 		t.Errorf("packet log does not name both directions:\n%s", lines[0])
+	}
+}
+
+// ---- cleanup after crashes (helper processes) ----
+
+const helperEnv = "SPDYLAB_NETEM_TEST_HELPER"
+
+// TestHelperProcess is not a test: the cleanup tests re-run the test binary
+// with helperEnv set, and this builds a testbed with a helper process in s1,
+// prints "<testbed id> <helper pid>" and then dies the way helperEnv says.
+func TestHelperProcess(t *testing.T) {
+	mode := os.Getenv(helperEnv)
+	if mode == "" {
+		t.Skip("helper process for the cleanup tests")
+	}
+	tb, err := New(context.Background(), Config{Shards: 1, Link: probe.Link{RTT: 2 * time.Millisecond, Shared: true}})
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(3)
+	}
+	sleeper := tb.Servers()[0].Command(context.Background(), "sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		fmt.Println("error", err)
+		os.Exit(3)
+	}
+	fmt.Println(tb.ID(), sleeper.Process.Pid)
+	switch mode {
+	case "panic-main":
+		defer ClosePanicking()
+		panic("helper panics with a live testbed")
+	case "panic-goroutine":
+		// A panic off the command's goroutine kills the process before any
+		// deferred cleanup can run.
+		done := make(chan struct{})
+		go func() { panic("helper goroutine panics with a live testbed") }()
+		<-done
+	}
+}
+
+func runHelper(t *testing.T, mode string) (id string, sleeperPID int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
+	out, err := cmd.Output()
+	if err == nil {
+		t.Fatalf("helper (%s) exited cleanly; output %q", mode, out)
+	}
+	if _, err := fmt.Sscan(string(out), &id, &sleeperPID); err != nil || strings.HasPrefix(string(out), "error") {
+		t.Fatalf("helper (%s) output %q: %v", mode, out, err)
+	}
+	return id, sleeperPID
+}
+
+func processGone(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// A zombie waiting for its (new) parent to reap it runs no more.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return len(f) > 0 && f[0] == "Z"
+}
+
+func TestPanicInCommandRemovesTestbed(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	id, pid := runHelper(t, "panic-main")
+	assertGone(t, id)
+	deadline := time.Now().Add(5 * time.Second)
+	for !processGone(pid) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !processGone(pid) {
+		t.Errorf("helper process %d in the testbed survived", pid)
+	}
+}
+
+func TestCleanRemovesLeftoversOfACrash(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	id, pid := runHelper(t, "panic-goroutine")
+	// Nothing could clean up: the namespaces and the sleeper are still there.
+	if _, err := os.Stat(filepath.Join(netnsDir, Prefix+id+"-s1")); err != nil {
+		t.Fatalf("crashed helper left no namespace to clean (%v)", err)
+	}
+	if processGone(pid) {
+		t.Fatalf("sleeper %d already gone", pid)
+	}
+	rep, err := Clean(false, false)
+	if err != nil {
+		t.Fatalf("Clean: %v", err)
+	}
+	if !slices.Contains(rep.Namespaces, Prefix+id+"-c") || !slices.Contains(rep.Killed, pid) {
+		t.Errorf("Clean report %+v lacks %s or pid %d", rep, id, pid)
+	}
+	assertGone(t, id)
+	deadline := time.Now().Add(5 * time.Second)
+	for !processGone(pid) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !processGone(pid) {
+		t.Errorf("sleeper %d survived Clean", pid)
+	}
+	// Our own live testbeds are never touched.
+	tb := newTestbed(t, Config{Shards: 1})
+	rep, err = Clean(false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(rep.Namespaces, Prefix+tb.ID()+"-c") {
+		t.Fatalf("Clean removed the live testbed %s", tb.ID())
+	}
+	if _, err := tb.Check(context.Background(), false); err != nil {
+		t.Errorf("live testbed broken after Clean: %v", err)
 	}
 }

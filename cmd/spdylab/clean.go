@@ -54,6 +54,9 @@ func runClean(args []string) int {
 	for _, s := range rep.Skipped {
 		fmt.Printf("kept %s\n", s)
 	}
+	for _, s := range rep.Stuck {
+		fmt.Printf("cannot remove %s\n", s)
+	}
 	if len(rep.Namespaces)+len(rep.StateDirs) == 0 {
 		fmt.Println("nothing to clean")
 	}
