@@ -11,19 +11,18 @@ import (
 	"golang.org/x/net/icmp"
 	"golang.org/x/net/ipv4"
 	"golang.org/x/sys/unix"
-
-	"github.com/spdylab/spdylab/netem"
 )
 
-// icmpPing sends count ICMP echo requests from host h to dst, one every
+// icmpPing sends count ICMP echo requests from a namespace (inNS runs a
+// function there, e.g. netem.Host.Do) to dst, one every
 // interval, and returns the round-trip times of the replies (nil entries for
 // lost ones are left out). The far end is the server's kernel, so no user
 // space sits on the far side. Replies are timestamped by the kernel on
 // arrival (SO_TIMESTAMPNS), so this process's own scheduling delays do not
 // inflate the result; the send time is read just before sendto.
-func icmpPing(h *netem.Host, dst netip.Addr, count int, interval time.Duration) ([]time.Duration, error) {
+func icmpPing(inNS func(func() error) error, dst netip.Addr, count int, interval time.Duration) ([]time.Duration, error) {
 	var fd int
-	err := h.Do(func() error {
+	err := inNS(func() error {
 		var err error
 		fd, err = unix.Socket(unix.AF_INET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.IPPROTO_ICMP)
 		return err

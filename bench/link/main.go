@@ -53,7 +53,7 @@ func main() {
 
 	scenarios := map[string]func() error{
 		"rtt": b.rtt, "goodput": b.goodput, "ceiling": b.ceiling, "loss": b.loss,
-		"cpu": b.cpu, "queue": b.queue, "initcwnd": b.initcwnd, "overhead": b.overhead,
+		"cpu": b.cpu, "queue": b.queue, "initcwnd": b.initcwnd, "overhead": b.overhead, "pump": b.pumpCompare,
 	}
 	fmt.Printf("# linkbench %s, %d CPUs, %s, load average at start: %s\n\n",
 		time.Now().UTC().Format(time.RFC3339), runtime.NumCPU(), runtime.Version(), loadavg())
@@ -203,7 +203,7 @@ func (b *bench) rtt() error {
 			if err != nil {
 				return err
 			}
-			rtts, err := icmpPing(tb.Client(), tb.Servers()[0].Addr, count, 10*time.Millisecond)
+			rtts, err := icmpPing(tb.Client().Do, tb.Servers()[0].Addr, count, 10*time.Millisecond)
 			b.close(tb)
 			if err != nil {
 				return err
@@ -581,5 +581,3 @@ func loadavg() string {
 	}
 	return strings.Join(f[:3], " ")
 }
-
-

@@ -53,4 +53,5 @@ func BenchmarkDelayLinePrecision(b *testing.B) {
 		rt = 1
 	}
 	b.ReportMetric(rt, "rt")
+	b.ReportMetric(float64(tm.Spin)/float64(b.N)/1e3, "spin-µs/pkt")
 }

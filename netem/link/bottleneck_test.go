@@ -138,10 +138,10 @@ func mustTrace(t *testing.T, ms ...int64) *Trace {
 func TestTraceSemantics(t *testing.T) {
 	tr := mustTrace(t, 5, 10) // opportunities at 5, 10, 15, 20, 25, ... ms
 	cases := []struct {
-		name    string
-		arrive  []int64 // ms
-		sizes   []int
-		finish  []int64 // ms
+		name   string
+		arrive []int64 // ms
+		sizes  []int
+		finish []int64 // ms
 	}{
 		{"one packet waits for the first opportunity", []int64{0}, []int{1500}, []int64{5}},
 		{"back to back use consecutive opportunities", []int64{0, 0, 0}, []int{1500, 1500, 1500}, []int64{5, 10, 15}},

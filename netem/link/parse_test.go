@@ -18,15 +18,15 @@ func TestParseRate(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"":        "empty",
-		"10":      "no unit",
-		"10mbps":  "ambiguous",
-		"10kbps":  "ambiguous",
-		"63kbit":  "outside",
-		"2gbit":   "outside",
-		"0mbit":   "outside",
-		"-1mbit":  "outside",
-		"fast":    "want a number",
+		"":          "empty",
+		"10":        "no unit",
+		"10mbps":    "ambiguous",
+		"10kbps":    "ambiguous",
+		"63kbit":    "outside",
+		"2gbit":     "outside",
+		"0mbit":     "outside",
+		"-1mbit":    "outside",
+		"fast":      "want a number",
 		"10furlong": "unknown unit",
 		"1..5mbit":  "not a number",
 	}
@@ -64,11 +64,11 @@ func TestParseQueue(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"":       "empty",
-		"50":     "no unit",
-		"0pkt":   "outside",
-		"1.5pkt": "whole number",
-		"1000b":  "one MTU",
+		"":           "empty",
+		"50":         "no unit",
+		"0pkt":       "outside",
+		"1.5pkt":     "whole number",
+		"1000b":      "one MTU",
 		"50furlongs": "unknown unit",
 		"2000000pkt": "outside",
 	}
@@ -117,14 +117,14 @@ func TestParseGE(t *testing.T) {
 		t.Errorf("String round trip: %v, %v", back, err)
 	}
 	bad := map[string]string{
-		"":              "empty",
-		"p=0.1":         "r is required",
-		"r=0.1":         "p is required",
+		"":                "empty",
+		"p=0.1":           "r is required",
+		"r=0.1":           "p is required",
 		"p=0.1,r=0.2,x=1": "unknown parameter",
 		"p=0.1,p=0.2,r=1": "twice",
-		"p=0.1,r":       "key=value",
-		"p=2,r=0.1":     "parameter p",
-		"p=0.1,r=0":     "bad state forever",
+		"p=0.1,r":         "key=value",
+		"p=2,r=0.1":       "parameter p",
+		"p=0.1,r=0":       "bad state forever",
 	}
 	for in, frag := range bad {
 		_, err := ParseGE(in)

@@ -19,10 +19,10 @@ const MaxDelay = 30 * time.Second
 
 // DirConfig is one direction of an emulated link.
 type DirConfig struct {
-	RateBps    int64           // 0 = unlimited (ignored when Trace != nil)
-	Trace      *Trace          // Mahimahi delivery trace (ms timestamps, 1500-byte opportunities, wraps)
-	Delay      time.Duration   // one-way propagation delay
-	QueuePkts  int             // droptail limits on packets waiting; both 0 = unlimited
+	RateBps    int64         // 0 = unlimited (ignored when Trace != nil)
+	Trace      *Trace        // Mahimahi delivery trace (ms timestamps, 1500-byte opportunities, wraps)
+	Delay      time.Duration // one-way propagation delay
+	QueuePkts  int           // droptail limits on packets waiting; both 0 = unlimited
 	QueueBytes int
 	Loss       float64         // Bernoulli probability
 	GE         *GilbertElliott // bursty loss instead of Loss
@@ -89,6 +89,7 @@ type Pipe struct {
 	wake uint32 // futex word: bumped on Close and when the ring becomes non-empty
 	done chan struct{}
 
+	spinNs      atomic.Int64 // time the delay line spent spinning (CPU cost of precision)
 	deliverErrs atomic.Uint64
 	lastErr     atomic.Value // error
 }
@@ -298,6 +299,7 @@ type Timing struct {
 	LateP50     time.Duration
 	LateP99     time.Duration
 	LateMax     time.Duration
+	Spin        time.Duration // CPU time spent spinning before deliveries since Start
 }
 
 // Timing reports the delay line's precision.
@@ -305,19 +307,22 @@ func (p *Pipe) Timing() Timing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t := Timing{RealTime: p.rtErr == nil && !p.inline && p.state != pipeNew, Packets: p.late.total,
-		LateP50: p.late.quantile(0.5), LateP99: p.late.quantile(0.99), LateMax: time.Duration(p.late.max)}
+		LateP50: p.late.quantile(0.5), LateP99: p.late.quantile(0.99), LateMax: time.Duration(p.late.max),
+		Spin: time.Duration(p.spinNs.Load())}
 	if p.rtErr != nil {
 		t.RealTimeErr = p.rtErr.Error()
 	}
 	return t
 }
 
-// Spinning after an early wake-up costs CPU, so the delay line wakes this
-// much before a packet is due at most, and otherwise learns how late the
-// kernel wakes it and aims that much early.
+// Spinning after an early wake-up costs CPU, so the delay line wakes at most
+// this much before a packet is due, and otherwise learns how late the kernel
+// usually wakes it and aims that much early. Samples are clipped before they
+// enter the average so that one stall of the whole machine (milliseconds,
+// common on a loaded VM) does not make the line spin for the next packets.
 const (
-	maxEarlyWake  = 200 * time.Microsecond
-	initEarlyWake = 30 * time.Microsecond
+	maxEarlyWake  = 100 * time.Microsecond
+	initEarlyWake = 20 * time.Microsecond
 )
 
 // run is the delay line: it owns a locked OS thread (which exits with the
@@ -352,15 +357,19 @@ func (p *Pipe) run(ready chan<- error) {
 		if due-now > early {
 			target := due - early
 			if futexWaitUntil(&p.wake, seq, target) {
-				// Learn the kernel's wake-up lateness (EWMA, 1/8 weight).
-				lateness := monoNow() - target
-				early += (lateness - early) / 8
+				// Learn the usual wake-up lateness (clipped EWMA, 1/16 weight).
+				lateness := min(monoNow()-target, 2*early+int64(10*time.Microsecond))
+				early += (lateness - early) / 16
 				early = min(max(early, 0), int64(maxEarlyWake))
 			}
 			now = monoNow()
 		}
-		for now < due && due-now <= int64(maxEarlyWake) {
-			now = monoNow() // spin the last few microseconds
+		if now < due && due-now <= int64(maxEarlyWake) {
+			spinStart := now
+			for now < due {
+				now = monoNow() // spin the last few microseconds
+			}
+			p.spinNs.Add(now - spinStart)
 		}
 		if now < due {
 			continue
@@ -370,8 +379,10 @@ func (p *Pipe) run(ready chan<- error) {
 		batch = p.ring.due(now, batch[:0])
 		p.mu.Unlock()
 		for i := range batch {
-			p.callDeliver(batch[i].pkt)
+			// Lateness is measured at the moment of handing over, so it
+			// covers the wake-up and not the deliver callback's own work.
 			batch[i].late = monoNow() - batch[i].at
+			p.callDeliver(batch[i].pkt)
 		}
 		p.mu.Lock()
 		for i := range batch {

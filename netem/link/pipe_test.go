@@ -333,12 +333,12 @@ func TestPipeResetCounters(t *testing.T) {
 func TestNewPipeRejectsBadConfig(t *testing.T) {
 	ok := func([]byte) error { return nil }
 	bad := map[string]DirConfig{
-		"negative":     {RateBps: -1},
-		"delay":        {Delay: -time.Millisecond},
-		"queue limit":  {QueuePkts: -1},
-		"loss":         {Loss: 1.5},
-		"choose one":   {Loss: 0.1, GE: &GilbertElliott{P: 0.1, R: 0.5, LossBad: 1}},
-		"Gilbert":      {GE: &GilbertElliott{P: 2, R: 0.5}},
+		"negative":    {RateBps: -1},
+		"delay":       {Delay: -time.Millisecond},
+		"queue limit": {QueuePkts: -1},
+		"loss":        {Loss: 1.5},
+		"choose one":  {Loss: 0.1, GE: &GilbertElliott{P: 0.1, R: 0.5, LossBad: 1}},
+		"Gilbert":     {GE: &GilbertElliott{P: 2, R: 0.5}},
 	}
 	for frag, cfg := range bad {
 		_, err := NewPipe("dn", cfg, ok)
