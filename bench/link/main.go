@@ -5,7 +5,7 @@
 // plain veth. It needs root (it builds testbeds) and prints a Markdown
 // report; bench/link/run.sh runs it with the settings BENCHMARKS.md quotes.
 //
-//	go run ./bench/link [-only rtt,goodput,ceiling,loss,cpu,queue,initcwnd,overhead] [-reps N] [-quick]
+//	go run ./bench/link [-only rtt,pump,goodput,ceiling,loss,cpu,queue,initcwnd,overhead,plt] [-reps N] [-quick]
 package main
 
 import (
@@ -34,7 +34,7 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "_tcp" {
 		os.Exit(endpointMain(os.Args[2:]))
 	}
-	only := flag.String("only", "rtt,goodput,ceiling,loss,cpu,queue,initcwnd,overhead", "comma-separated scenarios to run")
+	only := flag.String("only", "rtt,pump,goodput,ceiling,loss,cpu,queue,initcwnd,overhead,plt", "comma-separated scenarios to run")
 	reps := flag.Int("reps", 3, "repetitions of each measurement (medians are reported)")
 	quick := flag.Bool("quick", false, "shorter transfers (for trying the tool, not for BENCHMARKS.md)")
 	flag.Parse()
@@ -53,7 +53,7 @@ func main() {
 
 	scenarios := map[string]func() error{
 		"rtt": b.rtt, "goodput": b.goodput, "ceiling": b.ceiling, "loss": b.loss,
-		"cpu": b.cpu, "queue": b.queue, "initcwnd": b.initcwnd, "overhead": b.overhead, "pump": b.pumpCompare,
+		"cpu": b.cpu, "queue": b.queue, "initcwnd": b.initcwnd, "overhead": b.overhead, "pump": b.pumpCompare, "plt": b.pltOverhead,
 	}
 	fmt.Printf("# linkbench %s, %d CPUs, %s, load average at start: %s\n\n",
 		time.Now().UTC().Format(time.RFC3339), runtime.NumCPU(), runtime.Version(), loadavg())
