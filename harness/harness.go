@@ -89,9 +89,11 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 	if err != nil {
 		return nil, err
 	}
-	dir, err := ensureSite(opt.WorkDir, m)
-	if err != nil {
-		return nil, err
+	dir, ok := siteInPlace(c, m)
+	if !ok {
+		if dir, err = ensureSite(opt.WorkDir, m); err != nil {
+			return nil, err
+		}
 	}
 	b = &Bench{cond: c, opt: opt, m: m, siteDir: dir, baseURLs: map[string]string{}}
 	defer func() {
@@ -186,10 +188,36 @@ func normalize(c probe.Condition) (probe.Condition, error) {
 	return c, nil
 }
 
+// isManifestFile tells a manifest path from a page name.
+func isManifestFile(page string) bool {
+	return strings.HasSuffix(page, ".json") || strings.ContainsRune(page, os.PathSeparator)
+}
+
+// siteInPlace reports whether a page given as a manifest file can be served
+// from the manifest's own directory: every resource is there with exactly
+// its manifest size (a mirrored real page, or a site from `page gen`).
+// Otherwise the harness writes generated files for the manifest.
+func siteInPlace(c probe.Condition, m *page.Manifest) (string, bool) {
+	if !isManifestFile(c.Page) || c.Push == server.PushPreload {
+		return "", false // preload adds headers the on-disk manifest lacks
+	}
+	dir, err := filepath.Abs(filepath.Dir(c.Page))
+	if err != nil {
+		return "", false
+	}
+	for _, r := range m.Resources {
+		st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(r.Path, "/"))))
+		if err != nil || !st.Mode().IsRegular() || st.Size() != int64(r.Size) {
+			return "", false
+		}
+	}
+	return dir, true
+}
+
 // openPage generates the condition's page, or loads it when Page names a
 // manifest file.
 func openPage(c probe.Condition, seed int64) (*page.Manifest, error) {
-	if strings.HasSuffix(c.Page, ".json") || strings.ContainsRune(c.Page, os.PathSeparator) {
+	if isManifestFile(c.Page) {
 		m, err := page.Load(c.Page)
 		if err != nil {
 			return nil, fmt.Errorf("harness: %w", err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -141,16 +142,50 @@ func TestOpenRejectsBadConditions(t *testing.T) {
 }
 
 func TestManifestPageFromFile(t *testing.T) {
+	m, err := page.Generate("pageC", 2, 3, page.ShardRoundRobin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A complete site is served where it is.
+	site := filepath.Join(t.TempDir(), "site")
+	if err := m.WriteSite(site); err != nil {
+		t.Fatal(err)
+	}
 	work := t.TempDir()
-	gen := openBench(t, probe.Condition{Page: "pageC", NoLink: true}, Options{WorkDir: work})
-	file := filepath.Join(gen.SiteDir(), "manifest.json")
+	file := filepath.Join(site, "manifest.json")
 	b := openBench(t, probe.Condition{Page: file, NoLink: true}, Options{WorkDir: work})
-	if b.SiteDir() != gen.SiteDir() {
-		t.Fatalf("the same manifest from a file got its own site %s (generated: %s)", b.SiteDir(), gen.SiteDir())
+	if b.SiteDir() != site || b.Condition().Shards != 2 {
+		t.Fatalf("complete site served from %s with %d shards; want %s and 2", b.SiteDir(), b.Condition().Shards, site)
 	}
 	r := b.Load(context.Background(), probe.ProtoSPDY31, 0)
 	if r.Failed || r.Resources != 11 {
 		t.Fatalf("load of a manifest file: failed=%v %s, %d resources", r.Failed, r.Error, r.Resources)
+	}
+	// A manifest without its files gets generated content in the work dir.
+	lone := filepath.Join(t.TempDir(), "lone.json")
+	js, _ := os.ReadFile(file)
+	if err := os.WriteFile(lone, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b2 := openBench(t, probe.Condition{Page: lone, NoLink: true}, Options{WorkDir: work})
+	if !strings.HasPrefix(b2.SiteDir(), work) {
+		t.Fatalf("a bare manifest is served from %s, not from the work dir", b2.SiteDir())
+	}
+	if r := b2.Load(context.Background(), probe.ProtoHTTPS, 0); r.Failed || r.Resources != 11 {
+		t.Fatalf("load of a bare manifest: failed=%v %s", r.Failed, r.Error)
+	}
+	// A page whose hosts the bench cannot serve is refused.
+	m.Hosts[1] = "cdn.example.test"
+	for i := range m.Resources {
+		if m.Resources[i].Host == page.HostName(2) {
+			m.Resources[i].Host = "cdn.example.test"
+		}
+	}
+	odd := filepath.Join(t.TempDir(), "odd.json")
+	js, _ = json.Marshal(m)
+	os.WriteFile(odd, js, 0o644)
+	if _, err := Open(context.Background(), probe.Condition{Page: odd, NoLink: true}, Options{WorkDir: work}); err == nil || !strings.Contains(err.Error(), "cdn.example.test") {
+		t.Fatalf("a page on foreign hosts: %v", err)
 	}
 }
 
