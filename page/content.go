@@ -163,6 +163,9 @@ func (m *Manifest) Content(id int) ([]byte, error) {
 		return nil, fmt.Errorf("no resource %d", id)
 	}
 	r := &m.Resources[id]
+	if r.Size < 0 {
+		return nil, &ResourceError{ID: id, Path: r.Path, Problem: fmt.Sprintf("size %d is negative", r.Size)}
+	}
 	rng := rand.New(rand.NewPCG(uint64(m.Seed), uint64(id)+0x5d1ab))
 	var out []byte
 	switch r.Type {
@@ -186,6 +189,9 @@ func (m *Manifest) Content(id int) ([]byte, error) {
 			return nil, &ResourceError{ID: id, Path: r.Path, Problem: err.Error()}
 		}
 	case TypeFlash:
+		if r.Size < swfMin {
+			return nil, &ResourceError{ID: id, Path: r.Path, Problem: fmt.Sprintf("size %d is below the smallest valid SWF spdylab writes (%d bytes)", r.Size, swfMin)}
+		}
 		out = swfBytes(r.Size, rng)
 	default:
 		mt, _, _ := mime.ParseMediaType(r.ContentType)

@@ -377,6 +377,20 @@ func TestImagesAndFlashAreValidFiles(t *testing.T) {
 			checkImage(t, ct, size)
 		}
 	}
+	// Content of an unvalidated manifest reports bad sizes instead of panicking.
+	raw := mustGen(t, "imgur", 1, 1, ShardEqual)
+	for id, r := range raw.Resources {
+		if r.Type == TypeFlash || r.Type == TypeImage {
+			raw.Resources[id].Size = 3
+			if _, err := raw.Content(id); err == nil || !strings.Contains(err.Error(), "below the smallest") {
+				t.Fatalf("%s of 3 bytes: %v", r.Path, err)
+			}
+			raw.Resources[id].Size = -1
+			if _, err := raw.Content(id); err == nil || !strings.Contains(err.Error(), "negative") {
+				t.Fatalf("%s of -1 bytes: %v", r.Path, err)
+			}
+		}
+	}
 	if _, err := imageBytes("image/jpeg", MinImageSize("image/jpeg")-1, newRNG(1)); err == nil {
 		t.Fatal("a JPEG below the minimum size was accepted")
 	}
