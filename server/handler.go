@@ -14,6 +14,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -110,8 +111,52 @@ func (s *Server) serveBytes(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		return
 	}
-	buf := make([]byte, 32<<10)
-	io.CopyBuffer(w, DeterministicReader(n, uint32(seed)), buf)
+	if body := s.bytesCache.get(n, uint32(seed)); body != nil {
+		w.Write(body)
+		return
+	}
+	bp := copyBufs.Get().(*[]byte)
+	io.CopyBuffer(w, DeterministicReader(n, uint32(seed)), *bp)
+	copyBufs.Put(bp)
+}
+
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// bytesCache keeps generated bodies of the sized-response endpoint, so that
+// benchmarks asking for the same few sizes measure the protocol stack, not
+// the generator. It never evicts: once maxCachedTotal bytes are held, further
+// bodies are generated per request.
+type bytesCache struct {
+	mu    sync.Mutex
+	total int64
+	m     map[[2]int64][]byte
+}
+
+const (
+	maxCachedBody  = 16 << 20
+	maxCachedTotal = 64 << 20
+)
+
+func (c *bytesCache) get(n int64, seed uint32) []byte {
+	if n > maxCachedBody {
+		return nil
+	}
+	key := [2]int64{n, int64(seed)}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b, ok := c.m[key]; ok {
+		return b
+	}
+	if c.total+n > maxCachedTotal {
+		return nil
+	}
+	if c.m == nil {
+		c.m = map[[2]int64][]byte{}
+	}
+	b := DeterministicBytes(int(n), seed)
+	c.m[key] = b
+	c.total += n
+	return b
 }
 
 func serveSHA256(w http.ResponseWriter, r *http.Request) {

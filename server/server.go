@@ -96,14 +96,15 @@ type Config struct {
 
 // Server serves one Config on any number of listeners.
 type Server struct {
-	cfg      Config
-	tls      *tls.Config
-	root     *os.Root
-	meta     map[string]resourceMeta
-	pushMap  map[string][]string
-	spdySrv  spdyServers
-	httpSrv  *http.Server
-	httpConn *connListener
+	cfg        Config
+	tls        *tls.Config
+	root       *os.Root
+	meta       map[string]resourceMeta
+	pushMap    map[string][]string
+	spdySrv    spdyServers
+	httpSrv    *http.Server
+	httpConn   *connListener
+	bytesCache bytesCache
 
 	ctx    context.Context // cancelled by Shutdown: SPDY sessions go away
 	cancel context.CancelFunc

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -47,6 +48,7 @@ func runServe(args []string) int {
 	cc := fs.String("cc", "", "TCP congestion control for accepted connections (cubic, reno, bbr; default: the system's)")
 	lowat := fs.Int("notsent-lowat", 0, "TCP_NOTSENT_LOWAT in bytes on every connection (0 = kernel default)")
 	quiet := fs.Bool("quiet", false, "no access log on stderr")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` on exit (for go tool pprof)")
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: spdylab serve [flags]\n\nPrints the server's URL as the first line on stdout and serves until\nSIGINT or SIGTERM. Besides the files under --root it answers\n/_spdylab/bytes?n=N&seed=S, POST /_spdylab/sha256 and /_spdylab/info\n(see the server package documentation).\n\nflags:")
 		fs.PrintDefaults()
@@ -131,6 +133,26 @@ func runServe(args []string) int {
 		srv.Close()
 		fmt.Fprintf(os.Stderr, "spdylab serve: %v\n", err)
 		return 1
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			srv.Close()
+			l.Close()
+			fmt.Fprintf(os.Stderr, "spdylab serve: --cpuprofile: %v\n", err)
+			return 1
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			srv.Close()
+			l.Close()
+			fmt.Fprintf(os.Stderr, "spdylab serve: --cpuprofile: %v\n", err)
+			return 1
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
