@@ -487,3 +487,46 @@ func pushedOverH2(t *testing.T, s *Server, path string) []string {
 		}
 	}
 }
+
+func TestShutdownEndsOpenSessions(t *testing.T) {
+	s, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(l) }()
+	for s.URL() == "" {
+		time.Sleep(time.Millisecond)
+	}
+	sp := dial(t, s, ProtoSPDY31, nil)
+	h2 := dial(t, s, ProtoH2, nil)
+	h1 := dial(t, s, ProtoHTTP11, nil)
+	for _, c := range []*client{sp, h2, h1} {
+		if resp, _ := c.do(t, "GET", s.URL()+"_spdylab/bytes?n=10", nil); resp.StatusCode != 200 {
+			t.Fatalf("%s: status %d before shutdown", c.proto, resp.StatusCode)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown with idle sessions open: %v", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		t.Fatalf("Serve returned %v, want http.ErrServerClosed", err)
+	}
+	select {
+	case <-sp.spdy.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the SPDY session is still open after Shutdown")
+	}
+	if _, err := net.Dial("tcp", l.Addr().String()); err == nil {
+		t.Error("the listener still accepts after Shutdown")
+	}
+	if err := s.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+		t.Errorf("Serve after Shutdown: %v, want http.ErrServerClosed", err)
+	}
+}
