@@ -58,7 +58,7 @@ type loadSummary struct {
 	Resources    int             `json:"resources"`        // of the last successful load
 	Pushed       float64         `json:"pushed_median"`
 	Connections  float64         `json:"connections_median"`
-	Retransmits  float64         `json:"retransmits_median"`
+	Retransmits  float64         `json:"client_retransmits_median"` // segments the client resent (TCP_INFO is read on the client)
 	QueueDrops   float64         `json:"queue_drops_median"` // both directions
 	PLTms        []float64       `json:"plt_ms"`
 	ToWms        []float64       `json:"tow_ms"`
@@ -289,7 +289,7 @@ func printSummary(w io.Writer, s loadSummary) {
 	fmt.Fprintf(w, "  phases (median over loads of the sum over requests, ms):\n")
 	fmt.Fprintf(w, "  %9s %9s %9s %9s %9s %9s %9s\n", "blocked", "dns", "connect", "ssl", "send", "wait", "receive")
 	fmt.Fprintf(w, "  %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", p.Blocked, p.DNS, p.Connect, p.SSL, p.Send, p.Wait, p.Receive)
-	fmt.Fprintf(w, "  resources %d, pushed %.0f, connections %.0f, retransmits %.0f, queue drops %.0f (medians)\n",
+	fmt.Fprintf(w, "  resources %d, pushed %.0f, connections %.0f, client retransmits %.0f, link queue drops %.0f (medians)\n",
 		s.Resources, s.Pushed, s.Connections, s.Retransmits, s.QueueDrops)
 	for _, e := range s.Errors {
 		fmt.Fprintf(w, "  error: %s\n", e)
