@@ -59,7 +59,7 @@ type loadSummary struct {
 	Pushed       float64         `json:"pushed_median"`
 	Connections  float64         `json:"connections_median"`
 	Retransmits  float64         `json:"client_retransmits_median"` // segments the client resent (TCP_INFO is read on the client)
-	QueueDrops   float64         `json:"queue_drops_median"` // both directions
+	QueueDrops   float64         `json:"queue_drops_median"`        // both directions
 	PLTms        []float64       `json:"plt_ms"`
 	ToWms        []float64       `json:"tow_ms"`
 	Errors       []string        `json:"errors,omitempty"`
