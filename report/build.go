@@ -934,6 +934,7 @@ figure{margin:1em 0}
 .legend{font-size:.8em;margin:.2em 0 .4em;columns:2;max-width:700px}
 .legend span.sw{display:inline-block;width:18px;height:4px;margin:0 6px 3px 0;vertical-align:middle}
 .legend span.box{height:10px;width:10px;margin-bottom:0}
+.legend span.dash{background-image:linear-gradient(90deg,transparent 60%,#fff 60%) !important;background-size:9px 4px}
 .meta td{border:none;padding:.1em .8em .1em 0}
 </style></head><body>
 <h1>spdylab study: {{.A.Study.Name}}</h1>

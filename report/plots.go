@@ -109,13 +109,27 @@ func linePlot(title, xl, yl string, series []Series, logX bool, zeroLine bool) (
 		}
 		l.Color = colorAt(i)
 		l.Width = vg.Points(1.5)
+		l.Dashes = dashesAt(i)
 		sc.Color = colorAt(i)
 		sc.Shape = shapeAt(i)
 		p.Add(l, sc)
-		legend = append(legend, legendItem{s.Name, cssColor(colorAt(i)), "line"})
+		shape := "line"
+		if i >= len(palette) {
+			shape = "dash"
+		}
+		legend = append(legend, legendItem{s.Name, cssColor(colorAt(i)), shape})
 	}
 	svg, err := svgOf(p, 7*vg.Inch, 4*vg.Inch)
 	return svg, legend, err
+}
+
+// dashesAt: after the palette's colours are used up, lines are dashed so
+// that no two series look alike.
+func dashesAt(i int) []vg.Length {
+	if i < len(palette) {
+		return nil
+	}
+	return []vg.Length{vg.Points(6), vg.Points(3)}
 }
 
 func shapeAt(i int) draw.GlyphDrawer {

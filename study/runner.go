@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -167,9 +168,33 @@ func CollectProvenance(seed int64, jobs int, sh Shard, args string) Provenance {
 		}
 	}
 	if p.Revision == "" {
+		p.Revision = worktreeRevision()
+	}
+	if p.Revision == "" {
 		p.Revision = "unknown"
 	}
 	return p
+}
+
+// worktreeRevision is the git revision of the work tree the executable
+// lives in (bin/spdylab after `make build`), for builds without VCS stamps.
+// It is marked as such because the binary may predate later edits.
+func worktreeRevision() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "-C", filepath.Dir(exe), "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	rev := strings.TrimSpace(string(out))
+	if len(rev) != 40 {
+		return ""
+	}
+	return rev + " (work tree at run time)"
 }
 
 type task struct {
