@@ -259,6 +259,17 @@ func TestServeCommand(t *testing.T) {
 		if code != 0 || !bytes.Equal(out, rootBody) || !strings.Contains(gerr, "< HEADERS stream=1") || !strings.Contains(gerr, ":status=200") {
 			t.Errorf("get --proto h2 -v: exit %d, %d bytes; stderr:\n%s", code, len(out), tail(gerr))
 		}
+		// http/1.1 to a file: the body lands whole under -o, headers traced.
+		outFile := filepath.Join(t.TempDir(), "root.html")
+		_, gerr, code = runGet(t, "-k", "--proto", "http/1.1", "-v", "-o", outFile, url+root.Path[1:])
+		if got, _ := os.ReadFile(outFile); code != 0 || !bytes.Equal(got, rootBody) || !strings.Contains(gerr, "> GET "+root.Path+" HTTP/1.1") || !strings.Contains(gerr, "< HTTP/1.1 200 OK") {
+			t.Errorf("get --proto http/1.1 -v -o: exit %d, file %d bytes; stderr:\n%s", code, len(got), tail(gerr))
+		}
+		// Without --proto the server's ALPN preference decides: spdy/3.1.
+		_, gerr, code = runGet(t, "-k", url+"_spdylab/info")
+		if code != 0 || !strings.Contains(gerr, ": spdy/3.1 200") {
+			t.Errorf("get without --proto: exit %d, want spdy/3.1 chosen; stderr:\n%s", code, tail(gerr))
+		}
 		// And spdy/3.1 with push: the manifest's children arrive pushed.
 		_, gerr, code = runGet(t, "-k", "--proto", "spdy/3.1", "-v", url+root.Path[1:])
 		if code != 0 || !strings.Contains(gerr, "< SYN_STREAM stream=2 assoc=1 ") || !strings.Contains(gerr, "* pushed "+strings.TrimSuffix(url, "/")+children[0]+": 200") {
