@@ -44,26 +44,27 @@ func init() {
 
 // loadSummary is what `spdylab load --json` prints per protocol.
 type loadSummary struct {
-	Page         string          `json:"page"`
-	Proto        string          `json:"proto"`
-	Runs         int             `json:"runs"`
-	Failed       int             `json:"failed"`
-	PLTMedianMs  float64         `json:"plt_median_ms"`
-	PLTP25Ms     float64         `json:"plt_p25_ms"`
-	PLTP75Ms     float64         `json:"plt_p75_ms"`
-	ToWMedianMs  float64         `json:"tow_median_ms"`
-	ToWP25Ms     float64         `json:"tow_p25_ms"`
-	ToWP75Ms     float64         `json:"tow_p75_ms"`
-	PhasesMedian probe.Phases    `json:"phases_median_ms"` // median over loads of each phase summed over the load's entries
-	Resources    int             `json:"resources"`        // of the last successful load
-	Pushed       float64         `json:"pushed_median"`
-	Connections  float64         `json:"connections_median"`
-	Retransmits  float64         `json:"client_retransmits_median"` // segments the client resent (TCP_INFO is read on the client)
-	QueueDrops   float64         `json:"queue_drops_median"`        // both directions
-	PLTms        []float64       `json:"plt_ms"`
-	ToWms        []float64       `json:"tow_ms"`
-	Errors       []string        `json:"errors,omitempty"`
-	Condition    probe.Condition `json:"condition"`
+	Page         string           `json:"page"`
+	Proto        string           `json:"proto"`
+	Runs         int              `json:"runs"`
+	Failed       int              `json:"failed"`
+	PLTMedianMs  float64          `json:"plt_median_ms"`
+	PLTP25Ms     float64          `json:"plt_p25_ms"`
+	PLTP75Ms     float64          `json:"plt_p75_ms"`
+	ToWMedianMs  float64          `json:"tow_median_ms"`
+	ToWP25Ms     float64          `json:"tow_p25_ms"`
+	ToWP75Ms     float64          `json:"tow_p75_ms"`
+	PhasesMedian probe.Phases     `json:"phases_median_ms"` // median over loads of each phase summed over the load's entries
+	Resources    int              `json:"resources"`        // of the last successful load
+	Pushed       float64          `json:"pushed_median"`
+	Connections  float64          `json:"connections_median"`
+	Retransmits  float64          `json:"client_retransmits_median"` // segments the client resent (TCP_INFO is read on the client)
+	QueueDrops   float64          `json:"queue_drops_median"`        // both directions
+	PLTms        []float64        `json:"plt_ms"`
+	ToWms        []float64        `json:"tow_ms"`
+	Errors       []string         `json:"errors,omitempty"`
+	Condition    probe.Condition  `json:"condition"`
+	LinkCheck    *probe.LinkCheck `json:"link_check,omitempty"` // before the first load (emulated links only)
 }
 
 func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -170,6 +171,21 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "page %s (%d resources, %d bytes) on %d host(s), %s\n",
 			bench.Manifest().Name, len(bench.Manifest().Resources), bench.Manifest().TotalBytes(), cond.Shards, where)
 	}
+	// A short self-check before the first load: it tells the user whether
+	// the link delivers what was asked for, and its pings resolve the
+	// neighbours on the path so the first load does not pay for that.
+	var check *probe.LinkCheck
+	if !cond.NoLink {
+		lc := bench.Check(ctx)
+		check = &lc
+		if !*asJSON || !lc.OK {
+			status := "ok"
+			if !lc.OK {
+				status = "PROBLEM: " + lc.Problem
+			}
+			fmt.Fprintf(stderr, "link check: rtt %.1f ms (configured %.1f ms): %s\n", lc.RTTms, lc.RTTConfiguredms, status)
+		}
+	}
 	results := map[string][]probe.Result{}
 	for run := 0; run < *runs && ctx.Err() == nil; run++ {
 		for _, p := range protoList {
@@ -202,6 +218,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	status := 0
 	for _, p := range protoList {
 		s := summarize(bench.Manifest().Name, p, cond, results[p])
+		s.LinkCheck = check
 		if s.Failed == s.Runs {
 			status = 1
 		}
