@@ -53,7 +53,8 @@ func Describe(name string) string {
 // GenericHelp documents the generic page spec.
 const GenericHelp = `generic:KEY=VALUE,... builds a synthetic page. Keys:
   n=50          resources including the HTML (>= 1)
-  mean=10k      mean resource size (b, k = KiB, m = MiB)
+  mean=10k      mean resource size (b, k = KiB, m = MiB); sizes below a type's smallest
+                valid file (about 0.3 KB for an image) are raised, so tiny means overshoot
   dist=lognormal  size distribution: lognormal, loguniform or fixed
   sigma=1.0     lognormal shape (log-space standard deviation)
   depth=1       1: everything referenced by the HTML; 2: one stylesheet references
