@@ -506,3 +506,29 @@ func TestResumeAfterKill9(t *testing.T) {
 		}
 	}
 }
+
+func TestOverridesSurviveTheStore(t *testing.T) {
+	s := mustParse(t, strings.Replace(tinyStudy, `rtt = ["20ms", "100ms"]`, `rtt = ["20ms", "100ms"]`+"\nrate = \"1mbit\"", 1))
+	s.Override(2, true)
+	if len(s.Conditions) != 4 { // the rtt values collapse on loopback
+		t.Fatalf("%d conditions after --no-link, want 4", len(s.Conditions))
+	}
+	for _, c := range s.Conditions {
+		if !c.NoLink || c.Link.DownBps != 0 {
+			t.Errorf("condition still has a link: %+v", c.Condition)
+		}
+	}
+	dir := t.TempDir()
+	st, err := CreateStore(dir, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	back, err := st.Study()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Fingerprint() != s.Fingerprint() || back.Runs != 2 || !back.NoLink {
+		t.Errorf("stored study differs: runs %d nolink %v", back.Runs, back.NoLink)
+	}
+}

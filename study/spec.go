@@ -40,6 +40,8 @@ type Study struct {
 	Varied     []string
 	Conditions []Cond
 	Source     []byte // the study file as given
+	// NoLink records that Override moved every condition onto loopback.
+	NoLink bool
 }
 
 // Cond is one condition of a study: the probe.Condition plus the canonical
@@ -491,6 +493,7 @@ func (s *Study) Override(runs int, noLink bool) error {
 	if !noLink {
 		return nil
 	}
+	s.NoLink = true
 	seen := map[string]bool{}
 	var out []Cond
 	for _, c := range s.Conditions {
@@ -499,6 +502,10 @@ func (s *Study) Override(runs int, noLink bool) error {
 			v[k] = x
 		}
 		v["no_link"] = "true"
+		// Loopback has no link: its factors no longer describe anything.
+		for _, f := range []string{"rate", "rtt", "loss", "loss_dir", "queue"} {
+			v[f] = "none"
+		}
 		nc := Cond{Condition: buildCondition(v, s.Timeout), Values: v}
 		nc.Hash = HashCondition(nc.Condition)
 		if !seen[nc.Hash] {
@@ -507,5 +514,16 @@ func (s *Study) Override(runs int, noLink bool) error {
 		}
 	}
 	s.Conditions = out
+	var varied []string
+	for _, f := range s.Varied {
+		vals := map[string]bool{}
+		for _, c := range out {
+			vals[c.Values[f]] = true
+		}
+		if len(vals) > 1 {
+			varied = append(varied, f)
+		}
+	}
+	s.Varied = varied
 	return nil
 }

@@ -57,6 +57,7 @@ type Meta struct {
 	Runs        int
 	Seed        int64
 	Source      []byte // the study file
+	NoLink      bool   // run with --no-link
 	Created     time.Time
 }
 
@@ -191,6 +192,7 @@ func (st *Store) init(s *Study) error {
 		"runs":        strconv.Itoa(s.Runs),
 		"seed":        strconv.FormatInt(s.Seed, 10),
 		"source":      string(s.Source),
+		"no_link":     strconv.FormatBool(s.NoLink),
 		"created":     time.Now().UTC().Format(time.RFC3339),
 	}
 	for k, v := range meta {
@@ -237,6 +239,7 @@ func (st *Store) Meta() (Meta, error) {
 	m.Runs, _ = strconv.Atoi(kv["runs"])
 	m.Seed, _ = strconv.ParseInt(kv["seed"], 10, 64)
 	m.Created, _ = time.Parse(time.RFC3339, kv["created"])
+	m.NoLink = kv["no_link"] == "true"
 	return m, nil
 }
 
@@ -250,8 +253,13 @@ func (st *Store) Study() (*Study, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stored study file: %w", err)
 	}
-	// --runs overrides are part of the fingerprint but not of the file.
-	s.Runs = m.Runs
+	// Command-line overrides are part of the fingerprint but not of the file.
+	if err := s.Override(m.Runs, m.NoLink); err != nil {
+		return nil, err
+	}
+	if s.Fingerprint() != m.Fingerprint {
+		return nil, fmt.Errorf("stored study file does not reproduce the stored fingerprint %s (written by another spdylab version?)", m.Fingerprint)
+	}
 	return s, nil
 }
 
