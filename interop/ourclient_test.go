@@ -154,44 +154,47 @@ func TestOurClientAgainstNodeServer(t *testing.T) {
 			})
 
 			t.Run("push_received_and_used", func(t *testing.T) {
-				skipUntilFixed(t, 1)
-				resp, page, err := fetch(ctx, cc, "GET", ns.URL+"push.html", nil)
-				if err != nil || resp.StatusCode != 200 {
-					t.Fatalf("push.html: %v (status %v)", err, resp)
-				}
-				if !strings.Contains(string(page), `src="/pushed.js"`) {
-					t.Fatalf("push.html does not reference /pushed.js: %q", page)
-				}
-				pushMu.Lock()
-				urls := append([]string(nil), promised...)
-				pushMu.Unlock()
-				var pushedURL string
-				for _, u := range urls {
-					if strings.HasSuffix(u, "/pushed.js") {
-						pushedURL = u
+				err := func() error {
+					resp, page, err := fetch(ctx, cc, "GET", ns.URL+"push.html", nil)
+					if err != nil || resp.StatusCode != 200 {
+						return fmt.Errorf("push.html: %v (response %v)", err, resp)
 					}
-				}
-				if pushedURL == "" {
-					t.Fatalf("no push of /pushed.js announced; pushes: %q", urls)
-				}
-				// Use the push as a browser would: the page's reference is
-				// served from it, without a request of our own.
-				pr, ok := cc.Pushed(pushedURL)
-				if !ok {
-					t.Fatalf("push %s announced but not claimable", pushedURL)
-				}
-				body, err := io.ReadAll(pr.Body)
-				pr.Body.Close()
-				if err != nil || pr.StatusCode != 200 || !bytes.Equal(body, server.DeterministicBytes(100000, 7)) {
-					t.Fatalf("pushed body: status %d, %d bytes, err %v", pr.StatusCode, len(body), err)
-				}
-				log.mu.Lock()
-				defer log.mu.Unlock()
-				for _, f := range log.sent {
-					if s, ok := f.(*spdy.SynStreamFrame); ok && s.Headers.Get(":path") == "/pushed.js" {
-						t.Errorf("we requested /pushed.js although it was pushed")
+					if !strings.Contains(string(page), `src="/pushed.js"`) {
+						return fmt.Errorf("push.html does not reference /pushed.js: %q", page)
 					}
-				}
+					pushMu.Lock()
+					urls := append([]string(nil), promised...)
+					pushMu.Unlock()
+					var pushedURL string
+					for _, u := range urls {
+						if strings.HasSuffix(u, "/pushed.js") {
+							pushedURL = u
+						}
+					}
+					if pushedURL == "" {
+						return fmt.Errorf("no push of /pushed.js was offered to OnPush; pushes: %q", urls)
+					}
+					// Use the push as a browser would: the page's reference
+					// is served from it, without a request of our own.
+					pr, ok := cc.Pushed(pushedURL)
+					if !ok {
+						return fmt.Errorf("push %s announced but not claimable", pushedURL)
+					}
+					body, err := io.ReadAll(pr.Body)
+					pr.Body.Close()
+					if err != nil || pr.StatusCode != 200 || !bytes.Equal(body, server.DeterministicBytes(100000, 7)) {
+						return fmt.Errorf("pushed body: status %d, %d bytes, err %v", pr.StatusCode, len(body), err)
+					}
+					log.mu.Lock()
+					defer log.mu.Unlock()
+					for _, f := range log.sent {
+						if s, ok := f.(*spdy.SynStreamFrame); ok && s.Headers.Get(":path") == "/pushed.js" {
+							return fmt.Errorf("we requested /pushed.js although it was pushed")
+						}
+					}
+					return nil
+				}()
+				knownIssue(t, 1, err)
 			})
 
 			t.Run("slow_reader_flow_control", func(t *testing.T) {

@@ -34,7 +34,15 @@ const agent = spdy.createAgent({
   spdy: { plain, ssl: !plain, protocols: [protocol], protocol, connection: args.window ? { windowSize: Number(args.window) } : {} }
 })
 let agentError = null
-agent.on('error', (err) => { agentError = err })
+// A session-level error (e.g. a frame node-spdy cannot parse) leaves every
+// pending request hanging; this promise turns it into a prompt failure.
+let rejectOnAgentError
+const agentFailed = new Promise((resolve, reject) => { rejectOnAgentError = reject })
+agentFailed.catch(() => {})
+agent.on('error', (err) => {
+  agentError = err
+  rejectOnAgentError(new Error('session error: ' + err.message))
+})
 agent.setMaxListeners(0) // one listener per request waiting for the session
 const mod = plain ? http : https
 
@@ -207,7 +215,7 @@ async function main () {
       continue
     }
     try {
-      results[name] = await fn()
+      results[name] = await Promise.race([fn(), agentFailed])
     } catch (e) {
       results[name] = { ok: false, error: String(e && e.message ? e.message : e) }
     }
