@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"mime"
+	"net"
 	"net/http"
 	"os"
 	"path"
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/spdylab/spdylab/internal/tcpopt"
 )
 
 // Lab endpoints. Everything under LabPrefix is generated, never read from Root.
@@ -48,6 +51,9 @@ type RequestInfo struct {
 	Host     string              `json:"host"`
 	Header   map[string][]string `json:"header"`
 	Priority int                 `json:"priority"` // SPDY priority 0-7, -1 when not SPDY
+	// CC is the TCP congestion control of the connection the request came
+	// on, as the kernel reports it (shows that Config.CC took effect).
+	CC string `json:"cc,omitempty"`
 }
 
 // resourceMeta is what the page manifest says about one file.
@@ -185,6 +191,7 @@ func serveInfo(w http.ResponseWriter, r *http.Request) {
 		Host:     r.Host,
 		Header:   r.Header,
 		Priority: requestPriority(r),
+		CC:       connCongestion(r),
 	})
 }
 
@@ -305,4 +312,23 @@ func openRoot(dir string) (*os.Root, error) {
 		return nil, fmt.Errorf("server: root %s is not a directory", dir)
 	}
 	return os.OpenRoot(dir)
+}
+
+// connKey carries the accepted connection in request contexts.
+type connKey struct{}
+
+func connCongestion(r *http.Request) string {
+	c, ok := r.Context().Value(connKey{}).(net.Conn)
+	if !ok {
+		return ""
+	}
+	tc, ok := tcpopt.Unwrap(c)
+	if !ok {
+		return ""
+	}
+	cc, err := tcpopt.Congestion(tc)
+	if err != nil {
+		return ""
+	}
+	return cc
 }

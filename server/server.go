@@ -213,6 +213,9 @@ func New(cfg Config) (*Server, error) {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          cfg.Log,
 		BaseContext:       func(net.Listener) context.Context { return s.ctx },
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, c)
+		},
 		ConnState: func(c net.Conn, st http.ConnState) {
 			if st == http.StateClosed || st == http.StateHijacked {
 				s.untrack(c)

@@ -530,3 +530,37 @@ func TestShutdownEndsOpenSessions(t *testing.T) {
 		t.Errorf("Serve after Shutdown: %v, want http.ErrServerClosed", err)
 	}
 }
+
+func TestCongestionControlReachesAcceptedConnections(t *testing.T) {
+	for _, cc := range []string{"cubic", "reno"} {
+		if cc == "cubic" && os.Geteuid() != 0 {
+			// Unprivileged sockets may only pick tcp_allowed_congestion_control.
+			continue
+		}
+		s := startServer(t, Config{CC: cc})
+		for _, proto := range []string{ProtoSPDY31, ProtoH2, ProtoHTTP11} {
+			c := dial(t, s, proto, nil)
+			_, body := c.do(t, "GET", s.URL()+"_spdylab/info", nil)
+			var info RequestInfo
+			if err := json.Unmarshal(body, &info); err != nil {
+				t.Fatal(err)
+			}
+			if info.CC != cc {
+				t.Errorf("Config.CC %q over %s: the connection runs %q", cc, proto, info.CC)
+			}
+		}
+	}
+	if _, err := New(Config{CC: "no-such-cc"}); err != nil {
+		t.Fatalf("New checks CC only when listening, got %v", err)
+	}
+	s, _ := New(Config{CC: "no-such-cc"})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := s.Serve(l); err == nil || !strings.Contains(err.Error(), "no-such-cc") {
+		t.Errorf("Serve with an unknown congestion control: %v, want an error naming it", err)
+	}
+	s.Close()
+}
