@@ -425,3 +425,88 @@ func TestClientAnswersBadInput(t *testing.T) {
 		})
 	})
 }
+
+// Interop leniencies and window rules found against node-spdy (see
+// interop/SPDY_ISSUES.md).
+func TestClientInteropLeniency(t *testing.T) {
+	pushHeaders := func(path string) Header {
+		return Header{":scheme": {"https"}, ":host": {"example.test"}, ":path": {path}, ":method": {"GET"},
+			":status": {"200"}, ":version": {"HTTP/1.1"}}
+	}
+	t.Run("push without FLAG_UNIDIRECTIONAL is still a push", func(t *testing.T) {
+		cc, p := newRawServer(t, nil)
+		startGet(cc, "/")
+		s := p.expectSyn()
+		p.send(&SynStreamFrame{Stream: 2, AssociatedTo: s.Stream, Headers: pushHeaders("/a.js")},
+			&DataFrame{Stream: 2, Flags: FlagFin, Data: []byte("js")})
+		var resp *http.Response
+		eventually(t, "push offered", func() bool {
+			var ok bool
+			resp, ok = cc.Pushed("https://example.test/a.js")
+			return ok
+		})
+		b, err := io.ReadAll(resp.Body)
+		if err != nil || string(b) != "js" {
+			t.Fatalf("push body %q %v", b, err)
+		}
+	})
+	t.Run("RST after FIN keeps the data", func(t *testing.T) {
+		cc, p := newRawServer(t, nil)
+		req, _ := http.NewRequest(http.MethodGet, "https://example.test/", nil)
+		respc := make(chan *http.Response, 1)
+		go func() {
+			resp, err := cc.RoundTrip(req)
+			if err != nil {
+				t.Error(err)
+			}
+			respc <- resp
+		}()
+		s := p.expectSyn()
+		p.send(&SynReplyFrame{Stream: s.Stream, Headers: replyHeaders()},
+			&DataFrame{Stream: s.Stream, Flags: FlagFin, Data: []byte("hello")},
+			&RstStreamFrame{Stream: s.Stream, Status: RstInvalidStream})
+		resp := <-respc
+		if resp == nil {
+			return
+		}
+		eventually(t, "stream closed by the RST", func() bool {
+			cc.s.mu.Lock()
+			defer cc.s.mu.Unlock()
+			return len(cc.s.streams) == 0
+		})
+		b, err := io.ReadAll(resp.Body)
+		if err != nil || string(b) != "hello" {
+			t.Fatalf("body %q, err %v", b, err)
+		}
+	})
+	t.Run("unclaimed pushes do not pin the session window", func(t *testing.T) {
+		cc, p := newRawServer(t, nil)
+		startGet(cc, "/")
+		s := p.expectSyn()
+		p.send(&SynStreamFrame{Stream: 2, AssociatedTo: s.Stream, Flags: FlagUnidirectional, Headers: pushHeaders("/big.jpg")})
+		chunk := make([]byte, 15000)
+		for i := 0; i < 4; i++ {
+			p.send(&DataFrame{Stream: 2, Data: chunk})
+		}
+		// Nobody claimed the push, yet the session window must reopen.
+		p.conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+		for {
+			f, err := p.fr.ReadFrame()
+			if err != nil {
+				t.Fatalf("no session WINDOW_UPDATE for unclaimed push data: %v", err)
+			}
+			if wu, ok := f.(*WindowUpdateFrame); ok && wu.Stream == 0 {
+				if wu.Delta < 32768 {
+					t.Fatalf("session update %d", wu.Delta)
+				}
+				break
+			}
+			if wu, ok := f.(*WindowUpdateFrame); ok && wu.Stream == 2 {
+				t.Fatal("stream window of an unread push reopened")
+			}
+		}
+		if urls := cc.PushedURLs(); len(urls) != 1 {
+			t.Fatalf("pushes %v", urls)
+		}
+	})
+}

@@ -337,9 +337,9 @@ func (cc *ClientConn) acceptPush(f *SynStreamFrame) *StreamError {
 		s.fatalLocked(sessionErrorf("server push SYN_STREAM %d with Associated-To-Stream-ID 0", f.Stream), GoAwayProtocolError, nil, true)
 		return nil
 	}
-	if f.Flags&FlagUnidirectional == 0 {
-		return refuse(RstProtocolError, "server-initiated stream is not unidirectional")
-	}
+	// Section 3.3.1 requires FLAG_UNIDIRECTIONAL on pushes, but node-spdy
+	// omits it; an even stream with an associated id can only be a push, so
+	// it is treated as one (section 4.6 calls the flag redundant).
 	assoc := s.streams[f.AssociatedTo]
 	if assoc == nil || assoc.isPush {
 		return refuse(RstInvalidStream, "push associated with a stream that is not open")
@@ -413,6 +413,7 @@ func (cc *ClientConn) Pushed(url string) (*http.Response, bool) {
 		return nil, false
 	}
 	h := st.replyHeaders
+	st.claimed = true
 	s.mu.Unlock()
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	resp, err := buildResponse(h, st, req)

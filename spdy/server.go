@@ -308,6 +308,12 @@ func (rw *responseWriter) flushData(fin bool) error {
 // replyHeaders builds the SPDY response header block.
 func (rw *responseWriter) replyHeaders(final bool) (Header, error) {
 	h := Header{":status": {statusValue(rw.status)}, ":version": {"HTTP/1.1"}}
+	if rw.push != nil {
+		// Section 3.3.1 requires only :scheme :host :path, but node-spdy
+		// (spdy-transport) rejects a SYN_STREAM without :method and drops the
+		// whole session; the pushed request's method costs a few bytes.
+		h.Set(":method", rw.req.Method)
+	}
 	if rw.header.Get("Date") == "" {
 		h.Set("date", time.Now().UTC().Format(http.TimeFormat))
 	}
@@ -431,7 +437,7 @@ func (rw *responseWriter) finish() {
 		rw.st.discard = true
 		if n := int64(len(rw.st.buf)); n > 0 {
 			rw.st.buf = nil
-			s.creditSessionLocked(n)
+			rw.st.creditBufferedLocked(n)
 			if !rw.st.recvFin && !rw.st.closed {
 				rw.st.recvAvail += n
 				s.queueControl(&WindowUpdateFrame{Stream: rw.st.id, Delta: uint32(n)})

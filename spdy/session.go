@@ -528,7 +528,7 @@ func (s *session) closeStreamLocked(st *stream, err error, kind closeKind) {
 	// Data the application never read still occupies the session window.
 	if n := int64(len(st.buf)); n > 0 && err != nil {
 		st.buf = nil
-		s.creditSessionLocked(n)
+		st.creditBufferedLocked(n)
 	}
 	if st.onClose != nil {
 		st.onClose()
@@ -669,6 +669,13 @@ func (s *session) onData(f *DataFrame) {
 			st.recvAvail += n
 		} else {
 			st.buf = append(st.buf, f.Data...)
+			if st.isPush && !st.claimed {
+				// Nobody may ever read an unclaimed push: do not let it pin
+				// the session window (its stream window still bounds the
+				// buffer). Reading it later credits only what is left.
+				s.creditSessionLocked(n)
+				st.precredited += n
+			}
 		}
 		st.received += n
 	}
@@ -792,7 +799,18 @@ func (s *session) onRst(f *RstStreamFrame) {
 	if st == nil {
 		return // never answer RST with RST
 	}
-	s.closeStreamLocked(st, &RstError{Stream: f.Stream, Status: f.Status, Remote: true}, closedByRemoteRst)
+	rerr := &RstError{Stream: f.Stream, Status: f.Status, Remote: true}
+	if st.recvFin {
+		// Everything the peer sends has arrived; the RST only ends our
+		// sending side (some peers answer a late WINDOW_UPDATE this way).
+		// Keep the buffered data readable.
+		for _, dw := range s.sched.removeStream(st) {
+			dw.done <- rerr
+		}
+		s.closeStreamLocked(st, nil, closedByRemoteRst)
+		return
+	}
+	s.closeStreamLocked(st, rerr, closedByRemoteRst)
 	// Cancelling a request cancels the pushes associated with it (3.3.2).
 	if !s.isClient && f.Status == RstCancel {
 		for _, other := range s.streams {

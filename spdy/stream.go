@@ -28,6 +28,8 @@ type stream struct {
 	recvFin      bool
 	remoteClosed bool
 	discard      bool // the application is not going to read (body closed)
+	claimed      bool  // a push the application took with Pushed
+	precredited  int64 // buffered bytes already returned to the session window
 	err          error
 	notify       chan struct{} // capacity 1: wakes a blocked reader
 
@@ -99,9 +101,17 @@ func (st *stream) read(p []byte) (int, error) {
 	}
 }
 
+// creditBufferedLocked returns n buffered bytes to the session window,
+// minus what was returned on arrival (unclaimed pushes).
+func (st *stream) creditBufferedLocked(n int64) {
+	c := min(n, st.precredited)
+	st.precredited -= c
+	st.s.creditSessionLocked(n - c)
+}
+
 func (st *stream) consumedLocked(n int64) {
 	s := st.s
-	s.creditSessionLocked(n)
+	st.creditBufferedLocked(n)
 	if st.recvFin || st.closed {
 		return // no WINDOW_UPDATE after the peer's FIN (section 2.6.8)
 	}
@@ -123,7 +133,7 @@ func (st *stream) closeRead() {
 	st.discard = true
 	if n := int64(len(st.buf)); n > 0 {
 		st.buf = nil
-		s.creditSessionLocked(n)
+		st.creditBufferedLocked(n)
 	}
 	if !st.recvFin && !st.closed {
 		s.resetLocked(st, RstCancel, errBodyClosed)
