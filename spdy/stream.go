@@ -27,7 +27,7 @@ type stream struct {
 	received     int64
 	recvFin      bool
 	remoteClosed bool
-	discard      bool // the application is not going to read (body closed)
+	discard      bool  // the application is not going to read (body closed)
 	claimed      bool  // a push the application took with Pushed
 	precredited  int64 // buffered bytes already returned to the session window
 	err          error
