@@ -42,18 +42,19 @@ func (r *getFlagList) Set(v string) error { *r = append(*r, v); return nil }
 
 // getOptions are the parsed flags of `spdylab get`.
 type getOptions struct {
-	proto    string
-	insecure bool
-	outputs  []string
-	verbose  bool
-	data     []byte
-	hasData  bool
-	method   string
-	headers  http.Header
-	timeout  time.Duration
-	window   int32
-	stdout   io.Writer
-	stderr   io.Writer
+	proto         string
+	insecure      bool
+	outputs       []string
+	verbose       bool
+	data          []byte
+	hasData       bool
+	method        string
+	headers       http.Header
+	timeout       time.Duration
+	window        int32
+	sessionWindow int32
+	stdout        io.Writer
+	stderr        io.Writer
 }
 
 var getProtos = []string{spdy.ProtoSPDY31, spdy.ProtoSPDY3, "h2", "http/1.1"}
@@ -73,7 +74,11 @@ func runGet(args []string) int {
 	fs.StringVar(&o.method, "X", "", "request method (default GET, or POST with --data)")
 	fs.Var(&hdrs, "H", "extra request header `Name: value` (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "give up after this long")
-	window := fs.Int("initial-window", 0, "SPDY per-stream receive window in bytes (0 = the protocol default; SPDY only)")
+	window := fs.Int("initial-window", 0, "SPDY per-stream receive window in bytes (0 = the protocol default, 64 KiB)")
+	// Chrome opened a 10 MiB session window on every SPDY/3.1 session; so
+	// do we. It also tells a plain-TCP server (which has no ALPN to tell 3
+	// from 3.1) at once that this session uses session flow control.
+	sessionWindow := fs.Int("session-window", 10<<20, "SPDY/3.1 session receive window in bytes (64 KiB to 2^31-1)")
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: spdylab get [flags] URL...\n\nFetches every URL, several URLs of one origin over one connection\n(concurrently when the protocol multiplexes). Per URL it prints the\nnegotiated protocol, status, size and timings on stderr; bodies go to\nstdout (in URL order) or to -o files.\n\nflags:")
 		fs.PrintDefaults()
@@ -102,6 +107,10 @@ func runGet(args []string) int {
 		return fail("--initial-window %d out of range", *window)
 	}
 	o.window = int32(*window)
+	if *sessionWindow < 65536 || *sessionWindow > 1<<31-1 {
+		return fail("--session-window %d out of range (65536 to 2147483647)", *sessionWindow)
+	}
+	o.sessionWindow = int32(*sessionWindow)
 	o.outputs = outputs
 	if data != "" {
 		o.hasData = true
@@ -199,6 +208,8 @@ type getConnTimings struct {
 type getResult struct {
 	url    *url.URL
 	proto  string
+	conn   getConnTimings // zero when reused
+	reused bool
 	status int
 	body   []byte
 	size   int64
@@ -240,6 +251,13 @@ func getFetchAll(ctx context.Context, urls []*url.URL, o *getOptions) error {
 		for _, i := range idx {
 			run := func() {
 				results[i] = getFetchOne(ctx, oc, urls[i], o)
+				// The connection's set-up is paid by the first request;
+				// the others reuse it.
+				if i == idx[0] {
+					results[i].conn = oc.timings
+				} else {
+					results[i].reused = true
+				}
 			}
 			if oc.multiplex && len(idx) > 1 {
 				wg.Add(1)
@@ -257,7 +275,12 @@ func getFetchAll(ctx context.Context, urls []*url.URL, o *getOptions) error {
 			failures = append(failures, r.url.String())
 			continue
 		}
-		fmt.Fprintf(o.stderr, "%s: %s %d, %d bytes, ttfb %s, total %s\n", r.url, r.proto, r.status, r.size, getMs(r.ttfb), getMs(r.total))
+		reused := ""
+		if r.reused {
+			reused = " (reused connection)"
+		}
+		fmt.Fprintf(o.stderr, "%s: %s %d, %d bytes, dns %s, connect %s, tls %s, ttfb %s, total %s%s\n",
+			r.url, r.proto, r.status, r.size, getMs(r.conn.dns), getMs(r.conn.connect), getMs(r.conn.tls), getMs(r.ttfb), getMs(r.total), reused)
 		if err := getWriteBody(o, i, r.body); err != nil {
 			return err
 		}
@@ -382,7 +405,7 @@ func getDialOrigin(ctx context.Context, u *url.URL, o *getOptions) (*getOriginCo
 	oc := &getOriginConn{proto: proto, timings: t, close: func() { conn.Close() }}
 	switch proto {
 	case spdy.ProtoSPDY31, spdy.ProtoSPDY3:
-		cfg := &spdy.ClientConfig{Config: spdy.Config{Version: proto, InitialWindowSize: o.window}}
+		cfg := &spdy.ClientConfig{Config: spdy.Config{Version: proto, InitialWindowSize: o.window, SessionWindowSize: o.sessionWindow}}
 		if o.verbose {
 			var mu sync.Mutex
 			cfg.Trace = func(sent bool, f spdy.Frame) {
