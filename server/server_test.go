@@ -564,3 +564,44 @@ func TestCongestionControlReachesAcceptedConnections(t *testing.T) {
 	}
 	s.Close()
 }
+
+func TestTLSVersionBounds(t *testing.T) {
+	s := startServer(t, Config{TLSMax: tls.VersionTLS12})
+	u, _ := url.Parse(s.URL())
+	tc, err := tls.Dial("tcp", u.Host, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{ProtoSPDY31}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := tc.ConnectionState().Version; v != tls.VersionTLS12 {
+		t.Errorf("TLSMax 1.2 negotiated version %#x", v)
+	}
+	tc.Close()
+	s13 := startServer(t, Config{TLSMin: tls.VersionTLS13})
+	u, _ = url.Parse(s13.URL())
+	if _, err := tls.Dial("tcp", u.Host, &tls.Config{InsecureSkipVerify: true, MaxVersion: tls.VersionTLS12}); err == nil {
+		t.Error("a TLS 1.2-only client got through to a TLSMin 1.3 server")
+	}
+}
+
+func TestHeadAndRangeOverSPDY(t *testing.T) {
+	dir, m := writeSite(t)
+	s := startServer(t, Config{Root: dir})
+	c := dial(t, s, ProtoSPDY31, nil)
+	js := m.Resources[2]
+	resp, body := c.do(t, "HEAD", s.URL()+js.Path[1:], nil)
+	if resp.StatusCode != 200 || len(body) != 0 || resp.Header.Get("Content-Length") != fmt.Sprint(js.Size) {
+		t.Errorf("HEAD: status %d, %d body bytes, Content-Length %q; want 200, none, %d", resp.StatusCode, len(body), resp.Header.Get("Content-Length"), js.Size)
+	}
+	req, _ := http.NewRequest("GET", s.URL()+js.Path[1:], nil)
+	req.Header.Set("Range", "bytes=100-199")
+	resp, err := c.rt(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	full, _ := os.ReadFile(filepath.Join(dir, js.Path))
+	if resp.StatusCode != http.StatusPartialContent || !bytes.Equal(part, full[100:200]) {
+		t.Errorf("Range 100-199: status %d, %d bytes", resp.StatusCode, len(part))
+	}
+}
