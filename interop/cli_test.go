@@ -227,7 +227,7 @@ func TestServeCommand(t *testing.T) {
 			rep := runNodeClient(t, url, false, "--checks", "push", "--timeout", "20000",
 				"--push-path", root.Path, "--pushed-path", children[0],
 				"--pushed-size", fmt.Sprint(len(first)), "--pushed-sha256", sha(first))
-			knownIssue(t, 2, checkError(rep, "push"))
+			knownIssue(t, 2, checkError(rep, "push")) // SPDY_ISSUES.md #2, fixed
 		})
 
 		// h2 and http/1.1 with Go's client: the same files, exact sizes and

