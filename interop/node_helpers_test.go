@@ -109,10 +109,12 @@ type nodeServer struct {
 	stderr *syncBuffer
 }
 
-func startNodeServer(t *testing.T, plain bool) *nodeServer {
+// startNodeServer starts server.js; extra arguments go to it (e.g.
+// "--window", "65536").
+func startNodeServer(t *testing.T, plain bool, extra ...string) *nodeServer {
 	t.Helper()
 	requireNode(t)
-	args := []string{"--no-deprecation", "server.js"}
+	args := append([]string{"--no-deprecation", "server.js"}, extra...)
 	if plain {
 		args = append(args, "--plain")
 	} else {

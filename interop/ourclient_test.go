@@ -82,7 +82,9 @@ func TestOurClientAgainstNodeServer(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ns := startNodeServer(t, plain)
+			// node's 64 KiB receive windows make our 2 MiB upload wait for
+			// its stream and session WINDOW_UPDATEs.
+			ns := startNodeServer(t, plain, "--window", "65536")
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
 			log := newFrameLog()
@@ -260,6 +262,19 @@ func TestOurClientAgainstNodeServer(t *testing.T) {
 			}
 			// Node never sent more on a stream or the session than we had
 			// granted: the initial 64 KiB plus our WINDOW_UPDATEs.
+			// Our upload never exceeded what node granted.
+			nodeGranted := windowUpdates(log.received)
+			if nodeGranted[0] == 0 {
+				t.Errorf("node-spdy sent no session WINDOW_UPDATE while receiving our 2 MiB upload")
+			}
+			if got, limit := sum(log.dataOut), 65536+nodeGranted[0]; got > limit {
+				t.Errorf("we sent %d DATA bytes on the session, node granted only %d", got, limit)
+			}
+			for id, got := range log.dataOut {
+				if limit := 65536 + nodeGranted[id]; got > limit {
+					t.Errorf("we sent %d bytes on stream %d, node granted only %d", got, id, limit)
+				}
+			}
 			granted := windowUpdates(log.sent)
 			if granted[0] == 0 {
 				t.Errorf("we never sent a session-level WINDOW_UPDATE although we received %d bytes", sum(log.dataIn))

@@ -2,6 +2,7 @@
 // A node-spdy (spdy@4.0.2) server for spdylab's interop tests and benchmark.
 //
 //   node server.js [--plain] [--port N] [--host H] [--cert F --key F] [--protocol spdy/3.1]
+//                  [--window BYTES]
 //
 // Prints {"port": N, "protocol": ...} on stdout once listening. Routes mirror
 // the lab endpoints of spdylab's Go server so the same checks run against both:
@@ -104,8 +105,12 @@ function handler (req, res) {
 // Without TLS there is no ALPN to say 3 or 3.1 (both put version 3 in their
 // frames): autoSpdy31 makes node-spdy treat the session as 3.1 (session flow
 // control) as soon as the client sends a session-level WINDOW_UPDATE.
+// --window sets node-spdy's receive windows (stream and session; default
+// 1 MiB) so that uploads are gated by both levels of flow control.
+const connection = { autoSpdy31: protocol === 'spdy/3.1' }
+if (args.window) connection.windowSize = Number(args.window)
 const options = {
-  spdy: { protocols: [protocol], plain, protocol, 'x-forwarded-for': false, connection: { autoSpdy31: protocol === 'spdy/3.1' } }
+  spdy: { protocols: [protocol], plain, protocol, 'x-forwarded-for': false, connection }
 }
 if (!plain) {
   if (!args.cert || !args.key) {
