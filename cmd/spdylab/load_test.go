@@ -182,3 +182,19 @@ func TestLoadCommandInterruptCleansUp(t *testing.T) {
 		t.Fatalf("state directory of testbed %s survived the interrupt", id)
 	}
 }
+
+func TestLoadCommandTables(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := runLoad(context.Background(), []string{"--no-link", "--runs", "3", "--page", "twitter", "--proto", "spdy/3", "--work-dir", t.TempDir()}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"page twitter (7 resources", "spdy/3: 3 loads, 0 failed", "PLT", "ToW", "blocked", "receive", "connections 1"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if n := strings.Count(errb.String(), "run "); n != 3 {
+		t.Errorf("%d progress lines on stderr, want 3:\n%s", n, errb.String())
+	}
+}
