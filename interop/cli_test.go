@@ -135,6 +135,10 @@ func TestGetCommandAgainstNodeServer(t *testing.T) {
 				t.Errorf("404: exit %d, stderr:\n%s", code, tail(stderr))
 			}
 			if !plain {
+				_, stderr, code = runGet(t, ns.URL)
+				if code != 1 || !strings.Contains(stderr, "add --insecure") {
+					t.Errorf("untrusted certificate without --insecure: exit %d, stderr:\n%s", code, tail(stderr))
+				}
 				_, stderr, code = runGet(t, "-k", "--proto", "h2", ns.URL)
 				if code == 0 || !strings.Contains(stderr, "h2") {
 					t.Errorf("ALPN mismatch (node speaks only spdy/3.1, we insisted on h2): exit %d, stderr:\n%s", code, tail(stderr))

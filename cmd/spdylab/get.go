@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -381,6 +382,10 @@ func getDialOrigin(ctx context.Context, u *url.URL, o *getOptions) (*getOriginCo
 			raw.Close()
 			if o.proto != "" && strings.Contains(err.Error(), "application protocol") {
 				return nil, fmt.Errorf("TLS handshake: the server does not speak %s (offered only that by ALPN): %w", o.proto, err)
+			}
+			var unknownCA x509.UnknownAuthorityError
+			if errors.As(err, &unknownCA) {
+				return nil, fmt.Errorf("TLS handshake: %w (spdylab's servers use throw-away certificates: add --insecure)", err)
 			}
 			return nil, fmt.Errorf("TLS handshake: %w", err)
 		}
