@@ -287,3 +287,47 @@ func TestEmulatedLinkLoad(t *testing.T) {
 		}
 	}
 }
+
+// Parallel benches of one page (a sweep runner's case) share one site and
+// can load at the same time on loopback.
+func TestParallelBenchesShareTheSite(t *testing.T) {
+	work := t.TempDir()
+	c := probe.Condition{Page: "youtube", Shards: 3, NoLink: true}
+	benches := make([]*Bench, 4)
+	errs := make(chan error, len(benches))
+	for i := range benches {
+		go func() {
+			b, err := Open(context.Background(), c, Options{WorkDir: work, Seed: 5})
+			benches[i] = b
+			errs <- err
+		}()
+	}
+	for range benches {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	results := make(chan probe.Result, len(benches))
+	for i, b := range benches {
+		t.Cleanup(func() { b.Close() })
+		if b.SiteDir() != benches[0].SiteDir() {
+			t.Fatalf("bench %d serves %s, bench 0 %s", i, b.SiteDir(), benches[0].SiteDir())
+		}
+		go func() { results <- b.Load(context.Background(), allProtos[i%len(allProtos)], 0) }()
+	}
+	for range benches {
+		if r := <-results; r.Failed || r.Resources != 50 {
+			t.Fatalf("%s: failed=%v %s, %d resources", r.Condition.Proto, r.Failed, r.Error, r.Resources)
+		}
+	}
+	ents, _ := os.ReadDir(filepath.Join(work, "pages"))
+	sites := 0
+	for _, e := range ents {
+		if e.IsDir() {
+			sites++
+		}
+	}
+	if sites != 1 {
+		t.Fatalf("%d site directories for one page", sites)
+	}
+}
