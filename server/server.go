@@ -249,7 +249,7 @@ func (s *Server) Serve(l net.Listener) error {
 		if s.cfg.PlainSPDY != "" {
 			scheme = "http"
 		}
-		s.url = scheme + "://" + l.Addr().String() + "/"
+		s.url = scheme + "://" + dialableAddr(l.Addr()) + "/"
 	}
 	s.mu.Unlock()
 	s.httpOnce.Do(func() {
@@ -289,6 +289,19 @@ func (s *Server) Serve(l net.Listener) error {
 			s.handleConn(c)
 		}()
 	}
+}
+
+// dialableAddr is addr as a client would dial it: a wildcard listener
+// (":8443", "0.0.0.0:8443", "[::]:8443") is reachable as localhost.
+func dialableAddr(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return addr.String()
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // URL is https://host:port/ (http:// for plain SPDY) of the first listener

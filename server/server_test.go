@@ -605,3 +605,23 @@ func TestHeadAndRangeOverSPDY(t *testing.T) {
 		t.Errorf("Range 100-199: status %d, %d bytes", resp.StatusCode, len(part))
 	}
 }
+
+func TestURLOfWildcardListenerIsDialable(t *testing.T) {
+	s, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(l)
+	defer s.Close()
+	for s.URL() == "" {
+		time.Sleep(time.Millisecond)
+	}
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	if want := "https://localhost:" + port + "/"; s.URL() != want {
+		t.Errorf("URL() = %q, want %q", s.URL(), want)
+	}
+}
