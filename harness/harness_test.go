@@ -198,7 +198,16 @@ func TestSiteIsGeneratedOnceAndReused(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Close()
+	// A writer killed mid-write leaves a temporary directory; the next
+	// bench of the page removes it.
+	stale := filepath.Join(filepath.Dir(a.SiteDir()), "."+filepath.Base(a.SiteDir())+".spdylab-tmp-123")
+	if err := os.MkdirAll(filepath.Join(stale, "img"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	b := openBench(t, c, Options{WorkDir: work})
+	if _, err := os.Stat(stale); err == nil {
+		t.Fatal("stale temporary site survived")
+	}
 	st2, err := os.Stat(filepath.Join(b.SiteDir(), "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
