@@ -269,10 +269,9 @@ func ensureSite(workDir string, m *page.Manifest) (string, error) {
 	// Holding the lock, any temporary directory of this site is left over
 	// from a writer that was killed mid-write (WriteSite removes its own on
 	// error); clear it so killed runs do not accumulate.
-	if stale, _ := filepath.Glob(filepath.Join(pages, "."+filepath.Base(dir)+".spdylab-tmp-*")); len(stale) > 0 {
-		for _, s := range stale {
-			os.RemoveAll(s)
-		}
+	stale, _ := filepath.Glob(filepath.Join(pages, "."+filepath.Base(dir)+".spdylab-tmp-*"))
+	for _, s := range stale {
+		os.RemoveAll(s)
 	}
 	if have, err := os.ReadFile(filepath.Join(dir, page.ManifestFile)); err == nil && sameManifest(have, js) {
 		return dir, nil
