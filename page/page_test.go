@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -659,5 +660,34 @@ func BenchmarkGenerateAndWritePageB(b *testing.B) {
 		if err := m.WriteSite(filepath.Join(root, fmt.Sprint(i))); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Scripts must be valid JavaScript: node --check parses them when node is
+// installed (CI installs it for the interop tests).
+func TestScriptsParseAsJavaScript(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed")
+	}
+	m := mustGen(t, "youtube", 2, 1, ShardRoundRobin)
+	dir := filepath.Join(t.TempDir(), "site")
+	if err := m.WriteSite(dir); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, r := range m.Resources {
+		if r.Type != TypeJS {
+			continue
+		}
+		// node decides the module type by extension; .js is a classic script.
+		out, err := exec.Command(node, "--check", filepath.Join(dir, filepath.FromSlash(r.Path))).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s is not valid JavaScript: %v\n%s", r.Path, err, out)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("youtube has no scripts to check")
 	}
 }
