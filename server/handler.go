@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/spdylab/spdylab/internal/tcpopt"
 )
 
@@ -54,6 +56,8 @@ type RequestInfo struct {
 	// CC is the TCP congestion control of the connection the request came
 	// on, as the kernel reports it (shows that Config.CC took effect).
 	CC string `json:"cc,omitempty"`
+	// NotSentLowat is the connection's TCP_NOTSENT_LOWAT (0 = kernel default).
+	NotSentLowat int `json:"notsent_lowat"`
 }
 
 // resourceMeta is what the page manifest says about one file.
@@ -185,13 +189,14 @@ func serveInfo(w http.ResponseWriter, r *http.Request) {
 	// as for any other endpoint.
 	io.Copy(io.Discard, r.Body)
 	writeJSON(w, RequestInfo{
-		Protocol: requestProtocol(r),
-		Method:   r.Method,
-		Path:     r.URL.RequestURI(),
-		Host:     r.Host,
-		Header:   r.Header,
-		Priority: requestPriority(r),
-		CC:       connCongestion(r),
+		Protocol:     requestProtocol(r),
+		Method:       r.Method,
+		Path:         r.URL.RequestURI(),
+		Host:         r.Host,
+		Header:       r.Header,
+		Priority:     requestPriority(r),
+		CC:           connCongestion(r),
+		NotSentLowat: connNotSentLowat(r),
 	})
 }
 
@@ -317,13 +322,34 @@ func openRoot(dir string) (*os.Root, error) {
 // connKey carries the accepted connection in request contexts.
 type connKey struct{}
 
-func connCongestion(r *http.Request) string {
+func requestTCPConn(r *http.Request) *net.TCPConn {
 	c, ok := r.Context().Value(connKey{}).(net.Conn)
 	if !ok {
-		return ""
+		return nil
 	}
-	tc, ok := tcpopt.Unwrap(c)
-	if !ok {
+	tc, _ := tcpopt.Unwrap(c)
+	return tc
+}
+
+func connNotSentLowat(r *http.Request) int {
+	tc := requestTCPConn(r)
+	if tc == nil {
+		return 0
+	}
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	v := 0
+	raw.Control(func(fd uintptr) {
+		v, _ = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_NOTSENT_LOWAT)
+	})
+	return v
+}
+
+func connCongestion(r *http.Request) string {
+	tc := requestTCPConn(r)
+	if tc == nil {
 		return ""
 	}
 	cc, err := tcpopt.Congestion(tc)

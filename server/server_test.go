@@ -625,3 +625,18 @@ func TestURLOfWildcardListenerIsDialable(t *testing.T) {
 		t.Errorf("URL() = %q, want %q", s.URL(), want)
 	}
 }
+
+func TestNotSentLowatReachesAcceptedConnections(t *testing.T) {
+	s := startServer(t, Config{NotSentLowat: 16384})
+	for _, proto := range []string{ProtoSPDY31, ProtoH2, ProtoHTTP11} {
+		c := dial(t, s, proto, nil)
+		_, body := c.do(t, "GET", s.URL()+"_spdylab/info", nil)
+		var info RequestInfo
+		if err := json.Unmarshal(body, &info); err != nil {
+			t.Fatal(err)
+		}
+		if info.NotSentLowat != 16384 {
+			t.Errorf("%s: TCP_NOTSENT_LOWAT is %d, want Config.NotSentLowat 16384", proto, info.NotSentLowat)
+		}
+	}
+}
