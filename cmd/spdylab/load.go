@@ -83,6 +83,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	noLink := fs.Bool("no-link", false, "no emulated link: servers on 127.0.0.x in this namespace (no root needed)")
 	timeout := fs.Duration("timeout", 60*time.Second, "per-load timeout")
 	workDir := fs.String("work-dir", "", "where generated pages are cached (default: $TMPDIR/spdylab-work)")
+	serverLog := fs.String("server-log", "", "append the servers' connection and access log to `file`")
 	link := netem.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -149,6 +150,15 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			c.QueueDown, c.QueueUp, c.GEDown, c.GEUp = cfg.QueueDown, cfg.QueueUp, cfg.GEDown, cfg.GEUp
 			c.PacketLog, c.PacketLogPath = cfg.PacketLog, cfg.PacketLogPath
 		},
+	}
+	if *serverLog != "" {
+		f, err := os.OpenFile(*serverLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "spdylab load: --server-log: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		opt.ServerLog = f
 	}
 	if *harDir != "" {
 		if err := os.MkdirAll(*harDir, 0o755); err != nil {
