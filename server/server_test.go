@@ -96,7 +96,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 }
 
 // startServer serves cfg on a loopback port until the test ends.
-func startServer(t *testing.T, cfg Config) *Server {
+func startServer(t testing.TB, cfg Config) *Server {
 	t.Helper()
 	if testing.Verbose() {
 		cfg.Log = log.New(os.Stderr, "server: ", log.Lmicroseconds)
@@ -135,7 +135,7 @@ type client struct {
 	close func()
 }
 
-func dial(t *testing.T, s *Server, proto string, cfg *spdy.ClientConfig) *client {
+func dial(t testing.TB, s *Server, proto string, cfg *spdy.ClientConfig) *client {
 	t.Helper()
 	u, _ := url.Parse(s.URL())
 	raw, err := net.Dial("tcp", u.Host)
