@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -60,6 +61,9 @@ func startProcess(t *testing.T, cmd *exec.Cmd) (firstLine string, stderr *syncBu
 	t.Helper()
 	stderr = &syncBuffer{}
 	cmd.Stderr = stderr
+	// If the test binary dies (e.g. -timeout), the kernel kills the child
+	// too instead of leaving a server listening.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -164,6 +168,7 @@ func runNodeClient(t *testing.T, url string, plain bool, extra ...string) nodeRe
 	args = append(args, extra...)
 	cmd := exec.CommandContext(ctx, "node", args...)
 	cmd.Dir = nodeDir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -126,6 +126,8 @@ func run(o options) error {
 	start := func(name string, args []string, dir string, parse func(string) (string, error)) (*target, error) {
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Dir = dir
+		// Die with us: a killed benchmark must not leave servers running.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		cmd.Stderr = os.Stderr
 		out, err := cmd.StdoutPipe()
 		if err != nil {
