@@ -55,6 +55,7 @@ type options struct {
 	plain        bool
 	profile      string
 	clientProf   string
+	serveArgs    string
 }
 
 func main() {
@@ -68,6 +69,7 @@ func main() {
 	flag.IntVar(&o.largeStreams, "large-streams", 4, "concurrent streams for the large-response workload")
 	flag.BoolVar(&o.plain, "plain", false, "SPDY over plain TCP instead of TLS with ALPN")
 	flag.StringVar(&o.profile, "cpuprofile", "", "pass --cpuprofile FILE to spdylab serve: a CPU profile of our server over the whole run")
+	flag.StringVar(&o.serveArgs, "serve-args", "", "extra space-separated flags for spdylab serve (e.g. \"--frame-size 65536\")")
 	flag.StringVar(&o.clientProf, "client-cpuprofile", "", "write a CPU profile of the load generator (this program) to `FILE`")
 	flag.Parse()
 	if o.clientProf != "" {
@@ -159,6 +161,7 @@ func run(o options) error {
 		ourArgs = []string{bin, "serve", "--listen", "127.0.0.1:0", "--quiet", "--plain", "spdy/3.1"}
 		nodeArgs = []string{"node", "--no-deprecation", "server.js", "--plain"}
 	}
+	ourArgs = append(ourArgs, strings.Fields(o.serveArgs)...)
 	if o.profile != "" {
 		p, err := filepath.Abs(o.profile)
 		if err != nil {
