@@ -129,16 +129,23 @@ func startNodeServer(t *testing.T, plain bool, extra ...string) *nodeServer {
 		}
 		args = append(args, "--cert", cert, "--key", key)
 	}
-	cmd := exec.Command("node", args...)
+	scheme := "https"
+	if plain {
+		scheme = "http"
+	}
+	return startNodeServerArgs(t, scheme, args[2:]...)
+}
+
+// startNodeServerArgs runs server.js with exactly args; scheme is the URL
+// scheme those args make it serve.
+func startNodeServerArgs(t *testing.T, scheme string, args ...string) *nodeServer {
+	t.Helper()
+	cmd := exec.Command("node", append([]string{"--no-deprecation", "server.js"}, args...)...)
 	cmd.Dir = nodeDir
 	line, stderr, _ := startProcess(t, cmd)
 	var hello struct{ Port int }
 	if err := json.Unmarshal([]byte(line), &hello); err != nil || hello.Port == 0 {
 		t.Fatalf("node server said %q, want {\"port\": N}; stderr:\n%s", line, stderr)
-	}
-	scheme := "https"
-	if plain {
-		scheme = "http"
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", hello.Port)
 	return &nodeServer{URL: scheme + "://" + addr + "/", Addr: addr, stderr: stderr}
