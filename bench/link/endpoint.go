@@ -105,6 +105,15 @@ func endpointMain(args []string) int {
 		json.NewEncoder(os.Stdout).Encode(tcpResult{TotalBytes: n, TotalSecond: time.Since(start).Seconds()})
 		return 0
 	}
+	// The window opens and closes at reads that drained the socket (returned
+	// less than the buffer): otherwise bytes that arrived before the window
+	// opened, still waiting in the socket, would be counted inside it.
+	// LINKBENCH_TRACE=DIR logs every read (seconds, bytes, total) to a file there.
+	var trace *os.File
+	if dir := os.Getenv("LINKBENCH_TRACE"); dir != "" {
+		trace, _ = os.Create(fmt.Sprintf("%s/reads-%d.txt", dir, os.Getpid()))
+		defer trace.Close()
+	}
 	buf := make([]byte, 256<<10)
 	var total, b1 int64
 	var t1 time.Time
@@ -113,10 +122,14 @@ func endpointMain(args []string) int {
 		n, err := conn.Read(buf)
 		total += int64(n)
 		now := time.Now()
-		if t1.IsZero() && now.After(windowOpen) {
+		drained := n < len(buf)
+		if trace != nil {
+			fmt.Fprintf(trace, "%.6f %d %d\n", now.Sub(start).Seconds(), n, total)
+		}
+		if t1.IsZero() && now.After(windowOpen) && drained {
 			t1, b1 = now, total
 		}
-		if !t1.IsZero() && now.Sub(t1) >= *dur {
+		if !t1.IsZero() && now.Sub(t1) >= *dur && drained {
 			r := tcpResult{Bytes: total - b1, Seconds: now.Sub(t1).Seconds(), TotalBytes: total,
 				TotalSecond: now.Sub(start).Seconds()}
 			r.GoodputBps = float64(r.Bytes) * 8 / r.Seconds
