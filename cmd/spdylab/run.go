@@ -9,18 +9,24 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/report"
 	"github.com/spdylab/spdylab/study"
 )
 
-// defaultJobs is the default number of parallel benches; chosen from the
-// parallel-fidelity measurements in BENCHMARKS.md.
-const defaultJobs = 1
+// defaultJobs is the default number of parallel benches. The loads are
+// bound by the emulated network, not the CPU: on a 2-core machine quick's
+// per-condition medians at -j 4 stayed within the run-to-run noise of two
+// -j 1 runs at 3.3x less wall time (BENCHMARKS.md, "study runner"). Twice
+// the CPUs, at most 4, keeps that margin on other machines.
+var defaultJobs = min(4, 2*runtime.NumCPU())
 
 // openBench builds the real bench (the harness); set in run_harness.go.
 var openBench study.Opener
@@ -132,8 +138,14 @@ flags:
 		return 1
 	}
 
+	// The first Ctrl-C stops scheduling and lets the benches close (their
+	// namespaces go, stored loads stay); netem's own handler, which would
+	// close every testbed and exit at once, only acts on a second signal.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var signals atomic.Int32
+	removeHook := netem.OnSignal(func(os.Signal) bool { return signals.Add(1) == 1 })
+	defer removeHook()
 	var progress io.Writer = os.Stderr
 	if *quiet {
 		progress = nil
