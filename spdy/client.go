@@ -260,31 +260,34 @@ func (cc *ClientConn) sendBody(st *stream, req *http.Request, trace *httptrace.C
 	buf := make([]byte, cc.s.maxFrame)
 	var sent int64
 	for {
-		n, rerr := io.ReadFull(req.Body, buf)
-		if n > 0 || rerr != nil {
-			fin := rerr != nil
-			if rerr != nil && rerr != io.EOF && rerr != io.ErrUnexpectedEOF {
-				cc.s.mu.Lock()
-				cc.s.resetLocked(st, RstCancel, fmt.Errorf("spdy: reading request body: %w", rerr))
-				cc.s.mu.Unlock()
-				return
+		// One Read per frame: a streaming body's bytes go out as soon as
+		// they exist instead of waiting to fill a frame.
+		n, rerr := req.Body.Read(buf)
+		if rerr != nil && rerr != io.EOF {
+			cc.s.mu.Lock()
+			cc.s.resetLocked(st, RstCancel, fmt.Errorf("spdy: reading request body: %w", rerr))
+			cc.s.mu.Unlock()
+			return
+		}
+		fin := rerr == io.EOF
+		sent += int64(n)
+		if fin && req.ContentLength > 0 && sent != req.ContentLength {
+			cc.s.mu.Lock()
+			cc.s.resetLocked(st, RstCancel, fmt.Errorf("spdy: request body has %d bytes, Content-Length says %d", sent, req.ContentLength))
+			cc.s.mu.Unlock()
+			return
+		}
+		if n == 0 && !fin {
+			continue
+		}
+		if err := st.write(buf[:n], fin); err != nil {
+			return
+		}
+		if fin {
+			if trace != nil && trace.WroteRequest != nil {
+				trace.WroteRequest(httptrace.WroteRequestInfo{})
 			}
-			sent += int64(n)
-			if fin && req.ContentLength > 0 && sent != req.ContentLength {
-				cc.s.mu.Lock()
-				cc.s.resetLocked(st, RstCancel, fmt.Errorf("spdy: request body has %d bytes, Content-Length says %d", sent, req.ContentLength))
-				cc.s.mu.Unlock()
-				return
-			}
-			if err := st.write(buf[:n], fin); err != nil {
-				return
-			}
-			if fin {
-				if trace != nil && trace.WroteRequest != nil {
-					trace.WroteRequest(httptrace.WroteRequestInfo{})
-				}
-				return
-			}
+			return
 		}
 	}
 }

@@ -526,7 +526,9 @@ func (s *session) closeStreamLocked(st *stream, err error, kind closeKind) {
 		s.rememberClosed(st.id, kind)
 	}
 	// Data the application never read still occupies the session window.
-	if n := int64(len(st.buf)); n > 0 && err != nil {
+	// After the peer's FIN the data is complete, though: an RST then (some
+	// peers answer a late WINDOW_UPDATE that way) must not destroy it.
+	if n := int64(len(st.buf)); n > 0 && err != nil && !st.recvFin {
 		st.buf = nil
 		st.creditBufferedLocked(n)
 	}
@@ -799,18 +801,7 @@ func (s *session) onRst(f *RstStreamFrame) {
 	if st == nil {
 		return // never answer RST with RST
 	}
-	rerr := &RstError{Stream: f.Stream, Status: f.Status, Remote: true}
-	if st.recvFin {
-		// Everything the peer sends has arrived; the RST only ends our
-		// sending side (some peers answer a late WINDOW_UPDATE this way).
-		// Keep the buffered data readable.
-		for _, dw := range s.sched.removeStream(st) {
-			dw.done <- rerr
-		}
-		s.closeStreamLocked(st, nil, closedByRemoteRst)
-		return
-	}
-	s.closeStreamLocked(st, rerr, closedByRemoteRst)
+	s.closeStreamLocked(st, &RstError{Stream: f.Stream, Status: f.Status, Remote: true}, closedByRemoteRst)
 	// Cancelling a request cancels the pushes associated with it (3.3.2).
 	if !s.isClient && f.Status == RstCancel {
 		for _, other := range s.streams {
