@@ -799,7 +799,7 @@ func breakdownFigures(a *Analysis) ([]figure, error) {
 
 func gatewayTable(a *Analysis) table {
 	t := table{Title: "Gateway and TCP counters per load",
-		Caption: "Means over conditions of per-load means: packets the bottleneck's droptail queue dropped and the random loss it applied (both directions), downlink queueing delay, TCP retransmissions over all connections, packets offered to the bottleneck, connections opened.",
+		Caption: "Means over conditions of per-load means: packets the bottleneck's droptail queue dropped and the random loss it applied (both directions), downlink queueing delay, retransmissions counted by the client's TCP sockets (TCP_INFO on the loader's side), packets offered to the bottleneck, connections opened.",
 		Head:    []string{"variant", "queue drops", "random loss", "qdelay p50 (ms)", "qdelay p95 (ms)", "retransmits", "packets sent", "connections"}}
 	for _, l := range a.Labels {
 		var g Gateway
