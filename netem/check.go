@@ -610,7 +610,9 @@ func (tb *Testbed) lossTrain(ctx context.Context, s *Host, n int) (up, down loss
 		if _, err := pc.WriteTo(pkt, dst); err != nil {
 			return up, down, fmt.Errorf("netem: check: UDP probe: %w", err)
 		}
-		next = next.Add(gap)
+		// Never catch up with a burst after oversleeping: the train must
+		// stay far below the link rate so that only random loss drops it.
+		next = later(next.Add(gap), time.Now())
 		if err := sleepCtx(ctx, time.Until(next)); err != nil {
 			return up, down, err
 		}
@@ -658,4 +660,11 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

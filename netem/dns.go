@@ -3,7 +3,6 @@ package netem
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -48,33 +47,53 @@ func answer(names map[string]netip.Addr, req *dns.Msg) *dns.Msg {
 // dnsServer serves the testbed's names over UDP and TCP.
 type dnsServer struct {
 	udp, tcp *dns.Server
+	pc       net.PacketConn
+	l        net.Listener
 	wg       sync.WaitGroup
 }
 
 // startDNS serves names on pc (UDP) and l (TCP), both already bound inside
-// the router namespace.
+// the router namespace. It returns once both servers run: Shutdown of a
+// server that has not started yet is refused, and the server would then
+// start afterwards and never stop.
 func startDNS(names map[string]netip.Addr, pc net.PacketConn, l net.Listener) *dnsServer {
 	h := dns.HandlerFunc(func(w dns.ResponseWriter, req *dns.Msg) {
 		_ = w.WriteMsg(answer(names, req))
 	})
+	var started sync.WaitGroup
+	var udpOnce, tcpOnce sync.Once
+	udpStarted := func() { udpOnce.Do(started.Done) }
+	tcpStarted := func() { tcpOnce.Do(started.Done) }
+	started.Add(2)
 	s := &dnsServer{
-		udp: &dns.Server{PacketConn: pc, Handler: h},
-		tcp: &dns.Server{Listener: l, Handler: h},
+		udp: &dns.Server{PacketConn: pc, Handler: h, NotifyStartedFunc: udpStarted},
+		tcp: &dns.Server{Listener: l, Handler: h, NotifyStartedFunc: tcpStarted},
+		pc:  pc,
+		l:   l,
 	}
-	for _, srv := range []*dns.Server{s.udp, s.tcp} {
+	for _, run := range []struct {
+		srv     *dns.Server
+		started func()
+	}{{s.udp, udpStarted}, {s.tcp, tcpStarted}} {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			_ = srv.ActivateAndServe()
+			_ = run.srv.ActivateAndServe()
+			run.started() // it may have failed before starting: never leave startDNS waiting
 		}()
 	}
+	started.Wait()
 	return s
 }
 
 func (s *dnsServer) close() error {
-	err := errors.Join(s.udp.Shutdown(), s.tcp.Shutdown())
+	_ = s.udp.Shutdown()
+	_ = s.tcp.Shutdown()
+	// Closing the sockets ends the serve loops even if Shutdown was refused.
+	s.pc.Close()
+	s.l.Close()
 	s.wg.Wait()
-	return err
+	return nil
 }
 
 // usesDNS reports whether h's lookups travel as packets to the testbed's DNS

@@ -699,3 +699,5 @@ func TestCleanRemovesLeftoversOfACrash(t *testing.T) {
 		t.Errorf("live testbed broken after Clean: %v", err)
 	}
 }
+
+func testingRootless() bool { return os.Geteuid() != 0 }

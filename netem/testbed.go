@@ -39,6 +39,9 @@ func serverGateway(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 200, b
 // tunName is the TUN device in the client and router namespaces.
 const tunName = "sl0"
 
+// tunTxQueueLen is the kernel queue in front of each TUN device.
+const tunTxQueueLen = 10000
+
 // dnsPort is where the testbed's DNS server listens on the router.
 const dnsPort = 53
 
@@ -509,6 +512,12 @@ func configureTUN(ns *namespace, local, peer netip.Addr, initRwnd int) error {
 	}
 	if err := nh.AddrAdd(tun, &netlink.Addr{IPNet: hostPrefix(local), Peer: hostPrefix(peer)}); err != nil {
 		return fmt.Errorf("netem: address on %s in %s: %w", tunName, ns.name, err)
+	}
+	// The emulated queue is the bottleneck's only queue: a TUN's own
+	// transmit queue (500 packets by default) must never be the one that
+	// overflows when the emulator's reader is briefly descheduled.
+	if err := nh.LinkSetTxQLen(tun, tunTxQueueLen); err != nil {
+		return fmt.Errorf("netem: txqueuelen of %s in %s: %w", tunName, ns.name, err)
 	}
 	if err := nh.LinkSetUp(tun); err != nil {
 		return fmt.Errorf("netem: %s up in %s: %w", tunName, ns.name, err)

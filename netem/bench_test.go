@@ -1,0 +1,51 @@
+package netem
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/spdylab/spdylab/probe"
+)
+
+// BenchmarkTestbedNewClose measures building and tearing down a testbed
+// (namespaces, TUN devices, veths, routes, sysctls, emulator, DNS server):
+// the fixed cost the study runner pays per condition.
+func BenchmarkTestbedNewClose(b *testing.B) {
+	if testingRootless() {
+		b.Skip("needs root")
+	}
+	for _, shards := range []int{1, 4, 8} {
+		b.Run(fmt.Sprintf("shards=%d", shards), func(b *testing.B) {
+			cfg := Config{Shards: shards, DNS: true, Link: probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 1e6, QueuePkts: 50, Shared: true},
+				TCP: probe.TCP{IW: 10, CC: "cubic"}}
+			for b.Loop() {
+				tb, err := New(context.Background(), cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := tb.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkShortCheck is the per-probe self-check (5 TCP pings) on a 20 ms link.
+func BenchmarkShortCheck(b *testing.B) {
+	if testingRootless() {
+		b.Skip("needs root")
+	}
+	tb, err := New(context.Background(), Config{Shards: 1, Link: probe.Link{RTT: 20 * time.Millisecond, Shared: true}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tb.Close()
+	for b.Loop() {
+		if _, err := tb.Check(context.Background(), false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
