@@ -11,12 +11,14 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/spdylab/spdylab/internal/tcpopt"
 )
 
 // tcpResult is what a receiving endpoint prints (one JSON line).
 type tcpResult struct {
-	Bytes       int64   `json:"bytes"`   // bytes received inside the measurement window
+	Bytes       int64   `json:"bytes"`   // bytes acknowledged inside the measurement window
 	Seconds     float64 `json:"seconds"` // length of the window
 	GoodputBps  float64 `json:"goodput_bps"`
 	TotalBytes  int64   `json:"total_bytes"`
@@ -29,8 +31,8 @@ type tcpResult struct {
 //
 //	linkbench _tcp -listen :5001|-connect HOST:PORT -send|-recv [-warm D -dur D | -bytes N] -cc cubic
 //
-// A listening endpoint prints "ready" once listening. The receiving side
-// prints a tcpResult.
+// A listening endpoint prints "ready" once listening. In a timed transfer
+// the sending side prints a tcpResult; with -bytes the receiving side does.
 func endpointMain(args []string) int {
 	fs := flag.NewFlagSet("_tcp", flag.ContinueOnError)
 	listen := fs.String("listen", "", "listen address (server)")
@@ -75,24 +77,15 @@ func endpointMain(args []string) int {
 		}
 	}
 	defer conn.Close()
-	if *send {
-		buf := make([]byte, 256<<10)
-		if *nbytes > 0 {
-			one := make([]byte, 1)
-			if _, err := io.ReadFull(conn, one); err != nil {
-				return fail(fmt.Errorf("waiting for the request byte: %w", err))
-			}
-			_, err := io.CopyN(conn, zeroReader{}, *nbytes)
-			if err != nil {
-				return fail(err)
-			}
-			return 0
+	if *send && *nbytes > 0 {
+		one := make([]byte, 1)
+		if _, err := io.ReadFull(conn, one); err != nil {
+			return fail(fmt.Errorf("waiting for the request byte: %w", err))
 		}
-		for {
-			if _, err := conn.Write(buf); err != nil {
-				return 0 // the receiver closed: done
-			}
+		if _, err := io.CopyN(conn, zeroReader{}, *nbytes); err != nil {
+			return fail(err)
 		}
+		return 0
 	}
 	if *nbytes > 0 {
 		if _, err := conn.Write([]byte{1}); err != nil {
@@ -105,39 +98,84 @@ func endpointMain(args []string) int {
 		json.NewEncoder(os.Stdout).Encode(tcpResult{TotalBytes: n, TotalSecond: time.Since(start).Seconds()})
 		return 0
 	}
-	// The window opens and closes at reads that drained the socket (returned
-	// less than the buffer): otherwise bytes that arrived before the window
-	// opened, still waiting in the socket, would be counted inside it.
-	// LINKBENCH_TRACE=DIR logs every read (seconds, bytes, total) to a file there.
-	var trace *os.File
-	if dir := os.Getenv("LINKBENCH_TRACE"); dir != "" {
-		trace, _ = os.Create(fmt.Sprintf("%s/reads-%d.txt", dir, os.Getpid()))
-		defer trace.Close()
+	if !*send {
+		// The receiver only drains; the sender measures.
+		io.Copy(io.Discard, conn)
+		return 0
 	}
-	buf := make([]byte, 256<<10)
-	var total, b1 int64
+	return measureSender(conn, start, *warm, *dur)
+}
+
+// measureSender writes as fast as TCP takes data and measures goodput from
+// the kernel's count of acknowledged bytes (TCP_INFO bytes_acked), with both
+// window edges at moments when the connection is in the Open state (no loss
+// recovery in progress). Counting at the receiver instead is skewed by loss
+// recovery: a retransmission that fills a hole releases everything queued
+// behind it at once, and a window edge inside such a hole moves up to a
+// whole window of data across it.
+func measureSender(conn net.Conn, start time.Time, warm, dur time.Duration) int {
+	tc, ok := conn.(*net.TCPConn)
+	if !ok {
+		fmt.Fprintln(os.Stderr, "linkbench _tcp: not a TCP connection")
+		return 1
+	}
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "linkbench _tcp:", err)
+		return 1
+	}
+	info := func() (*unix.TCPInfo, error) {
+		var ti *unix.TCPInfo
+		var ierr error
+		if err := raw.Control(func(fd uintptr) { ti, ierr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO) }); err != nil {
+			return nil, err
+		}
+		return ti, ierr
+	}
+	writeErr := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 256<<10)
+		for {
+			if _, err := conn.Write(buf); err != nil {
+				writeErr <- err
+				return
+			}
+		}
+	}()
+	const tcpCAOpen = 0
 	var t1 time.Time
-	windowOpen := start.Add(*warm)
+	var b1 uint64
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
 	for {
-		n, err := conn.Read(buf)
-		total += int64(n)
+		select {
+		case err := <-writeErr:
+			fmt.Fprintln(os.Stderr, "linkbench _tcp: connection ended before the window closed:", err)
+			return 1
+		case <-tick.C:
+		}
+		ti, err := info()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "linkbench _tcp: TCP_INFO:", err)
+			return 1
+		}
 		now := time.Now()
-		drained := n < len(buf)
-		if trace != nil {
-			fmt.Fprintf(trace, "%.6f %d %d\n", now.Sub(start).Seconds(), n, total)
+		if ti.Ca_state != tcpCAOpen {
+			continue
 		}
-		if t1.IsZero() && now.After(windowOpen) && drained {
-			t1, b1 = now, total
+		if t1.IsZero() {
+			if now.Sub(start) >= warm {
+				t1, b1 = now, ti.Bytes_acked
+			}
+			continue
 		}
-		if !t1.IsZero() && now.Sub(t1) >= *dur && drained {
-			r := tcpResult{Bytes: total - b1, Seconds: now.Sub(t1).Seconds(), TotalBytes: total,
-				TotalSecond: now.Sub(start).Seconds()}
+		if now.Sub(t1) >= dur {
+			r := tcpResult{Bytes: int64(ti.Bytes_acked - b1), Seconds: now.Sub(t1).Seconds(),
+				TotalBytes: int64(ti.Bytes_acked), TotalSecond: now.Sub(start).Seconds()}
 			r.GoodputBps = float64(r.Bytes) * 8 / r.Seconds
 			json.NewEncoder(os.Stdout).Encode(r)
+			conn.Close()
 			return 0
-		}
-		if err != nil {
-			return fail(fmt.Errorf("connection ended after %d bytes before the window closed: %w", total, err))
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime"
 	"slices"
@@ -143,7 +144,7 @@ func (b *bench) tcpTransfer(tb *netem.Testbed, down bool, warm, dur time.Duratio
 	} else {
 		cliArgs = append(cliArgs, "-send")
 	}
-	return b.runPair(tb, srvArgs, cliArgs, down)
+	return b.runPair(tb, srvArgs, cliArgs, !down) // the sender reports
 }
 
 func (b *bench) runPair(tb *netem.Testbed, srvArgs, cliArgs []string, clientReports bool) (tcpResult, error) {
@@ -246,8 +247,8 @@ func queueFor(rate int64, rtt time.Duration) int {
 func (b *bench) goodput() error {
 	fmt.Println("## TCP goodput vs link payload capacity (CUBIC, RTT 40 ms, droptail 2xBDP; unlimited below 1 Mbit/s)")
 	fmt.Println()
-	fmt.Println("| rate | direction | goodput (median) | runs | % of payload capacity (median, min) |")
-	fmt.Println("|---|---|---|---|---|")
+	fmt.Println("| rate | direction | goodput (median) | runs | % of payload capacity (median, min) | emulator queue drops | TUN drops |")
+	fmt.Println("|---|---|---|---|---|---|---|")
 	rtt := 40 * time.Millisecond
 	for _, rate := range b.rates {
 		warm, dur := 2*time.Second, 6*time.Second
@@ -262,6 +263,7 @@ func (b *bench) goodput() error {
 		}
 		for _, down := range []bool{true, false} {
 			var gps []float64
+			var qdrops, tdrops []string
 			for rep := 0; rep < b.reps; rep++ {
 				q := queueFor(rate, rtt)
 				if rate < 1_000_000 {
@@ -277,16 +279,25 @@ func (b *bench) goodput() error {
 					return err
 				}
 				r, err := b.tcpTransfer(tb, down, warm, dur, "cubic")
+				ctr := tb.Counters()
+				tun := tunDrops(tb)
 				b.close(tb)
 				if err != nil {
 					return err
 				}
 				gps = append(gps, r.GoodputBps)
+				dir := ctr.Up
+				if down {
+					dir = ctr.Down
+				}
+				qdrops = append(qdrops, fmt.Sprint(dir.PktsQueueDrop))
+				tdrops = append(tdrops, fmt.Sprint(tun))
 			}
 			sort.Float64s(gps)
 			capacity := payloadCapacity(rate)
-			fmt.Printf("| %s | %s | %.4g Mbit/s | %s | %.1f%%, %.1f%% |\n", fmtRate(rate), dirName(down), quantile(gps, 0.5)/1e6,
-				joinf(gps, 1e6, "%.4g"), 100*quantile(gps, 0.5)/capacity, 100*gps[0]/capacity)
+			fmt.Printf("| %s | %s | %.4g Mbit/s | %s | %.1f%%, %.1f%% | %s | %s |\n", fmtRate(rate), dirName(down), quantile(gps, 0.5)/1e6,
+				joinf(gps, 1e6, "%.4g"), 100*quantile(gps, 0.5)/capacity, 100*gps[0]/capacity,
+				strings.Join(qdrops, ", "), strings.Join(tdrops, ", "))
 		}
 	}
 	fmt.Println()
@@ -541,6 +552,32 @@ func (b *bench) overhead() error {
 }
 
 // ---- helpers ----
+
+// tunDrops is how many packets the kernel dropped at the testbed's TUN
+// devices (client and router) because the emulator did not read them in
+// time: losses the emulator neither caused nor counted.
+func tunDrops(tb *netem.Testbed) uint64 {
+	client := tb.Client().Namespace()
+	router := strings.TrimSuffix(client, "-c") + "-r"
+	var total uint64
+	for _, ns := range []string{client, router} {
+		out, err := exec.Command("ip", "-n", ns, "-s", "-j", "link", "show", "sl0").Output()
+		if err != nil {
+			continue
+		}
+		var links []struct {
+			Stats64 struct {
+				TX struct {
+					Dropped uint64 `json:"dropped"`
+				} `json:"tx"`
+			} `json:"stats64"`
+		}
+		if json.Unmarshal(out, &links) == nil && len(links) == 1 {
+			total += links[0].Stats64.TX.Dropped
+		}
+	}
+	return total
+}
 
 func dirName(down bool) string {
 	if down {
