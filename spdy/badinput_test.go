@@ -262,6 +262,21 @@ func TestServerAnswersBadInput(t *testing.T) {
 				t.Fatalf("got %v", f)
 			}
 		})
+		t.Run("request body shorter than Content-Length", func(t *testing.T) {
+			upload := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if _, err := io.ReadAll(r.Body); errors.Is(err, ErrBodyLengthMismatch) {
+					http.Error(w, err.Error(), http.StatusBadRequest)
+				}
+			})
+			p := newRawClient(t, cfg, upload)
+			hdr := getHeaders("/upload")
+			hdr.Set("content-length", "10")
+			p.send(&SynStreamFrame{Stream: 1, Headers: hdr}, &DataFrame{Stream: 1, Flags: FlagFin, Data: []byte("12345")})
+			f := p.next()
+			if r, ok := f.(*SynReplyFrame); !ok || r.Headers.Get(":status")[:3] != "400" {
+				t.Fatalf("got %v", f)
+			}
+		})
 		t.Run("frames after GOAWAY-worthy error are not processed", func(t *testing.T) {
 			p := newRawClient(t, cfg, h)
 			p.sendRaw([]byte{0x80, 3, 0, 6, 0, 0, 0, 5, 0, 0, 0, 1, 0}) // PING with length 5

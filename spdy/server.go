@@ -162,6 +162,7 @@ func (sc *serverConn) buildRequest(f *SynStreamFrame, st *stream, ctx context.Co
 	} else {
 		req.Body = &bodyReader{st: st}
 		req.ContentLength = contentLength(h)
+		st.declaredLen = req.ContentLength
 	}
 	return req.WithContext(context.WithValue(ctx, requestInfoKey{}, info)), bad
 }
@@ -501,7 +502,7 @@ func (rw *responseWriter) Push(target string, opts *http.PushOptions) error {
 	}
 	rw.sc.pushReserved++
 	st := &stream{s: s, priority: rw.st.priority, associated: rw.st.id, isPush: true,
-		notify: make(chan struct{}, 1), replied: make(chan struct{}), localClosed: false}
+		notify: make(chan struct{}, 1), replied: make(chan struct{}), declaredLen: -1}
 	s.mu.Unlock()
 
 	hdr := rw.req.Header.Clone() // a push inherits the associated request's headers (3.3)

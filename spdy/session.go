@@ -576,13 +576,14 @@ func (s *session) creditSessionLocked(n int64) {
 // newStreamLocked registers a stream. mu held.
 func (s *session) newStreamLocked(id uint32, priority uint8) *stream {
 	st := &stream{
-		s:          s,
-		id:         id,
-		priority:   priority & 7,
-		sendWindow: s.peerInitWindow,
-		recvAvail:  s.streamRecvIW,
-		notify:     make(chan struct{}, 1),
-		replied:    make(chan struct{}),
+		s:           s,
+		id:          id,
+		priority:    priority & 7,
+		sendWindow:  s.peerInitWindow,
+		recvAvail:   s.streamRecvIW,
+		declaredLen: -1,
+		notify:      make(chan struct{}, 1),
+		replied:     make(chan struct{}),
 	}
 	s.streams[id] = st
 	if s.isPeerID(id) {

@@ -2,6 +2,7 @@ package spdy
 
 import (
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -25,6 +26,7 @@ type stream struct {
 	recvUnacked  int64 // consumed, not yet returned by WINDOW_UPDATE
 	buf          []byte
 	received     int64
+	declaredLen  int64 // request Content-Length the body must match (server side); -1 = none
 	recvFin      bool
 	remoteClosed bool
 	discard      bool  // the application is not going to read (body closed)
@@ -89,6 +91,10 @@ func (st *stream) read(p []byte) (int, error) {
 		}
 		if st.recvFin {
 			s.mu.Unlock()
+			if st.declaredLen >= 0 && st.received != st.declaredLen {
+				// Section 3.2.1: the server answers such a request with 400.
+				return 0, fmt.Errorf("%w: body has %d bytes, Content-Length says %d", ErrBodyLengthMismatch, st.received, st.declaredLen)
+			}
 			return 0, io.EOF
 		}
 		if st.err != nil {
@@ -141,6 +147,10 @@ func (st *stream) closeRead() {
 }
 
 var errBodyClosed = errors.New("spdy: read on closed body")
+
+// ErrBodyLengthMismatch is returned by a request body whose DATA does not add
+// up to its Content-Length; handlers should answer 400 Bad Request.
+var ErrBodyLengthMismatch = errors.New("spdy: request body length mismatch")
 
 // write sends p as DATA (fin marks the last write) and blocks until the
 // writer has taken all of it, the stream fails or the session dies.
