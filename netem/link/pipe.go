@@ -77,6 +77,7 @@ type Pipe struct {
 	bn      *bottleneck
 	loss    *lossModel
 	log     *bufio.Writer
+	logLine []byte
 	ring    ring
 	ctr     counters
 	qdelay  histogram
@@ -209,20 +210,20 @@ func (p *Pipe) Enqueue(pkt []byte) {
 
 	if p.loss.lose() {
 		p.ctr.pktsLost++
-		p.logLine(now, size, "loss", p.bn.queueLen(now), 0)
+		p.logPacket(now, size, "loss", p.bn.queueLen(now), 0)
 		p.mu.Unlock()
 		return
 	}
 	v := p.bn.arrive(now, size)
 	if !v.accepted {
 		p.ctr.pktsQueueDrop++
-		p.logLine(now, size, "drop", v.queued, 0)
+		p.logPacket(now, size, "drop", v.queued, 0)
 		p.mu.Unlock()
 		return
 	}
 	sojourn := v.finish - now
 	p.qdelay.record(sojourn)
-	p.logLine(now, size, "pass", v.queued, sojourn)
+	p.logPacket(now, size, "pass", v.queued, sojourn)
 
 	if p.inline {
 		p.ctr.pktsDelivered++
@@ -241,11 +242,17 @@ func (p *Pipe) Enqueue(pkt []byte) {
 	}
 }
 
-func (p *Pipe) logLine(now int64, size int, event string, queued int, sojourn int64) {
+func (p *Pipe) logPacket(now int64, size int, event string, queued int, sojourn int64) {
 	if p.log == nil {
 		return
 	}
-	fmt.Fprintf(p.log, "%.3f %s %d %s %d %.3f\n", float64(now-p.started)/1e6, p.name, size, event, queued, float64(sojourn)/1e6)
+	p.logLine = fmt.Appendf(p.logLine[:0], "%.3f %s %d %s %d %.3f\n", float64(now-p.started)/1e6, p.name, size, event, queued, float64(sojourn)/1e6)
+	// Hand the writer whole lines only, so pipes sharing one log writer
+	// never interleave inside a line.
+	if p.log.Available() < len(p.logLine) {
+		p.log.Flush()
+	}
+	p.log.Write(p.logLine)
 }
 
 func (p *Pipe) callDeliver(pkt []byte) {

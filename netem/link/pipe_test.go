@@ -372,3 +372,61 @@ func TestPipeSteadyStateDoesNotAllocate(t *testing.T) {
 		t.Errorf("%.1f allocations per packet in steady state, want 0", allocs)
 	}
 }
+
+// writeRecorder records each Write call separately.
+type writeRecorder struct {
+	mu     sync.Mutex
+	writes [][]byte
+}
+
+func (w *writeRecorder) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes = append(w.writes, bytes.Clone(p))
+	return len(p), nil
+}
+
+func TestPipeLogSharedWriterGetsWholeLines(t *testing.T) {
+	w := &writeRecorder{}
+	var pipes []*Pipe
+	for _, name := range []string{"up", "down"} {
+		p, err := NewPipe(name, DirConfig{Log: w}, func([]byte) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Start()
+		pipes = append(pipes, p)
+	}
+	var wg sync.WaitGroup
+	for _, p := range pipes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 5000; i++ { // ~150 KB of log per pipe: several flushes
+				p.Enqueue(packet(uint32(i), 100))
+			}
+		}()
+	}
+	wg.Wait()
+	for _, p := range pipes {
+		p.Close()
+	}
+	if len(w.writes) < 4 {
+		t.Fatalf("only %d writes; the test needs several flushes", len(w.writes))
+	}
+	lines := 0
+	for _, chunk := range w.writes {
+		if len(chunk) == 0 || chunk[len(chunk)-1] != '\n' {
+			t.Fatalf("a write ends mid-line: %q", chunk[max(0, len(chunk)-40):])
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(string(chunk), "\n"), "\n") {
+			if f := strings.Fields(l); len(f) != 6 || f[3] != "pass" {
+				t.Fatalf("malformed log line %q", l)
+			}
+			lines++
+		}
+	}
+	if lines != 10000 {
+		t.Errorf("%d log lines, want 10000", lines)
+	}
+}
