@@ -244,7 +244,7 @@ func (cc *ClientConn) RoundTrip(req *http.Request) (*http.Response, error) {
 		stop()
 		return nil, err
 	}
-	resp.Body = &clientBody{bodyReader: bodyReader{st: st}, stop: stop}
+	resp.Body = &clientBody{bodyReader: bodyReader{st: st}, stop: stop, resp: resp}
 	return resp, nil
 }
 
@@ -321,6 +321,24 @@ func buildResponse(h Header, st *stream, req *http.Request) (*http.Response, err
 type clientBody struct {
 	bodyReader
 	stop func() bool
+	resp *http.Response
+}
+
+// Read fills resp.Trailer from HEADERS frames that followed the data, once
+// the body is complete (as net/http does).
+func (b *clientBody) Read(p []byte) (int, error) {
+	n, err := b.bodyReader.Read(p)
+	if err == io.EOF && b.resp != nil {
+		s := b.st.s
+		s.mu.Lock()
+		tr := b.st.trailers
+		s.mu.Unlock()
+		if len(tr) > 0 {
+			b.resp.Trailer = toHTTPHeader(tr)
+		}
+		b.resp = nil
+	}
+	return n, err
 }
 
 func (b *clientBody) Close() error {
@@ -426,7 +444,7 @@ func (cc *ClientConn) Pushed(url string) (*http.Response, bool) {
 		s.mu.Unlock()
 		return nil, false
 	}
-	resp.Body = &clientBody{bodyReader: bodyReader{st: st}}
+	resp.Body = &clientBody{bodyReader: bodyReader{st: st}, resp: resp}
 	s.stats.add(func(st *Stats) { st.PushesClaimed++ })
 	return resp, true
 }

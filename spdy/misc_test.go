@@ -169,3 +169,31 @@ func TestCancelledRequestResetsStream(t *testing.T) {
 		t.Fatalf("handler context ended with %v, want the client's RST CANCEL", err)
 	}
 }
+
+func TestResponseTrailersFromHeadersFrame(t *testing.T) {
+	cc, p := newRawServer(t, nil)
+	respc := make(chan *http.Response, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodGet, "https://example.test/", nil)
+		resp, err := cc.RoundTrip(req)
+		if err != nil {
+			t.Error(err)
+		}
+		respc <- resp
+	}()
+	s := p.expectSyn()
+	p.send(&SynReplyFrame{Stream: s.Stream, Headers: replyHeaders()},
+		&DataFrame{Stream: s.Stream, Data: []byte("body")},
+		&HeadersFrame{Stream: s.Stream, Flags: FlagFin, Headers: Header{"x-checksum": {"abc"}}})
+	resp := <-respc
+	if resp == nil {
+		return
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || string(b) != "body" {
+		t.Fatalf("body %q %v", b, err)
+	}
+	if resp.Trailer.Get("X-Checksum") != "abc" {
+		t.Fatalf("trailer %v", resp.Trailer)
+	}
+}
