@@ -163,6 +163,22 @@ func TestServerAnswersBadInput(t *testing.T) {
 			p.expectRst(1, RstStreamAlreadyClosed)
 			p.expectAlive(1)
 		})
+		t.Run("frames on a fully closed stream", func(t *testing.T) {
+			quick := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("done")) })
+			p := newRawClient(t, cfg, quick)
+			p.send(&SynStreamFrame{Stream: 1, Flags: FlagFin, Headers: getHeaders("/")})
+			for { // wait for the server's FIN: the stream is now closed both ways
+				if d, ok := p.next().(*DataFrame); ok && d.Flags&FlagFin != 0 {
+					break
+				}
+			}
+			// A late WINDOW_UPDATE is ignored (section 2.6.8), DATA is answered.
+			p.send(&WindowUpdateFrame{Stream: 1, Delta: 100}, &DataFrame{Stream: 1, Data: []byte("x")})
+			p.expectRst(1, RstStreamAlreadyClosed)
+			p.send(&HeadersFrame{Stream: 7, Headers: Header{"x": {"y"}}})
+			p.expectRst(7, RstInvalidStream)
+			p.expectAlive(1)
+		})
 		t.Run("client stream with even id", func(t *testing.T) {
 			p := newRawClient(t, cfg, h)
 			p.send(&SynStreamFrame{Stream: 2, Flags: FlagFin, Headers: getHeaders("/")})
