@@ -541,3 +541,39 @@ func TestClientInteropLeniency(t *testing.T) {
 		}
 	})
 }
+
+func TestGoAwayOverTheWire(t *testing.T) {
+	cc, p := newRawServer(t, nil)
+	first := startGet(cc, "/first")
+	s1 := p.expectSyn()
+	second := startGet(cc, "/second")
+	s3 := p.expectSyn()
+	if s1.Stream != 1 || s3.Stream != 3 {
+		t.Fatalf("stream ids %d %d", s1.Stream, s3.Stream)
+	}
+	p.send(&GoAwayFrame{LastGoodStream: 1, Status: GoAwayOK})
+	if err := <-second; !errors.Is(err, ErrNotProcessed) {
+		t.Fatalf("stream 3 above last-good: %v, want ErrNotProcessed", err)
+	}
+	if _, err := cc.RoundTrip(mustRequest(t, "/third")); !errors.Is(err, ErrNotProcessed) {
+		t.Fatalf("new request after GOAWAY: %v", err)
+	}
+	// Stream 1 is still served to completion; then the session ends.
+	p.send(&SynReplyFrame{Stream: 1, Headers: replyHeaders()}, &DataFrame{Stream: 1, Flags: FlagFin, Data: []byte("ok")})
+	if err := <-first; err != nil {
+		t.Fatalf("stream 1 at last-good: %v", err)
+	}
+	<-cc.Done()
+	var ge *GoAwayError
+	if !errors.As(cc.Err(), &ge) || ge.LastGoodStream != 1 {
+		t.Fatalf("session ended with %v", cc.Err())
+	}
+}
+
+func mustRequest(t *testing.T, path string) *http.Request {
+	req, err := http.NewRequest(http.MethodGet, "https://example.test"+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
