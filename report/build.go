@@ -564,15 +564,31 @@ func sweepFigures(a *Analysis) ([]figure, []table, error) {
 			}
 			return out
 		}
-		logX := f == "rate"
+		// A log axis only pays when the rates span a decade or more.
+		logX := false
+		if f == "rate" {
+			var xs []float64
+			for _, c := range a.Conds {
+				if x, ok := numericX(f, c.Values[f]); ok {
+					xs = append(xs, x)
+				}
+			}
+			if lo, hi := minMax(xs); len(xs) > 0 && hi >= 10*lo {
+				logX = true
+			}
+		}
+		xName := axisName[f]
+		if f == "rate" && !logX {
+			xName = "down rate (Mbit/s)"
+		}
 		if len(red) > 0 {
-			svg, leg, err := linePlot("Reduction in time on wire vs "+f+note, axisName[f], "ToW reduction vs "+a.BaseLabel+" (%)", toSeries(red), logX, true)
+			svg, leg, err := linePlot("Reduction in time on wire vs "+f+note, xName, "ToW reduction vs "+a.BaseLabel+" (%)", toSeries(red), logX, true)
 			if err != nil {
 				return nil, nil, err
 			}
 			figs = append(figs, figure{Title: "ToW reduction vs " + f, Caption: "100 × (ToW_base − ToW) / ToW_base of the medians; above the dashed line the variant spends less time on the wire.", SVG: template.HTML(svg), Legend: leg})
 		}
-		svg, leg, err := linePlot("Median page load time vs "+f+note, axisName[f], "median PLT (ms)", toSeries(plt), logX, false)
+		svg, leg, err := linePlot("Median page load time vs "+f+note, xName, "median PLT (ms)", toSeries(plt), logX, false)
 		if err != nil {
 			return nil, nil, err
 		}
