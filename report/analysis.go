@@ -201,6 +201,33 @@ func Analyze(st *study.Store) (*Analysis, error) {
 		}
 		sort.Strings(c.Errors)
 	}
+	// Factors that take a single value across all baseline conditions.
+	baseVals := map[string]map[string]bool{}
+	for _, c := range a.Conds {
+		isBase := true
+		for k, v := range s.Baseline {
+			if c.Values[k] != v {
+				isBase = false
+			}
+		}
+		if !isBase {
+			continue
+		}
+		for f, v := range c.Values {
+			if baseVals[f] == nil {
+				baseVals[f] = map[string]bool{}
+			}
+			baseVals[f][v] = true
+		}
+	}
+	baseSingle := map[string]string{}
+	for f, vals := range baseVals {
+		if len(vals) == 1 {
+			for v := range vals {
+				baseSingle[f] = v
+			}
+		}
+	}
 	for _, c := range a.Conds {
 		c.TooFew = c.PLT.N < a.MinLoads
 		if m := a.Manifests[study.ManifestKey(c.Condition)]; m != nil {
@@ -221,6 +248,15 @@ func Analyze(st *study.Store) (*Analysis, error) {
 			bv[k] = v
 		}
 		base := byValues[valuesKey(bv)]
+		if base == nil {
+			// A factor the baseline is measured at one value only (e.g.
+			// max_streams, which means nothing to https and is excluded
+			// for it) is compared at that value.
+			for f, v := range baseSingle {
+				bv[f] = v
+			}
+			base = byValues[valuesKey(bv)]
+		}
 		if base == nil {
 			continue
 		}

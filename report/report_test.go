@@ -308,3 +308,87 @@ func TestCompare(t *testing.T) {
 		t.Errorf("summary: %s", buf.String())
 	}
 }
+
+const streamsStudy = `
+name = "mini-streams"
+runs = 3
+seed = 2
+[factors]
+page = ["twitter", "imgur"]
+protocol = ["https", "spdy/3"]
+rtt = ["20ms", "200ms"]
+max_streams = [1, 6, 100]
+[[exclude]]
+protocol = "https"
+max_streams = [1, 6]
+`
+
+// TestStreamsStudy: gains of every stream limit are taken against https
+// at its single measured max_streams, and the heatmap and the m-vs-r
+// regression come out.
+func TestStreamsStudy(t *testing.T) {
+	dir := t.TempDir()
+	s, err := study.Parse([]byte(streamsStudy), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := study.CreateStore(dir, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Conditions {
+		m, _ := page.Generate(c.Page, 1, 2, "")
+		mj, _ := json.Marshal(m)
+		st.PutManifest(study.ManifestKey(c.Condition), mj)
+		// https: 1000 ms; spdy: worse with few streams, better with many;
+		// imgur (more resources) needs more streams.
+		tow := 1000.0
+		if c.Proto == "spdy/3" {
+			need := map[string]float64{"twitter": 1, "imgur": 6}[c.Page]
+			ms := float64(c.MaxStreams)
+			if ms >= need {
+				tow = 800
+			} else {
+				tow = 1300
+			}
+		}
+		for run := 0; run < s.Runs; run++ {
+			r := probe.Result{Condition: c.Condition, Run: run, PLTms: tow + 50, ToWms: tow, Resources: len(m.Resources)}
+			st.Put(study.Probe{CondHash: c.Hash, Run: run, Result: r})
+		}
+	}
+	st.Close()
+	a, err := Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range a.Conds {
+		if c.Proto == "spdy/3" && (math.IsNaN(c.ToWRedPct) || c.BaseHash == "") {
+			t.Errorf("spdy with max_streams %d has no baseline", c.MaxStreams)
+		}
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+	for _, want := range []string{"by max streams × RTT: twitter", "by max streams × RTT: imgur", "Streams SPDY needs to beat https", "m vs r"} {
+		if !bytes.Contains(html, []byte(want)) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	// twitter beats https from 1 stream, imgur from 6: the fit has a positive slope.
+	if !bytes.Contains(html, []byte("Fit: m = ")) {
+		t.Error("no regression fit in the report")
+	}
+	_, tab, err := streamsRegression(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, row := range tab.Rows {
+		got[row[0].Text+" "+row[2].Text] = row[3].Text
+	}
+	want := map[string]string{"twitter 20ms": "1", "twitter 200ms": "1", "imgur 20ms": "6", "imgur 200ms": "6"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("m for %s = %q, want %s (table %v)", k, got[k], v, got)
+		}
+	}
+}
