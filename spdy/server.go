@@ -436,8 +436,8 @@ func (rw *responseWriter) finish() {
 		s := rw.sc.s
 		s.mu.Lock()
 		rw.st.discard = true
-		if n := int64(len(rw.st.buf)); n > 0 {
-			rw.st.buf = nil
+		if n := int64(rw.st.buf.len()); n > 0 {
+			rw.st.buf.reset()
 			rw.st.creditBufferedLocked(n)
 			if !rw.st.recvFin && !rw.st.closed {
 				rw.st.recvAvail += n

@@ -528,8 +528,8 @@ func (s *session) closeStreamLocked(st *stream, err error, kind closeKind) {
 	// Data the application never read still occupies the session window.
 	// After the peer's FIN the data is complete, though: an RST then (some
 	// peers answer a late WINDOW_UPDATE that way) must not destroy it.
-	if n := int64(len(st.buf)); n > 0 && err != nil && !st.recvFin {
-		st.buf = nil
+	if n := int64(st.buf.len()); n > 0 && err != nil && !st.recvFin {
+		st.buf.reset()
 		st.creditBufferedLocked(n)
 	}
 	if st.onClose != nil {
@@ -671,7 +671,7 @@ func (s *session) onData(f *DataFrame) {
 			s.creditSessionLocked(n)
 			st.recvAvail += n
 		} else {
-			st.buf = append(st.buf, f.Data...)
+			st.buf.write(f.Data)
 			if st.isPush && !st.claimed {
 				// Nobody may ever read an unclaimed push: do not let it pin
 				// the session window (its stream window still bounds the

@@ -216,7 +216,7 @@ func TestSlowReaderThrottlesSender(t *testing.T) {
 			p.cc.s.mu.Lock()
 			var buffered int
 			for _, st := range p.cc.s.streams {
-				buffered = len(st.buf)
+				buffered = st.buf.len()
 			}
 			p.cc.s.mu.Unlock()
 			if buffered >= DefaultInitialWindowSize {
@@ -226,8 +226,8 @@ func TestSlowReaderThrottlesSender(t *testing.T) {
 		}
 		p.cc.s.mu.Lock()
 		for _, st := range p.cc.s.streams {
-			if len(st.buf) != DefaultInitialWindowSize {
-				t.Errorf("client buffered %d bytes, want exactly the window %d", len(st.buf), DefaultInitialWindowSize)
+			if st.buf.len() != DefaultInitialWindowSize {
+				t.Errorf("client buffered %d bytes, want exactly the window %d", st.buf.len(), DefaultInitialWindowSize)
 			}
 		}
 		p.cc.s.mu.Unlock()
@@ -271,7 +271,7 @@ func TestInitialWindowReductionMidTransfer(t *testing.T) {
 			p.cc.s.mu.Lock()
 			n := 0
 			for _, st := range p.cc.s.streams {
-				n = len(st.buf)
+				n = st.buf.len()
 			}
 			p.cc.s.mu.Unlock()
 			if n >= 50<<10 {

@@ -24,7 +24,7 @@ type stream struct {
 	// receive side
 	recvAvail    int64 // window the peer may still use
 	recvUnacked  int64 // consumed, not yet returned by WINDOW_UPDATE
-	buf          []byte
+	buf          recvBuffer
 	received     int64
 	declaredLen  int64 // request Content-Length the body must match (server side); -1 = none
 	recvFin      bool
@@ -79,12 +79,8 @@ func (st *stream) read(p []byte) (int, error) {
 	s := st.s
 	for {
 		s.mu.Lock()
-		if len(st.buf) > 0 {
-			n := copy(p, st.buf)
-			st.buf = st.buf[n:]
-			if len(st.buf) == 0 {
-				st.buf = nil
-			}
+		if st.buf.len() > 0 {
+			n := st.buf.read(p)
 			st.consumedLocked(int64(n))
 			s.mu.Unlock()
 			return n, nil
@@ -137,8 +133,8 @@ func (st *stream) closeRead() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st.discard = true
-	if n := int64(len(st.buf)); n > 0 {
-		st.buf = nil
+	if n := int64(st.buf.len()); n > 0 {
+		st.buf.reset()
 		st.creditBufferedLocked(n)
 	}
 	if !st.recvFin && !st.closed {
