@@ -701,3 +701,24 @@ func TestCleanRemovesLeftoversOfACrash(t *testing.T) {
 }
 
 func testingRootless() bool { return os.Geteuid() != 0 }
+
+// A New that fails half way (here: cancelled after the namespaces exist)
+// removes what it made.
+func TestNewFailureRemovesEverything(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	name := fmt.Sprintf("f%d", time.Now().UnixNano()%100000000)
+	tb, err := New(ctx, Config{Name: name, Shards: 2})
+	if err == nil {
+		tb.Close()
+		t.Fatal("New with a cancelled context succeeded")
+	}
+	assertGone(t, name)
+	// The name is free again.
+	tb = newTestbed(t, Config{Name: name, Shards: 1})
+	if _, err := New(context.Background(), Config{Name: name, Shards: 1}); err == nil || !strings.Contains(err.Error(), "exists already") {
+		t.Errorf("second testbed with the same name: %v", err)
+	}
+}

@@ -178,7 +178,7 @@ func newID() (string, error) {
 // New builds a testbed. It needs root (ErrNeedPrivilege otherwise). On
 // error everything created so far is removed again. The testbed is
 // registered for cleanup on SIGINT/SIGTERM (see OnSignal, ClosePanicking).
-func New(ctx context.Context, cfg Config) (tb *Testbed, err error) {
+func New(ctx context.Context, cfg Config) (_ *Testbed, err error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -208,12 +208,11 @@ func New(ctx context.Context, cfg Config) (tb *Testbed, err error) {
 	} else if _, err := os.Stat(filepath.Join(netnsDir, Prefix+id+"-c")); err == nil {
 		return nil, fmt.Errorf("netem: a testbed named %q exists already (namespace %s%s-c)", id, Prefix, id)
 	}
-	tb = &Testbed{cfg: cfg, id: id, names: map[string]netip.Addr{}, stateDir: filepath.Join(stateRoot, id), dirs: dirs}
+	tb := &Testbed{cfg: cfg, id: id, names: map[string]netip.Addr{}, stateDir: filepath.Join(stateRoot, id), dirs: dirs}
 	register(tb)
 	defer func() {
 		if err != nil {
-			_ = tb.Close()
-			tb = nil
+			_ = tb.Close() // a panic instead leaves it to ClosePanicking via the registry
 		}
 	}()
 	if logFile != nil {
@@ -368,7 +367,7 @@ func createNamespace(name string) (*namespace, error) {
 			return
 		}
 		defer orig.Close()
-		h, err := netns.NewNamed(name) // unshares this thread into the new namespace
+		h, err := newNamed(name) // unshares this thread into the new namespace
 		if serr := netns.Set(orig); serr != nil {
 			done <- result{h: h, err: errors.Join(err, serr)}
 			return // stays locked: the thread is destroyed
@@ -403,6 +402,28 @@ func createNamespace(name string) (*namespace, error) {
 		return nil, fmt.Errorf("netem: bringing up lo in %s: %w", name, err)
 	}
 	return ns, nil
+}
+
+// newNamed is netns.NewNamed for our netnsDir (which differs inside an
+// unprivileged user namespace): it moves the calling thread into a new
+// network namespace and bind-mounts that namespace at netnsDir/name.
+func newNamed(name string) (netns.NsHandle, error) {
+	path := filepath.Join(netnsDir, name)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_RDONLY, 0o444)
+	if err != nil {
+		return netns.None(), err
+	}
+	f.Close()
+	if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+		os.Remove(path)
+		return netns.None(), err
+	}
+	self := fmt.Sprintf("/proc/%d/task/%d/ns/net", os.Getpid(), unix.Gettid())
+	if err := unix.Mount(self, path, "none", unix.MS_BIND, ""); err != nil {
+		os.Remove(path)
+		return netns.None(), err
+	}
+	return netns.GetFromPath(self)
 }
 
 // baseSysctls runs inside a fresh namespace.
@@ -479,6 +500,10 @@ func readSysctl(key string) string {
 func openTUN(name string) (*os.File, error) {
 	fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
+		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
+			return nil, fmt.Errorf("netem: opening /dev/net/tun: %w (run as root, or make /dev/net/tun accessible "+
+				"to this user, mode 0666 as most distributions ship it)", err)
+		}
 		return nil, fmt.Errorf("netem: opening /dev/net/tun: %w", err)
 	}
 	ifr, err := unix.NewIfreq(name)

@@ -62,6 +62,16 @@ func runLinkCheck(args []string) (status int) {
 		fmt.Fprintf(os.Stderr, "spdylab link check: --probes %d: want at least 10\n", *probes)
 		return 2
 	}
+	if !netem.Privileged() {
+		// Not root: run this same command line inside an unprivileged user
+		// namespace, where building namespaces is allowed.
+		code, err := netem.RunInUserNamespace()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "spdylab link check: %v\n", err)
+			return 1
+		}
+		return code
+	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	tb, err := netem.New(ctx, cfg)

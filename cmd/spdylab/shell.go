@@ -90,6 +90,16 @@ func runShell(args []string) (status int) {
 		fmt.Fprintf(os.Stderr, "spdylab shell: --wait-port %d: not a TCP port\n", *waitPort)
 		return 2
 	}
+	if !netem.Privileged() {
+		// Not root: run this same command line inside an unprivileged user
+		// namespace, where building namespaces is allowed.
+		code, err := netem.RunInUserNamespace()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "spdylab shell: %v\n", err)
+			return 1
+		}
+		return code
+	}
 	argv := fs.Args()
 	if len(argv) == 0 {
 		sh := os.Getenv("SHELL")

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -177,4 +178,56 @@ func TestLinkCheckJSON(t *testing.T) {
 		}
 	}
 	assertTestbedGone(t, rep.Testbed)
+}
+
+// Without root, shell re-runs itself in an unprivileged user namespace. On
+// machines where /dev/net/tun is open to every user (most distributions)
+// the command then runs; otherwise the error must say what is missing.
+func TestShellUnprivilegedUserNamespace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to switch to an unprivileged user for the test")
+	}
+	src := spdylabBinary(t)
+	dir, err := os.MkdirTemp("", "spdylab-unpriv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "spdylab")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "shell", "-q", "--rtt", "5ms", "--", "sh", "-c", "exit 4")
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok {
+		t.Fatalf("unprivileged shell: %v", err)
+	}
+	msg := stderr.String()
+	switch {
+	case ee.ExitCode() == 4:
+		// The testbed was built in the user namespace and the command ran.
+	case strings.Contains(msg, "/dev/net/tun") || strings.Contains(msg, "root or CAP_NET_ADMIN"):
+		t.Logf("unprivileged testbed not possible here, as reported: %s", strings.TrimSpace(msg))
+	default:
+		t.Fatalf("unprivileged shell exited %d with %q: neither ran nor said what is missing", ee.ExitCode(), msg)
+	}
+	if strings.Contains(msg, "panic") {
+		t.Errorf("panic in the unprivileged run: %s", msg)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(os.TempDir(), "spdylab-userns-*"))
+	for _, l := range leftovers {
+		if st, err := os.Stat(l); err == nil && st.Sys().(*syscall.Stat_t).Uid == 65534 {
+			t.Errorf("user namespace scratch directory %s left behind", l)
+		}
+	}
 }
