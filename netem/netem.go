@@ -95,6 +95,7 @@ type Testbed struct {
 	applied  Applied
 	router   *Host
 	dirs     dirConfigs // the emulator's settings (with traces loaded), for checks
+	buildMu  sync.Mutex // held by New while it builds
 	closeMu  sync.Mutex
 	stop     []func() error // teardown steps, run in reverse order of creation
 
@@ -194,6 +195,8 @@ func (tb *Testbed) ResetCounters() {
 // Close is idempotent and safe to call concurrently.
 func (tb *Testbed) Close() error {
 	tb.closeOnce.Do(func() {
+		tb.buildMu.Lock()
+		defer tb.buildMu.Unlock()
 		tb.closeMu.Lock()
 		stop := tb.stop
 		tb.stop = nil

@@ -209,12 +209,17 @@ func New(ctx context.Context, cfg Config) (_ *Testbed, err error) {
 		return nil, fmt.Errorf("netem: a testbed named %q exists already (namespace %s%s-c)", id, Prefix, id)
 	}
 	tb := &Testbed{cfg: cfg, id: id, names: map[string]netip.Addr{}, stateDir: filepath.Join(stateRoot, id), dirs: dirs}
+	// A signal during construction makes the registry Close this testbed;
+	// Close waits for buildMu, so it never races with the steps below and
+	// everything made so far is in tb.stop when it runs.
+	tb.buildMu.Lock()
 	register(tb)
 	defer func() {
 		if err != nil {
 			_ = tb.Close() // a panic instead leaves it to ClosePanicking via the registry
 		}
 	}()
+	defer tb.buildMu.Unlock() // runs before the Close above
 	if logFile != nil {
 		// Closed last but one: the pipes flush their log buffers on Close.
 		tb.stop = append(tb.stop, logFile.Close)
