@@ -722,3 +722,32 @@ func TestNewFailureRemovesEverything(t *testing.T) {
 		t.Errorf("second testbed with the same name: %v", err)
 	}
 }
+
+func TestGilbertElliottLossFromFlags(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	cfg, err := parseFlags(t, "--rtt", "4ms", "--ge-down", "p=5%,r=50%", "--no-dns", "--seed", "5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := newTestbed(t, cfg)
+	rep, err := tb.CheckLink(context.Background(), CheckOptions{Pings: 1, LossProbes: 1000, SkipRate: true, SkipDNS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	c := tb.Counters()
+	if c.Up.PktsLost != 0 {
+		t.Errorf("uplink lost %d packets with no uplink loss configured", c.Up.PktsLost)
+	}
+	// Mean loss of the model: P/(P+R) of packets fall in the bad state,
+	// where all are lost: 0.05/0.55 = 9.1%.
+	if r := float64(c.Down.PktsLost) / float64(c.Down.PktsOffered); r < 0.03 || r > 0.2 {
+		t.Errorf("downlink lost %.3f of %d packets, the model's mean is 0.091", r, c.Down.PktsOffered)
+	}
+	for _, m := range rep.Measurements {
+		if m.Name == "loss_down" && (m.Configured < 9 || m.Configured > 9.2) {
+			t.Errorf("check reports configured downlink loss %.2f%%, want the model's mean 9.09%%", m.Configured)
+		}
+	}
+}

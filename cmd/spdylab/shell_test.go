@@ -66,37 +66,42 @@ func TestShellInterruptCleansUp(t *testing.T) {
 		t.Skip("needs root for network namespaces")
 	}
 	bin := spdylabBinary(t)
-	cmd := exec.Command(bin, "shell", "-q", "--rtt", "5ms", "--", "sh", "-c", "echo $SPDYLAB_TESTBED; exec sleep 30")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		sig  os.Signal
+		want int
+	}{{os.Interrupt, 130}, {syscall.SIGTERM, 143}} {
+		cmd := exec.Command(bin, "shell", "-q", "--rtt", "5ms", "--", "sh", "-c", "echo $SPDYLAB_TESTBED; exec sleep 30")
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		sc := bufio.NewScanner(stdout)
+		if !sc.Scan() {
+			t.Fatal("shell printed nothing")
+		}
+		id := sc.Text()
+		if _, err := os.Stat("/run/netns/" + id + "-c"); err != nil {
+			t.Fatalf("client namespace of %s missing while the shell runs: %v", id, err)
+		}
+		if err := cmd.Process.Signal(tc.sig); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err = <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("shell did not exit after %v", tc.sig)
+		}
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != tc.want {
+			t.Errorf("shell sent %v exited with %v, want status %d", tc.sig, err, tc.want)
+		}
+		assertTestbedGone(t, id)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	sc := bufio.NewScanner(stdout)
-	if !sc.Scan() {
-		t.Fatal("shell printed nothing")
-	}
-	id := sc.Text()
-	if _, err := os.Stat("/run/netns/" + id + "-c"); err != nil {
-		t.Fatalf("client namespace of %s missing while the shell runs: %v", id, err)
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("shell did not exit after SIGINT")
-	}
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
-		t.Fatalf("interrupted shell exited with %v, want status 130", err)
-	}
-	assertTestbedGone(t, id)
 }
 
 func TestShellAndLinkCheckRejectBadFlags(t *testing.T) {
