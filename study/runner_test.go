@@ -343,6 +343,10 @@ func TestMergeShards(t *testing.T) {
 	if len(states) != 24 || len(sess) != 3 {
 		t.Errorf("merged store has %d keys and %d sessions", len(states), len(sess))
 	}
+	// Merging into a directory that already holds results is refused.
+	if _, err := Merge(out, dirs); err == nil || !strings.Contains(err.Error(), "new directory") {
+		t.Errorf("merge into a full directory: err = %v", err)
+	}
 	// Merging a shard twice is a duplicate.
 	if _, err := Merge(filepath.Join(root, "dup"), []string{dirs[0], dirs[0]}); err == nil || !strings.Contains(err.Error(), "in both") {
 		t.Errorf("duplicate shard: err = %v", err)

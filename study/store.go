@@ -443,7 +443,8 @@ func scanProbe(r scanner) (Probe, error) {
 // Merge copies every probe, session and manifest of the shard stores into
 // the store at dst (created if absent). All stores must hold the same study
 // and no probe (condition, run, attempt) may appear twice.
-func Merge(dst string, shardDirs []string) (int, error) {
+func Merge(dst string, shardDirs []string) (n int, err error) {
+	done := false
 	if len(shardDirs) == 0 {
 		return 0, errors.New("merge: no shard directories given")
 	}
@@ -505,19 +506,46 @@ func Merge(dst string, shardDirs []string) (int, error) {
 		}
 		rows.Close()
 	}
-	out, err := CreateStore(dst, study)
+	// Build the merged store beside its final place and move it in only
+	// when complete, so a failed merge leaves no half-merged results.
+	if _, err := os.Stat(filepath.Join(dst, DBName)); err == nil {
+		return 0, fmt.Errorf("merge: %s already holds a results database; merge into a new directory", dst)
+	}
+	if _, err := os.Stat(dst); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return 0, err
+		}
+		defer func() {
+			if !done {
+				os.Remove(dst)
+			}
+		}()
+	}
+	tmp, err := os.MkdirTemp(dst, ".merging-")
 	if err != nil {
 		return 0, err
 	}
-	defer out.Close()
-	// Refuse if dst already holds any of these probes.
-	states, err := out.States()
+	defer os.RemoveAll(tmp)
+	out, err := CreateStore(tmp, study)
 	if err != nil {
 		return 0, err
 	}
-	if len(states) > 0 {
-		return 0, fmt.Errorf("merge: %s already holds %d probes; merge into an empty directory", dst, len(states))
+	n, err = copyShards(out, shards)
+	if cerr := out.Close(); err == nil {
+		err = cerr
 	}
+	if err != nil {
+		return 0, err
+	}
+	if err := os.Rename(filepath.Join(tmp, DBName), filepath.Join(dst, DBName)); err != nil {
+		return 0, err
+	}
+	done = true
+	return n, nil
+}
+
+// copyShards copies sessions, manifests and probes of every shard into out.
+func copyShards(out *Store, shards []*Store) (int, error) {
 	n := 0
 	for _, st := range shards {
 		sess, err := st.Sessions()
