@@ -93,7 +93,7 @@ func WaterfallSVG(har []byte, title string) (string, error) {
 	scale := chartW / math.Max(end, 1)
 	h := top + rowH*float64(len(rows)) + 50
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="10">`, labelW+chartW+20, h)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="10">`, labelW+chartW+70, h)
 	fmt.Fprintf(&b, `<text x="0" y="14" font-size="13" font-weight="bold">%s</text>`, html.EscapeString(title))
 	// time grid
 	step := niceStep(end / 8)
