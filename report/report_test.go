@@ -392,3 +392,23 @@ func TestStreamsStudy(t *testing.T) {
 		}
 	}
 }
+
+// A store without any load (a run interrupted before its first probe)
+// still gets a report that says so, not an error or a panic.
+func TestBuildEmptyStore(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := study.Parse([]byte(cableStudy), "")
+	st, err := study.CreateStore(dir, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	a, err := Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if a.Stored != 0 || !bytes.Contains(html, []byte("Incomplete: 0 of 320")) {
+		t.Errorf("empty store report: stored %d", a.Stored)
+	}
+}
