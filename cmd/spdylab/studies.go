@@ -61,7 +61,13 @@ func studiesCmd(args []string) int {
 			if s.Note != "" {
 				fmt.Printf("  note: %s\n", s.Note)
 			}
-			fmt.Printf("  %d loads per condition, seed %d, baseline %v\n", s.Runs, s.Seed, s.Baseline)
+			var base []string
+			for _, f := range study.FactorNames() {
+				if v, ok := s.Baseline[f]; ok {
+					base = append(base, f+"="+v)
+				}
+			}
+			fmt.Printf("  %d loads per condition, seed %d, gains against %s\n", s.Runs, s.Seed, strings.Join(base, " "))
 			for _, f := range s.Varied {
 				seen := map[string]bool{}
 				var vals []string
