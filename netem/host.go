@@ -92,9 +92,10 @@ func (h *Host) Namespace() string {
 	return h.ns.name
 }
 
-// DialContext connects from h. A host name in addr is resolved with h's
-// Resolver (testbed names only need no packets unless the client uses DNS);
-// the socket is created inside h's namespace.
+// DialContext connects from h; the socket is created inside h's namespace.
+// A testbed host name in addr is resolved from memory without packets (use
+// Resolver for a DNS phase that crosses the link); other names go to
+// Resolver.
 func (h *Host) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	return h.dial(ctx, &net.Dialer{}, network, addr)
 }
@@ -138,7 +139,10 @@ func (h *Host) dial(ctx context.Context, d *net.Dialer, network, addr string) (n
 }
 
 func (h *Host) resolve(ctx context.Context, host string) (netip.Addr, error) {
-	if a, ok := h.tb.Lookup(host); ok && !h.usesDNS() {
+	// Testbed names resolve from memory even with DNS on: the DNS phase is
+	// the Resolver's job (the loader resolves once per host, as a browser's
+	// host cache does), so a dial never adds a hidden lookup.
+	if a, ok := h.tb.Lookup(host); ok {
 		return a, nil
 	}
 	if host == "localhost" {
