@@ -510,6 +510,54 @@ func TestClientInteropLeniency(t *testing.T) {
 			t.Fatalf("body %q, err %v", b, err)
 		}
 	})
+	t.Run("INVALID_STREAM before FIN once Content-Length is complete", func(t *testing.T) {
+		// node-spdy's order: last DATA, RST INVALID_STREAM (answering our
+		// WINDOW_UPDATE), then the empty DATA with FIN.
+		cc, p := newRawServer(t, nil)
+		errc := make(chan error, 1)
+		body := make(chan []byte, 1)
+		go func() {
+			resp, err := cc.RoundTrip(mustRequest(t, "/"))
+			if err == nil {
+				var b []byte
+				b, err = io.ReadAll(resp.Body)
+				body <- b
+			}
+			errc <- err
+		}()
+		s := p.expectSyn()
+		rh := replyHeaders()
+		rh.Set("content-length", "5")
+		p.send(&SynReplyFrame{Stream: s.Stream, Headers: rh}, &DataFrame{Stream: s.Stream, Data: []byte("hello")},
+			&RstStreamFrame{Stream: s.Stream, Status: RstInvalidStream}, &DataFrame{Stream: s.Stream, Flags: FlagFin})
+		if err := <-errc; err != nil {
+			t.Fatalf("complete body failed: %v", err)
+		}
+		if b := <-body; string(b) != "hello" {
+			t.Fatalf("body %q", b)
+		}
+		p.expectAlive(2) // server PING ids are even
+		// The FIN was read before the PING, so an RST for it would be queued
+		// or sent by now.
+		cc.s.mu.Lock()
+		queued := cc.s.sched.controlLen()
+		cc.s.mu.Unlock()
+		if queued != 0 || cc.Stats().FramesSent["RST_STREAM"] != 0 {
+			t.Fatalf("late FIN answered with RST (queued %d, sent %v)", queued, cc.Stats().FramesSent)
+		}
+	})
+	t.Run("INVALID_STREAM with the body incomplete is an error", func(t *testing.T) {
+		cc, p := newRawServer(t, nil)
+		errc := startGet(cc, "/")
+		s := p.expectSyn()
+		rh := replyHeaders()
+		rh.Set("content-length", "6")
+		p.send(&SynReplyFrame{Stream: s.Stream, Headers: rh}, &DataFrame{Stream: s.Stream, Data: []byte("hello")},
+			&RstStreamFrame{Stream: s.Stream, Status: RstInvalidStream})
+		if err := <-errc; !isRst(err, RstInvalidStream) {
+			t.Fatalf("incomplete body: %v", err)
+		}
+	})
 	t.Run("unclaimed pushes do not pin the session window", func(t *testing.T) {
 		cc, p := newRawServer(t, nil)
 		startGet(cc, "/")

@@ -802,6 +802,20 @@ func (s *session) onRst(f *RstStreamFrame) {
 	if st == nil {
 		return // never answer RST with RST
 	}
+	if f.Status == RstInvalidStream && !st.recvFin && st.complete() {
+		// node-spdy forgets a stream once its last DATA is queued, answers
+		// our WINDOW_UPDATE for it with INVALID_STREAM, and sends the
+		// empty FIN only after that RST. When every byte the
+		// Content-Length announced is here, the RST is that artefact:
+		// finish the body normally and ignore the FIN that follows.
+		st.recvFin, st.remoteClosed = true, true
+		for _, dw := range s.sched.removeStream(st) {
+			dw.done <- &RstError{Stream: f.Stream, Status: f.Status, Remote: true}
+		}
+		s.closeStreamLocked(st, nil, closedByLocalRst)
+		st.signal()
+		return
+	}
 	s.closeStreamLocked(st, &RstError{Stream: f.Stream, Status: f.Status, Remote: true}, closedByRemoteRst)
 	// Cancelling a request cancels the pushes associated with it (3.3.2).
 	if !s.isClient && f.Status == RstCancel {

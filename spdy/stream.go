@@ -44,6 +44,16 @@ type stream struct {
 	onClose func() // mu held
 }
 
+// complete reports whether all the data announced by Content-Length has
+// arrived (responses on the client, request bodies on the server).
+func (st *stream) complete() bool {
+	want := st.declaredLen
+	if st.gotReply && st.replyHeaders != nil {
+		want = contentLength(st.replyHeaders)
+	}
+	return want >= 0 && st.received == want
+}
+
 // signal wakes a reader waiting on this stream.
 func (st *stream) signal() {
 	select {
