@@ -56,7 +56,8 @@ func register(tb *Testbed) {
 	if !registry.installed {
 		registry.installed = true
 		ch := make(chan os.Signal, 2)
-		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+		// SIGHUP too: a closed terminal must not leave namespaces behind.
+		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 		go handleSignals(ch)
 	}
 }
@@ -67,9 +68,10 @@ func unregister(tb *Testbed) {
 	delete(registry.live, tb)
 }
 
-// OnSignal lets a command take over SIGINT/SIGTERM while it runs something
-// interactive: hook is called first and, when it returns true, the default
-// action (close every testbed, exit 130 or 143) is skipped. `spdylab shell`
+// OnSignal lets a command take over SIGINT/SIGTERM/SIGHUP while it runs
+// something interactive: hook is called first and, when it returns true, the
+// default action (close every testbed, exit 128+signal: 130, 143, 129) is
+// skipped. `spdylab shell`
 // uses it to hand the signal to its child, whose exit then ends the shell.
 // The returned function removes the hook.
 func OnSignal(hook func(os.Signal) bool) (remove func()) {
@@ -99,9 +101,9 @@ func handleSignals(ch chan os.Signal) {
 			continue
 		}
 		CloseAll()
-		code := 130
-		if sig == syscall.SIGTERM {
-			code = 143
+		code := 1
+		if n, ok := sig.(syscall.Signal); ok {
+			code = 128 + int(n)
 		}
 		os.Exit(code)
 	}

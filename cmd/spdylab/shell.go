@@ -53,7 +53,8 @@ the i-th runs on s<i>. Each gets SPDYLAB_HOST and SPDYLAB_ADDR (its name and
 address) in its environment. --wait-port waits until every server accepts TCP
 connections on PORT before CMD starts. CMD gets SPDYLAB_TESTBED and SPDYLAB_SERVERS.
 
-SIGINT and SIGTERM are passed on to CMD; when it exits the testbed is removed.
+SIGINT, SIGTERM and SIGHUP are passed on to CMD (which is killed 5 s after a
+SIGTERM or SIGHUP it ignores); when it exits the testbed is removed.
 
 flags:
 `
@@ -180,6 +181,12 @@ func runShell(args []string) (status int) {
 			return false
 		}
 		_ = cmd.Process.Signal(sig)
+		if sig != os.Interrupt {
+			// An interactive shell ignores SIGTERM and SIGHUP; the testbed
+			// must go away all the same.
+			proc := cmd.Process
+			time.AfterFunc(5*time.Second, func() { _ = proc.Kill() })
+		}
 		return true
 	})
 	defer remove()
