@@ -290,8 +290,19 @@ func ensureSharedNetnsDir() error {
 // errCovered marks a namespace whose bind mount cannot be reached: another
 // mount of /run/netns was stacked on top of it after it was made (by an
 // `ip netns add` on a machine where /run/netns was not yet a mount point).
-// The namespace holds no processes; only a reboot removes its name.
-var errCovered = errors.New("its bind mount is covered by a later mount of " + "/run/netns")
+var errCovered = errors.New("its bind mount is hidden under a later mount of /run/netns " +
+	"(an `ip netns add` while /run/netns was no mount point); only a reboot removes the name")
+
+// visibleMount reports whether a namespace file is a mount point in our
+// view of netnsDir (its device differs from the directory's). A name whose
+// mount was covered by a later mount of the directory is a plain file here.
+func visibleMount(path string) bool {
+	var f, d unix.Stat_t
+	if unix.Stat(path, &f) != nil || unix.Stat(filepath.Dir(path), &d) != nil {
+		return false
+	}
+	return f.Dev != d.Dev
+}
 
 // deleteNamed removes a namespace's bind mount and name; the namespace
 // itself goes away when nothing references it any more.
@@ -386,9 +397,13 @@ func Clean(all, dryRun bool) (CleanReport, error) {
 			}
 		}
 		for _, n := range byID[id] {
+			if !visibleMount(filepath.Join(netnsDir, n)) {
+				rep.Stuck = append(rep.Stuck, n+": "+errCovered.Error())
+				continue
+			}
 			if !dryRun {
 				if err := deleteNamed(n); errors.Is(err, errCovered) {
-					rep.Stuck = append(rep.Stuck, n+" ("+errCovered.Error()+"; it holds no processes)")
+					rep.Stuck = append(rep.Stuck, n+": "+errCovered.Error())
 					continue
 				} else if err != nil {
 					errs = append(errs, err)
