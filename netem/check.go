@@ -56,6 +56,7 @@ type CheckOptions struct {
 	SkipRate   bool          // no bulk transfers
 	SkipLoss   bool          // no UDP probe train
 	SkipDNS    bool          // no DNS lookup timing
+	OnlyS1     bool          // no pings to s2..sN
 }
 
 // CheckReport is the outcome of CheckLink.
@@ -85,9 +86,9 @@ func (r *CheckReport) Failed() []Measurement {
 // Check is the short self-check stored with every probe: a handful of TCP
 // pings from the client to s1 (and, when full, a bulk transfer each way).
 func (tb *Testbed) Check(ctx context.Context, full bool) (probe.LinkCheck, error) {
-	opt := CheckOptions{Pings: 5, SkipRate: true, SkipLoss: true, SkipDNS: true}
+	opt := CheckOptions{Pings: 5, SkipRate: true, SkipLoss: true, SkipDNS: true, OnlyS1: true}
 	if full {
-		opt = CheckOptions{Pings: 10, SkipLoss: true, SkipDNS: true}
+		opt = CheckOptions{Pings: 10, SkipLoss: true, SkipDNS: true, OnlyS1: true}
 	}
 	rep, err := tb.CheckLink(ctx, opt)
 	lc := probe.LinkCheck{RTTms: rep.RTTP50ms, RTTConfiguredms: ms(tb.cfg.Link.RTT)}
@@ -119,9 +120,6 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // configuration predicts.
 func (tb *Testbed) CheckLink(ctx context.Context, opt CheckOptions) (rep CheckReport, err error) {
 	rep = CheckReport{Testbed: tb.id, Link: Describe(tb.cfg), Applied: tb.applied}
-	if err := tb.startProbeService(); err != nil {
-		return rep, err
-	}
 	before := tb.Counters()
 	defer func() { rep.Counters = diffCounters(tb.Counters(), before) }()
 	s1 := tb.servers[0]
@@ -162,6 +160,23 @@ func (tb *Testbed) CheckLink(ctx context.Context, opt CheckOptions) (rep CheckRe
 		m.High += ms(traceGap(down.Trace)) + ms(traceGap(up.Trace))
 	}
 	rep.Measurements = append(rep.Measurements, judge(m))
+	// Every other server is reached through the same (or an identical
+	// per-shard) link: a few pings each show a miswired one.
+	for i, srv := range tb.servers[1:] {
+		if opt.OnlyS1 {
+			break
+		}
+		samples, err := tb.tcpPings(ctx, srv, 5)
+		if err != nil {
+			return rep, err
+		}
+		slices.Sort(samples)
+		other := m
+		other.Name = fmt.Sprintf("rtt_s%d", i+2)
+		other.Measured = quantile(samples, 0.5)
+		other.Note = fmt.Sprintf("median of %d TCP pings to %s", len(samples), srv.Name)
+		rep.Measurements = append(rep.Measurements, judge(other))
+	}
 
 	if !opt.SkipDNS && tb.cfg.DNS && tb.emu != nil {
 		d, err := tb.dnsLookupTime(ctx)
@@ -311,36 +326,42 @@ type probeService struct {
 	counts map[uint64]int
 }
 
-func (tb *Testbed) startProbeService() error {
-	tb.probeOnce.Do(func() {
-		s1 := tb.servers[0]
-		addr := s1.HostPort(ProbePort)
-		if s1.ns == nil {
-			// Loopback testbeds share the caller's namespace (and may be
-			// several): take any free port.
-			addr = s1.HostPort(0)
-		}
-		l, err := s1.Listen("tcp4", addr)
-		if err != nil {
-			tb.probeErr = fmt.Errorf("netem: check service on %s: %w", s1.Name, err)
-			return
-		}
-		tb.probeAddr = l.Addr().String()
-		pc, err := s1.ListenPacket("udp4", tb.probeAddr)
-		if err != nil {
-			l.Close()
-			tb.probeErr = fmt.Errorf("netem: check service on %s: %w", s1.Name, err)
-			return
-		}
-		ps := &probeService{l: l, pc: pc, counts: map[uint64]int{}}
-		ps.wg.Add(2)
-		go ps.serveTCP()
-		go ps.serveUDP()
-		tb.closeMu.Lock()
-		tb.stop = append(tb.stop, ps.close)
-		tb.closeMu.Unlock()
-	})
-	return tb.probeErr
+// probeAddr starts the measurement service on server s (once) and returns
+// its address.
+func (tb *Testbed) probeAddr(s *Host) (string, error) {
+	tb.probeMu.Lock()
+	defer tb.probeMu.Unlock()
+	if a, ok := tb.probeAddrs[s]; ok {
+		return a, nil
+	}
+	addr := s.HostPort(ProbePort)
+	if s.ns == nil {
+		// Loopback testbeds share the caller's namespace (and may be
+		// several): take any free port.
+		addr = s.HostPort(0)
+	}
+	l, err := s.Listen("tcp4", addr)
+	if err != nil {
+		return "", fmt.Errorf("netem: check service on %s: %w", s.Name, err)
+	}
+	addr = l.Addr().String()
+	pc, err := s.ListenPacket("udp4", addr)
+	if err != nil {
+		l.Close()
+		return "", fmt.Errorf("netem: check service on %s: %w", s.Name, err)
+	}
+	ps := &probeService{l: l, pc: pc, counts: map[uint64]int{}}
+	ps.wg.Add(2)
+	go ps.serveTCP()
+	go ps.serveUDP()
+	tb.closeMu.Lock()
+	tb.stop = append(tb.stop, ps.close)
+	tb.closeMu.Unlock()
+	if tb.probeAddrs == nil {
+		tb.probeAddrs = map[*Host]string{}
+	}
+	tb.probeAddrs[s] = addr
+	return addr, nil
 }
 
 func (ps *probeService) close() error {
@@ -475,7 +496,11 @@ func secondHalfRate(r io.Reader) (int64, time.Duration) {
 // ---- the client side ----
 
 func (tb *Testbed) tcpPings(ctx context.Context, s *Host, n int) ([]float64, error) {
-	c, err := tb.client.DialContext(ctx, "tcp4", tb.probeAddr)
+	addr, err := tb.probeAddr(s)
+	if err != nil {
+		return nil, err
+	}
+	c, err := tb.client.DialContext(ctx, "tcp4", addr)
 	if err != nil {
 		return nil, fmt.Errorf("netem: check: connecting to %s: %w", s.Name, err)
 	}
@@ -513,7 +538,11 @@ func (tb *Testbed) dnsLookupTime(ctx context.Context) (time.Duration, error) {
 // goodput runs one bulk transfer for dur and returns the steady-state
 // goodput in bit/s measured at the receiver.
 func (tb *Testbed) goodput(ctx context.Context, s *Host, dir string, dur time.Duration) (float64, error) {
-	c, err := tb.client.DialContext(ctx, "tcp4", tb.probeAddr)
+	addr, err := tb.probeAddr(s)
+	if err != nil {
+		return 0, err
+	}
+	c, err := tb.client.DialContext(ctx, "tcp4", addr)
 	if err != nil {
 		return 0, fmt.Errorf("netem: check: connecting to %s: %w", s.Name, err)
 	}
@@ -565,12 +594,16 @@ type lossEstimate struct {
 // the slower direction's rate so the queue never drops any, and derives
 // each direction's loss from what the server counted and what came back.
 func (tb *Testbed) lossTrain(ctx context.Context, s *Host, n int) (up, down lossEstimate, err error) {
+	addr, err := tb.probeAddr(s)
+	if err != nil {
+		return up, down, err
+	}
 	pc, err := tb.client.ListenPacket("udp4", net.JoinHostPort(tb.client.Addr.String(), "0"))
 	if err != nil {
 		return up, down, err
 	}
 	defer pc.Close()
-	dst, err := net.ResolveUDPAddr("udp4", tb.probeAddr)
+	dst, err := net.ResolveUDPAddr("udp4", addr)
 	if err != nil {
 		return up, down, err
 	}
@@ -625,7 +658,7 @@ func (tb *Testbed) lossTrain(ctx context.Context, s *Host, n int) (up, down loss
 	pc.SetReadDeadline(time.Now())
 	echoed := <-received
 
-	c, err := tb.client.DialContext(ctx, "tcp4", tb.probeAddr)
+	c, err := tb.client.DialContext(ctx, "tcp4", addr)
 	if err != nil {
 		return up, down, err
 	}

@@ -99,9 +99,8 @@ type Testbed struct {
 	closeMu  sync.Mutex
 	stop     []func() error // teardown steps, run in reverse order of creation
 
-	probeOnce sync.Once
-	probeErr  error
-	probeAddr string // host:port of the check service on s1
+	probeMu    sync.Mutex
+	probeAddrs map[*Host]string // host:port of the check service on each server that has one
 
 	closeOnce sync.Once
 	closeErr  error

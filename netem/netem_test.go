@@ -524,6 +524,20 @@ func TestTwoTestbedsAtOnce(t *testing.T) {
 	if a.Counters().Up.PktsOffered == 0 || b.Counters().Up.PktsOffered == 0 {
 		t.Error("a testbed counted no traffic")
 	}
+	// The full check pings every server of b.
+	rep, err := b.CheckLink(context.Background(), CheckOptions{Pings: 3, SkipRate: true, SkipLoss: true, SkipDNS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, m := range rep.Measurements {
+		seen[m.Name] = m.Measured > 0
+	}
+	for _, name := range []string{"rtt", "rtt_s2", "rtt_s3"} {
+		if !seen[name] {
+			t.Errorf("no %s measurement in %+v", name, rep.Measurements)
+		}
+	}
 }
 
 func TestPerShardLinksCountEveryServer(t *testing.T) {
