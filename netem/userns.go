@@ -24,10 +24,17 @@ import (
 
 const usernsEnv = "SPDYLAB_IN_USERNS"
 
+// inUserNS is set in the re-executed child. The variable is removed from
+// the environment at once so that programs the child starts (servers,
+// tools under `spdylab shell`) do not act on it.
+var inUserNS bool
+
 func init() {
 	if os.Getenv(usernsEnv) != "1" || (len(os.Args) > 0 && os.Args[0] == reexecArg0) {
 		return
 	}
+	os.Unsetenv(usernsEnv)
+	inUserNS = true
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("spdylab-userns-%d", os.Getpid()))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return // New then fails with a clear error about the state directory
@@ -47,7 +54,7 @@ func Privileged() bool { return privileged() }
 
 // InUserNamespace reports whether this process runs as the re-executed
 // child of RunInUserNamespace.
-func InUserNamespace() bool { return os.Getenv(usernsEnv) == "1" }
+func InUserNamespace() bool { return inUserNS }
 
 // RunInUserNamespace re-executes the current command line inside a new
 // unprivileged user namespace (mapped to root) and mount namespace, passes
