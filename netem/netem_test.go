@@ -1,6 +1,7 @@
 package netem
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -327,8 +329,9 @@ func TestStaticResolverSendsNoPackets(t *testing.T) {
 func TestBulkTransferRate(t *testing.T) {
 	requireRoot(t)
 	t.Parallel()
+	var log bytes.Buffer // written through the testbed's serialising writer
 	tb := newTestbed(t, Config{Shards: 1, Link: probe.Link{RTT: 10 * time.Millisecond, DownBps: 8e6, UpBps: 4e6, QueuePkts: 50, Shared: true},
-		TCP: probe.TCP{CC: "cubic", IW: 10}})
+		TCP: probe.TCP{CC: "cubic", IW: 10}, PacketLog: &log})
 	rep, err := tb.CheckLink(context.Background(), CheckOptions{Pings: 3, Transfer: 1500 * time.Millisecond, SkipLoss: true, SkipDNS: true})
 	if err != nil {
 		t.Fatal(err)
@@ -348,9 +351,25 @@ func TestBulkTransferRate(t *testing.T) {
 		t.Fatalf("no downlink traffic counted: %+v", c)
 	}
 	// TUN without offloads: every packet is at most one MTU, so a 50-packet
-	// queue holds MTU packets.
-	if avg := c.Down.BytesDelivered / c.Down.PktsDelivered; avg > 1500 {
-		t.Errorf("average downlink packet %d bytes: offloads leak super-packets into the emulator", avg)
+	// queue holds MTU packets. The packet log has each packet's size.
+	if err := tb.Close(); err != nil { // flushes the log
+		t.Fatal(err)
+	}
+	largest, lines := 0, 0
+	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			t.Fatalf("packet log line %q", line)
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil {
+			t.Fatalf("packet log line %q: size %v", line, err)
+		}
+		largest = max(largest, size)
+		lines++
+	}
+	if lines < 100 || largest != 1500 {
+		t.Errorf("%d packets logged, largest %d bytes; want full 1500-byte packets and nothing larger", lines, largest)
 	}
 }
 
