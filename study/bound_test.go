@@ -52,3 +52,33 @@ func TestEstimateScalesWithJobs(t *testing.T) {
 		t.Errorf("estimates %+v %+v", e1, e2)
 	}
 }
+
+// Every built-in condition's load timeout leaves room above the lower
+// bound; with a max_streams limit, each stream-limited round costs at least
+// one RTT more.
+func TestBuiltinTimeoutsCoverTheBound(t *testing.T) {
+	for _, n := range BuiltinNames() {
+		s, err := Builtin(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range s.Conditions {
+			m, err := manifestFor(c.Condition, s.Seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			need := time.Duration(LowerBound(m, c.Condition).Total * float64(time.Millisecond))
+			if c.MaxStreams > 0 {
+				rounds := (len(m.Resources) + c.MaxStreams - 1) / c.MaxStreams
+				need += time.Duration(rounds) * c.Link.RTT
+			}
+			timeout := c.Timeout
+			if timeout == 0 {
+				timeout = 60 * time.Second
+			}
+			if need*2 > timeout {
+				t.Errorf("%s: %s needs at least %v, timeout %v", n, describe(c), need, timeout)
+			}
+		}
+	}
+}
