@@ -17,12 +17,17 @@ type progress struct {
 	total    int
 	done     int
 	failed   int
+	// work is the modelled duration of every planned probe and workDone
+	// that of the finished ones: conditions differ by orders of magnitude
+	// (a 64 kbit/s load vs a 20 Mbit/s one), so the ETA scales elapsed
+	// time by modelled work, not by probe count.
+	work, workDone float64
 	start    time.Time
 	lastLine time.Time
 }
 
-func newProgress(w io.Writer, tty bool, total int) *progress {
-	p := &progress{w: w, tty: tty, total: total, start: time.Now()}
+func newProgress(w io.Writer, tty bool, total int, work float64) *progress {
+	p := &progress{w: w, tty: tty, total: total, work: work, start: time.Now()}
 	p.lastLine = p.start
 	if w != nil && !tty {
 		fmt.Fprintf(w, "spdylab: %d probes to run\n", total)
@@ -30,13 +35,14 @@ func newProgress(w io.Writer, tty bool, total int) *progress {
 	return p
 }
 
-func (p *progress) add(failed bool) {
+func (p *progress) add(failed bool, work float64) {
 	if p == nil || p.w == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
+	p.workDone += work
 	if failed {
 		p.failed++
 	}
@@ -54,7 +60,12 @@ func (p *progress) eta(now time.Time) string {
 	if p.done == 0 {
 		return "?"
 	}
-	per := now.Sub(p.start) / time.Duration(p.done)
+	elapsed := now.Sub(p.start)
+	if p.work > 0 && p.workDone > 0 {
+		left := time.Duration(float64(elapsed) * (p.work - p.workDone) / p.workDone)
+		return round(max(left, 0)).String()
+	}
+	per := elapsed / time.Duration(p.done)
 	return round(per * time.Duration(p.total-p.done)).String()
 }
 

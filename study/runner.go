@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -120,6 +121,8 @@ type Runner struct {
 	Progress io.Writer
 	TTY      bool
 	Args     string // command line, for provenance
+
+	weight map[string]float64 // modelled ms per load, by condition hash
 }
 
 // Summary is what a run did.
@@ -260,7 +263,31 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		defer os.Remove(r.WorkDir) // only if empty: never someone else's files
 	}
 
-	prog := newProgress(r.Progress, r.TTY, sum.Planned)
+	// Model each condition's load time for the ETA (0 when its page
+	// cannot be built here; the runner's Open will say why).
+	weight := map[string]float64{}
+	var plannedWork float64
+	manifests := map[string]*page.Manifest{}
+	for _, t := range tasks {
+		for _, c := range t.group.Conds {
+			key := ManifestKey(c.Condition)
+			m, ok := manifests[key]
+			if !ok {
+				m, _ = manifestFor(c.Condition, r.Study.Seed)
+				manifests[key] = m
+			}
+			if m != nil {
+				weight[c.Hash] = LowerBound(m, c.Condition).Total*estBoundFactor + float64(estLoadOverhead/time.Millisecond)
+			}
+		}
+		for _, pps := range t.pending {
+			for _, pp := range pps {
+				plannedWork += weight[t.group.Conds[pp.cond].Hash]
+			}
+		}
+	}
+	r.weight = weight
+	prog := newProgress(r.Progress, r.TTY, sum.Planned, plannedWork)
 	defer prog.finish()
 
 	// A fatal error (a bench that cannot be built twice, a store that
@@ -376,7 +403,11 @@ func (r *Runner) runTask(ctx context.Context, t task, sess int64, prog *progress
 					return done, failed, err
 				}
 				done++
-				prog.add(res.Failed)
+				if attempt == pp.attempts {
+					prog.add(res.Failed, r.weight[c.Hash])
+				} else {
+					prog.add(res.Failed, 0) // a retry: not in the plan
+				}
 				if !res.Failed {
 					break
 				}

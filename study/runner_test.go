@@ -536,3 +536,20 @@ func TestOverridesSurviveTheStore(t *testing.T) {
 		t.Errorf("stored study differs: runs %d nolink %v", back.Runs, back.NoLink)
 	}
 }
+
+func TestProgressETAWeighsByModelledWork(t *testing.T) {
+	var buf strings.Builder
+	p := newProgress(&buf, false, 4, 100)
+	p.start = time.Unix(0, 0)
+	p.done, p.workDone = 3, 25 // three quick probes done, the slow one left
+	if got := p.eta(time.Unix(10, 0)); got != "30s" {
+		t.Errorf("ETA %s, want 30s (75 of 100 work units left at 2.5 per second)", got)
+	}
+	p.work = 0 // no model: by probe count
+	if got := p.eta(time.Unix(9, 0)); got != "3s" {
+		t.Errorf("count-based ETA %s, want 3s", got)
+	}
+	if !strings.Contains(buf.String(), "4 probes to run") {
+		t.Errorf("plain progress header missing: %q", buf.String())
+	}
+}
