@@ -11,19 +11,19 @@ import (
 // progress shows how far a run is: a redrawn bar with ETA on a terminal,
 // a plain line every 30 seconds otherwise (logs, CI).
 type progress struct {
-	mu       sync.Mutex
-	w        io.Writer
-	tty      bool
-	total    int
-	done     int
-	failed   int
+	mu     sync.Mutex
+	w      io.Writer
+	tty    bool
+	total  int
+	done   int
+	failed int
 	// work is the modelled duration of every planned probe and workDone
 	// that of the finished ones: conditions differ by orders of magnitude
 	// (a 64 kbit/s load vs a 20 Mbit/s one), so the ETA scales elapsed
 	// time by modelled work, not by probe count.
 	work, workDone float64
-	start    time.Time
-	lastLine time.Time
+	start          time.Time
+	lastLine       time.Time
 }
 
 func newProgress(w io.Writer, tty bool, total int, work float64) *progress {
