@@ -347,7 +347,7 @@ func (r *Runner) runTask(ctx context.Context, t task, sess int64, prog *progress
 		if err != nil {
 			return 0, 0, err
 		}
-		b, err = r.Open(ctx, cond0, r.Study.Seed, dir)
+		b, err = safeOpen(ctx, r.Open, cond0, r.Study.Seed, dir)
 		if err == nil {
 			break
 		}
@@ -384,7 +384,7 @@ func (r *Runner) runTask(ctx context.Context, t task, sess int64, prog *progress
 					return done, failed, nil
 				}
 				t0 := time.Now()
-				res := b.Load(ctx, c.Proto, run)
+				res := safeLoad(ctx, b, c.Proto, run)
 				dur := time.Since(t0)
 				if ctx.Err() != nil {
 					// Interrupted mid-load: the result says nothing about
@@ -430,3 +430,24 @@ func describe(c Cond) string {
 
 // MarshalManifest is a helper for openers: JSON of any manifest value.
 func MarshalManifest(m any) ([]byte, error) { return json.Marshal(m) }
+
+// safeLoad turns a panic inside a bench into a failed load, so that one
+// bug costs one probe (stored with the panic as its reason) instead of the
+// run, and the benches still get closed.
+func safeLoad(ctx context.Context, b Bench, proto string, run int) (res probe.Result) {
+	defer func() {
+		if v := recover(); v != nil {
+			res = probe.Result{Failed: true, Error: fmt.Sprintf("panic in the bench: %v", v)}
+		}
+	}()
+	return b.Load(ctx, proto, run)
+}
+
+func safeOpen(ctx context.Context, open Opener, c probe.Condition, seed int64, dir string) (b Bench, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			b, err = nil, fmt.Errorf("panic while building the bench: %v", v)
+		}
+	}()
+	return open(ctx, c, seed, dir)
+}

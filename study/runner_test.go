@@ -553,3 +553,32 @@ func TestProgressETAWeighsByModelledWork(t *testing.T) {
 		t.Errorf("plain progress header missing: %q", buf.String())
 	}
 }
+
+type panickyBench struct{ Bench }
+
+func (panickyBench) Load(context.Context, string, int) probe.Result { panic("index out of range") }
+
+func TestRunnerSurvivesAPanickingBench(t *testing.T) {
+	s := mustParse(t, tinyStudy)
+	dir := t.TempDir()
+	st, _ := CreateStore(dir, s)
+	defer st.Close()
+	log := &loadLog{}
+	open := fakeOpener(log, 0, nil)
+	r := &Runner{Study: s, Store: st, Jobs: 2, WorkDir: filepath.Join(dir, "w"),
+		Open: func(ctx context.Context, c probe.Condition, seed int64, d string) (Bench, error) {
+			b, err := open(ctx, c, seed, d)
+			return panickyBench{b}, err
+		}}
+	sum, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 48 || log.closes != 4 {
+		t.Errorf("summary %+v, %d benches closed", sum, log.closes)
+	}
+	probes, _ := st.Probes(false)
+	if len(probes) == 0 || !strings.Contains(probes[0].Result.Error, "panic in the bench: index out of range") {
+		t.Errorf("panic not recorded as the reason: %+v", probes)
+	}
+}
