@@ -370,6 +370,19 @@ func summaryTables(a *Analysis) []table {
 		t.Rows = append(t.Rows, []cell{{Text: l}, {Text: strconv.Itoa(len(gains)), Class: "num"}, gainCell(hi), gainCell(mean(gains)), gainCell(lo),
 			{Text: fmt.Sprintf("%d of %d", n1, len(gains)), Class: "num"}, {Text: fmt.Sprintf("%d of %d", n2, len(gains)), Class: "num"}, avgAt("pageA"), avgAt("pageB")})
 	}
+	// The page A / B columns are CableLabs'; other studies do without.
+	hasAB := false
+	for _, p := range distinct(a, "page") {
+		if p == "pageA" || p == "pageB" {
+			hasAB = true
+		}
+	}
+	if !hasAB {
+		t.Head = t.Head[:len(t.Head)-2]
+		for i := range t.Rows {
+			t.Rows[i] = t.Rows[i][:len(t.Rows[i])-2]
+		}
+	}
 	return []table{t}
 }
 
