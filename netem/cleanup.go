@@ -170,14 +170,17 @@ func writeFileAtomic(path string, data []byte) error {
 
 // recordPID appends the calling process (a Host.Command child, just before
 // it execs prog) to the testbed's pids file.
-func recordPID(stateDir, prog string) {
+func recordPID(stateDir, prog string) { recordPIDOf(stateDir, os.Getpid(), prog) }
+
+// recordPIDOf appends pid running prog to the testbed's pids file.
+func recordPIDOf(stateDir string, pid int, prog string) {
 	f, err := os.OpenFile(filepath.Join(stateDir, "pids"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return
 	}
 	defer f.Close()
 	// One short write with O_APPEND: concurrent children never interleave.
-	fmt.Fprintf(f, "%d %s\n", os.Getpid(), prog)
+	fmt.Fprintf(f, "%d %s\n", pid, prog)
 }
 
 // cmdline is /proc/PID/cmdline with NULs as spaces ("" if gone).

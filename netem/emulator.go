@@ -85,6 +85,27 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// linkEmulator is what a testbed needs from its emulator, whether it runs
+// in this process (emulator) or in a child process (emuProc).
+type linkEmulator interface {
+	// close stops the emulator (flushing the packet log); the testbed
+	// closes the TUN files afterwards.
+	close() error
+	counters() probe.LinkCounters
+	// pipeCounters are the counters of every pipe: down[i] and up[i] carry
+	// server i+1's traffic with per-shard links.
+	pipeCounters() (down, up []probe.LinkDir, err error)
+	resetCounters()
+}
+
+// numPipes is how many pipes per direction cfg's emulator has.
+func numPipes(cfg *Config) int {
+	if cfg.Link.Shared {
+		return 1
+	}
+	return cfg.Shards
+}
+
 // emulator moves packets between the client's and the router's TUN devices
 // through the link pipes. With a shared link there is one pipe per
 // direction; with per-shard links pipe i carries server i+1's traffic, and
@@ -96,19 +117,22 @@ type emulator struct {
 	closeOnce            sync.Once
 }
 
+// startEmulator runs the emulator in this process (Config.InProcessEmulator).
 func startEmulator(cfg Config, d dirConfigs, clientTun, routerTun *os.File) (*emulator, error) {
+	return runEmulator(numPipes(&cfg), cfg.Link.Seed, d, clientTun, routerTun)
+}
+
+// runEmulator starts npipes pipes per direction and the two pumps; the
+// emulator child process (emuproc.go) runs the same code.
+func runEmulator(npipes int, seed int64, d dirConfigs, clientTun, routerTun *os.File) (*emulator, error) {
 	e := &emulator{clientTun: clientTun, routerTun: routerTun}
-	npipes := 1
-	if !cfg.Link.Shared {
-		npipes = cfg.Shards
-	}
 	toClient := func(pkt []byte) error { _, err := clientTun.Write(pkt); return err }
 	toRouter := func(pkt []byte) error { _, err := routerTun.Write(pkt); return err }
 	for i := range npipes {
 		down, up := d.down, d.up
 		// Distinct, reproducible loss sequences per pipe and direction.
-		down.Seed = cfg.Link.Seed*16 + int64(2*i)
-		up.Seed = cfg.Link.Seed*16 + int64(2*i+1)
+		down.Seed = seed*16 + int64(2*i)
+		up.Seed = seed*16 + int64(2*i+1)
 		suffix := ""
 		if npipes > 1 {
 			suffix = fmt.Sprintf("-s%d", i+1)
@@ -204,9 +228,18 @@ func (e *emulator) counters() probe.LinkCounters {
 }
 
 func sumDirs(pipes []*link.Pipe) probe.LinkDir {
+	cs := make([]probe.LinkDir, len(pipes))
+	for i, p := range pipes {
+		cs[i] = p.Counters()
+	}
+	return sumLinkDirs(cs)
+}
+
+// sumLinkDirs adds the pipes' counters; queueing-delay percentiles are the
+// largest of any pipe.
+func sumLinkDirs(cs []probe.LinkDir) probe.LinkDir {
 	var s probe.LinkDir
-	for _, p := range pipes {
-		c := p.Counters()
+	for _, c := range cs {
 		s.PktsOffered += c.PktsOffered
 		s.BytesOffered += c.BytesOffered
 		s.PktsDelivered += c.PktsDelivered
@@ -219,6 +252,16 @@ func sumDirs(pipes []*link.Pipe) probe.LinkDir {
 		s.QDelayMaxms = max(s.QDelayMaxms, c.QDelayMaxms)
 	}
 	return s
+}
+
+func (e *emulator) pipeCounters() (down, up []probe.LinkDir, err error) {
+	for _, p := range e.down {
+		down = append(down, p.Counters())
+	}
+	for _, p := range e.up {
+		up = append(up, p.Counters())
+	}
+	return down, up, nil
 }
 
 func (e *emulator) resetCounters() {

@@ -7,7 +7,7 @@
 // testbed's own namespaces, so several testbeds coexist with identical
 // addresses and nothing is added to the caller's namespace):
 //
-//	sl-ID-c (client)          this process (netem/link pipes)          sl-ID-r (router)            sl-ID-sN (server N)
+//	sl-ID-c (client)       emulator process (netem/link pipes)         sl-ID-r (router)            sl-ID-sN (server N)
 //	tun "sl0" 10.200.0.1  <-- read/write fd  <-> up/down pipes <-> fd --> tun "sl0" 10.200.0.2
 //	                                                                     veth "s1" 10.200.1.1/24 <-> veth "eth0" 10.200.1.2/24
 //	                                                                     veth "s2" 10.200.2.1/24 <-> veth "eth0" 10.200.2.2/24 ...
@@ -15,7 +15,8 @@
 // Packets the client sends leave through its TUN device; the emulator reads
 // them, passes them through the uplink pipe and writes them to the router's
 // TUN device, from where the router forwards them to a server. The way back
-// is symmetric. A TUN device opened without IFF_VNET_HDR has no offloads, so
+// is symmetric. The emulator is a child process of its own (emuproc.go;
+// Config.InProcessEmulator runs it in this process instead). A TUN device opened without IFF_VNET_HDR has no offloads, so
 // the kernel segments every GSO packet before handing it to the emulator and
 // a 50-packet queue counts MTU-sized packets.
 //
@@ -70,6 +71,12 @@ type Config struct {
 	// PacketLogPath, when PacketLog is nil, is a file New creates for the
 	// per-packet log and Close closes.
 	PacketLogPath string
+	// InProcessEmulator runs the link emulator's threads in this process
+	// instead of a child process of its own (the default). In-process, the
+	// emulator competes for this process's GOMAXPROCS scheduler slots with
+	// whatever else runs here (page loader, servers, GC), which shows as
+	// milliseconds of RTT error under load; it is kept for comparisons.
+	InProcessEmulator bool
 }
 
 // Queue is a droptail limit; both zero means unlimited.
@@ -89,7 +96,7 @@ type Testbed struct {
 	names   map[string]netip.Addr // host name -> address, for resolvers and hosts files
 
 	// Set only for emulated testbeds.
-	emu      *emulator
+	emu      linkEmulator
 	dnsAddr  netip.AddrPort // where the DNS server listens (router), valid when cfg.DNS
 	stateDir string
 	applied  Applied

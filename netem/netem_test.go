@@ -563,7 +563,11 @@ func TestPerShardLinksCountEveryServer(t *testing.T) {
 	requireRoot(t)
 	t.Parallel()
 	tb := newTestbed(t, Config{Shards: 2, Link: probe.Link{RTT: 2 * time.Millisecond, Shared: false}})
-	if n := len(tb.emu.up); n != 2 {
+	_, up, err := tb.emu.pipeCounters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(up); n != 2 {
 		t.Fatalf("%d uplink pipes for 2 shards with per-shard links", n)
 	}
 	s2 := tb.Servers()[1]
@@ -584,10 +588,13 @@ func TestPerShardLinksCountEveryServer(t *testing.T) {
 	}
 	io.ReadAll(c)
 	c.Close()
-	if got := tb.emu.up[1].Counters().PktsOffered; got == 0 {
+	if _, up, err = tb.emu.pipeCounters(); err != nil {
+		t.Fatal(err)
+	}
+	if got := up[1].PktsOffered; got == 0 {
 		t.Error("traffic to s2 did not use s2's pipe")
 	}
-	if got := tb.emu.up[0].Counters().PktsOffered; got != 0 {
+	if got := up[0].PktsOffered; got != 0 {
 		t.Errorf("traffic to s2 crossed s1's pipe (%d packets)", got)
 	}
 }
@@ -625,7 +632,7 @@ const helperEnv = "SPDYLAB_NETEM_TEST_HELPER"
 
 // TestHelperProcess is not a test: the cleanup tests re-run the test binary
 // with helperEnv set, and this builds a testbed with a helper process in s1,
-// prints "<testbed id> <helper pid>" and then dies the way helperEnv says.
+// prints "<testbed id> <helper pid> <emulator pid>" and then dies the way helperEnv says.
 func TestHelperProcess(t *testing.T) {
 	mode := os.Getenv(helperEnv)
 	if mode == "" {
@@ -641,8 +648,21 @@ func TestHelperProcess(t *testing.T) {
 		fmt.Println("error", err)
 		os.Exit(3)
 	}
-	fmt.Println(tb.ID(), sleeper.Process.Pid)
+	// Start returns once /proc/self/exe runs; wait until it has entered the
+	// namespace and exec'd sleep, or a Clean racing with its start-up
+	// misses it (it is not in the namespace yet) and it enters afterwards.
+	for deadline := time.Now().Add(10 * time.Second); !strings.HasPrefix(cmdline(sleeper.Process.Pid), "sleep") && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	emuPID := 0
+	if e, ok := tb.emu.(*emuProc); ok {
+		emuPID = e.pid
+	}
+	fmt.Println(tb.ID(), sleeper.Process.Pid, emuPID)
 	switch mode {
+	case "wait":
+		// Until the test kills us with SIGKILL.
+		select {}
 	case "panic-main":
 		defer ClosePanicking()
 		panic("helper panics with a live testbed")

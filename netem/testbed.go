@@ -319,10 +319,19 @@ func New(ctx context.Context, cfg Config) (_ *Testbed, err error) {
 		}
 	}
 
-	// The emulator.
-	tb.emu, err = startEmulator(cfg, dirs, clientTun, routerTun)
-	if err != nil {
-		return nil, err
+	// The emulator: a child process (emuproc.go) unless asked otherwise.
+	if cfg.InProcessEmulator {
+		emu, err := startEmulator(cfg, dirs, clientTun, routerTun)
+		if err != nil {
+			return nil, err
+		}
+		tb.emu = emu
+	} else {
+		emu, err := startEmulatorProcess(cfg, dirs, clientTun, routerTun, routerNS, tb.stateDir)
+		if err != nil {
+			return nil, err
+		}
+		tb.emu = emu
 	}
 	tb.stop = append(tb.stop, tb.emu.close)
 

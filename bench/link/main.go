@@ -5,7 +5,7 @@
 // plain veth. It needs root (it builds testbeds) and prints a Markdown
 // report; bench/link/run.sh runs it with the settings BENCHMARKS.md quotes.
 //
-//	go run ./bench/link [-only rtt,pump,goodput,ceiling,loss,cpu,queue,initcwnd,overhead,plt] [-reps N] [-quick]
+//	go run ./bench/link [-only rtt,rttproc,pump,goodput,ceiling,loss,cpu,queue,initcwnd,overhead,plt] [-reps N] [-quick]
 package main
 
 import (
@@ -39,6 +39,7 @@ func main() {
 	only := flag.String("only", "rtt,pump,goodput,ceiling,loss,cpu,queue,initcwnd,overhead,plt", "comma-separated scenarios to run")
 	reps := flag.Int("reps", 3, "repetitions of each measurement (medians are reported)")
 	quick := flag.Bool("quick", false, "shorter transfers (for trying the tool, not for BENCHMARKS.md)")
+	busy := flag.Int("busy", 4, "rttproc: CPU-burning goroutines in this process for the busy rows")
 	rates := flag.String("rates", "64kbit,1mbit,10mbit,20mbit,100mbit", "goodput: link rates to measure")
 	flag.Parse()
 	var rateList []int64
@@ -61,11 +62,12 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	b := &bench{ctx: ctx, self: self, reps: *reps, quick: *quick, rates: rateList}
+	b := &bench{ctx: ctx, self: self, reps: *reps, quick: *quick, rates: rateList, busy: *busy}
 
 	scenarios := map[string]func() error{
 		"rtt": b.rtt, "goodput": b.goodput, "ceiling": b.ceiling, "loss": b.loss,
 		"cpu": b.cpu, "queue": b.queue, "initcwnd": b.initcwnd, "overhead": b.overhead, "pump": b.pumpCompare, "plt": b.pltOverhead,
+		"rttproc": b.rttProc,
 	}
 	fmt.Printf("# linkbench %s, %d CPUs, %s, load average at start: %s\n\n",
 		time.Now().UTC().Format(time.RFC3339), runtime.NumCPU(), runtime.Version(), loadavg())
@@ -95,6 +97,7 @@ type bench struct {
 	reps  int
 	quick bool
 	rates []int64
+	busy  int
 
 	mu   sync.Mutex
 	beds []*netem.Testbed
@@ -107,7 +110,15 @@ func (b *bench) open(l probe.Link, tcp probe.TCP) (*netem.Testbed, error) {
 		return nil, err
 	}
 	l.Shared = true
-	tb, err := netem.New(b.ctx, netem.Config{Shards: 1, Link: l, TCP: tcp})
+	return b.openConfig(netem.Config{Shards: 1, Link: l, TCP: tcp})
+}
+
+// openConfig builds a testbed from cfg and remembers it.
+func (b *bench) openConfig(cfg netem.Config) (*netem.Testbed, error) {
+	if err := b.ctx.Err(); err != nil {
+		return nil, err
+	}
+	tb, err := netem.New(b.ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -398,7 +409,9 @@ func (b *bench) cpu() error {
 	rate := int64(20_000_000)
 	rtt := 40 * time.Millisecond
 	for rep := 0; rep < b.reps; rep++ {
-		tb, err := b.open(probe.Link{DownBps: rate, UpBps: rate, RTT: rtt, QueuePkts: queueFor(rate, rtt)}, probe.TCP{CC: "cubic"})
+		// In-process, so getrusage of this process counts the emulator.
+		tb, err := b.openConfig(netem.Config{Shards: 1, InProcessEmulator: true, TCP: probe.TCP{CC: "cubic"},
+			Link: probe.Link{DownBps: rate, UpBps: rate, RTT: rtt, QueuePkts: queueFor(rate, rtt), Shared: true}})
 		if err != nil {
 			return err
 		}
