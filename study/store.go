@@ -1,10 +1,13 @@
 package study
 
 import (
+	"bytes"
+	"compress/gzip"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -339,7 +342,7 @@ func (st *Store) Put(p Probe) (int64, error) {
 	res, err := st.db.Exec(`INSERT INTO probes(cond_hash, run, attempt, session_id, proto, started, duration_ms, failed, error, plt_ms, tow_ms, result_json, har, link_check_json)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		p.CondHash, p.Run, p.Attempt, nullID(p.SessionID), r.Condition.Proto, r.Started.UTC().Format(time.RFC3339Nano),
-		float64(p.Duration)/float64(time.Millisecond), r.Failed, r.Error, plt, tow, string(rj), r.HAR, string(cj))
+		float64(p.Duration)/float64(time.Millisecond), r.Failed, r.Error, plt, tow, string(rj), packHAR(r.HAR), string(cj))
 	if err != nil {
 		return 0, fmt.Errorf("storing probe %s run %d: %w", p.CondHash, p.Run, err)
 	}
@@ -428,16 +431,45 @@ func scanProbe(r scanner) (Probe, error) {
 	var durMs float64
 	var rj, cj string
 	var har []byte
-	if err := r.Scan(&p.ID, &p.CondHash, &p.Run, &p.Attempt, &p.SessionID, &durMs, &rj, &har, &cj); err != nil {
+	var err error
+	if err = r.Scan(&p.ID, &p.CondHash, &p.Run, &p.Attempt, &p.SessionID, &durMs, &rj, &har, &cj); err != nil {
 		return p, err
 	}
 	p.Duration = time.Duration(durMs * float64(time.Millisecond))
-	if err := json.Unmarshal([]byte(rj), &p.Result); err != nil {
+	if err = json.Unmarshal([]byte(rj), &p.Result); err != nil {
 		return p, fmt.Errorf("probe %d: %w", p.ID, err)
 	}
-	p.Result.HAR = har
+	if p.Result.HAR, err = unpackHAR(har); err != nil {
+		return p, fmt.Errorf("probe %d: HAR: %w", p.ID, err)
+	}
 	_ = json.Unmarshal([]byte(cj), &p.Check)
 	return p, nil
+}
+
+// HAR documents are the bulk of a store (about 200 KB of JSON per load of a
+// 100-resource page), so they are kept gzip-compressed, which shrinks them
+// about tenfold; study1 alone has 5,760 loads. Uncompressed blobs written
+// by earlier versions still read.
+func packHAR(har []byte) []byte {
+	if len(har) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	zw.Write(har) // writes to a bytes.Buffer cannot fail
+	zw.Close()
+	return b.Bytes()
+}
+
+func unpackHAR(blob []byte) ([]byte, error) {
+	if len(blob) < 2 || blob[0] != 0x1f || blob[1] != 0x8b {
+		return blob, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(blob))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
 }
 
 // Merge copies every probe, session and manifest of the shard stores into
