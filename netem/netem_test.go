@@ -804,3 +804,34 @@ func TestGilbertElliottLossFromFlags(t *testing.T) {
 		}
 	}
 }
+
+// Programs started with Host.Command (nginx, Chromium, curl) use the
+// namespace's default congestion control: New widens the global allowed
+// list (append only) so the namespaces can default to the wanted one.
+func TestCommandSeesConfiguredCC(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	if testingRootless() || InUserNamespace() {
+		t.Skip("widening tcp_allowed_congestion_control needs root in the initial namespace")
+	}
+	before := strings.Fields(readSysctl("net/ipv4/tcp_allowed_congestion_control"))
+	tb := newTestbed(t, Config{Shards: 1, TCP: probe.TCP{CC: "cubic"}})
+	after := strings.Fields(readSysctl("net/ipv4/tcp_allowed_congestion_control"))
+	for _, cc := range append(before, "cubic") {
+		if !slices.Contains(after, cc) {
+			t.Errorf("tcp_allowed_congestion_control %q lacks %s (was %q)", after, cc, before)
+		}
+	}
+	if a := tb.Applied(); a.CCDefault != "cubic" {
+		t.Errorf("namespace default %q, want cubic", a.CCDefault)
+	}
+	for _, h := range []*Host{tb.Servers()[0], tb.Client()} {
+		out, err := h.Command(context.Background(), "cat", "/proc/sys/net/ipv4/tcp_congestion_control").Output()
+		if err != nil {
+			t.Fatalf("%s: %v", h.Name, err)
+		}
+		if got := strings.TrimSpace(string(out)); got != "cubic" {
+			t.Errorf("a program in %s sees congestion control %q, want cubic", h.Name, got)
+		}
+	}
+}

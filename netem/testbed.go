@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -55,11 +56,13 @@ type Applied struct {
 	// ClientInitRwnd is the initrwnd on the client's default route.
 	ClientInitRwnd int `json:"client_initrwnd"`
 	// CC is the congestion control server sockets use; CCDefault is the
-	// namespaces' default as read back. They differ when the kernel refuses
-	// CC as a namespace default (only the initial namespace may default to
-	// an algorithm outside tcp_allowed_congestion_control); sockets made with
-	// Host.Listen/Dial/DialContext then get CC per socket, while programs
-	// started with Host.Command get CCDefault.
+	// namespaces' default as read back. New adds CC to the global
+	// tcp_allowed_congestion_control when it is missing (only the initial
+	// namespace may default to an algorithm outside it), so they are equal
+	// whenever that is permitted. They differ when it is not (no root in the
+	// initial user namespace); sockets made with Host.Listen/Dial/DialContext
+	// then get CC per socket, while programs started with Host.Command get
+	// CCDefault.
 	CC        string `json:"cc"`
 	CCDefault string `json:"cc_default"`
 	// SlowStartAfterIdle is net.ipv4.tcp_slow_start_after_idle in the servers.
@@ -453,9 +456,44 @@ func baseSysctls(name string) error {
 	return nil
 }
 
+// allowedCCMu serialises this process's read-modify-write of the global
+// tcp_allowed_congestion_control.
+var allowedCCMu sync.Mutex
+
+// allowCC adds cc to net.ipv4.tcp_allowed_congestion_control (global; only
+// the initial namespace may change it) unless it is there already, so that
+// the testbed's namespaces may make it their default and programs started
+// with Host.Command use it too. Entries are only ever added: what others
+// rely on stays, and the list stays widened after Close, as `sysctl -w`
+// would leave it. An algorithm built as a module is loaded first (the
+// kernel refuses unknown names in the list).
+func allowCC(cc string) error {
+	allowedCCMu.Lock()
+	defer allowedCCMu.Unlock()
+	const key = "net/ipv4/tcp_allowed_congestion_control"
+	allowed := strings.Fields(readSysctl(key))
+	if slices.Contains(allowed, cc) {
+		return nil
+	}
+	if !slices.Contains(strings.Fields(readSysctl("net/ipv4/tcp_available_congestion_control")), cc) {
+		// TCP_CONGESTION with CAP_NET_ADMIN autoloads tcp_<cc>.ko.
+		if fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0); err == nil {
+			_ = tcpopt.SetCongestionFD(uintptr(fd), cc)
+			unix.Close(fd)
+		}
+	}
+	return writeSysctl(key, strings.Join(append(allowed, cc), " "))
+}
+
 // applyTCPSysctls sets congestion control and slow start after idle in the
 // client and server namespaces and returns the default cc they ended up with.
 func (tb *Testbed) applyTCPSysctls(hosts []*Host) (ccDefault string, err error) {
+	if cc := tb.cfg.TCP.CC; cc != "" {
+		// Without root in the initial user namespace (RunInUserNamespace)
+		// this fails; the namespaces then keep their default and sockets
+		// made through Host get cc one by one (Applied.CCDefault says so).
+		_ = allowCC(cc)
+	}
 	ssai := "0"
 	if tb.cfg.TCP.SlowStartAfterIdle {
 		ssai = "1"
@@ -467,7 +505,8 @@ func (tb *Testbed) applyTCPSysctls(hosts []*Host) (ccDefault string, err error) 
 			}
 			if cc := tb.cfg.TCP.CC; cc != "" {
 				// EPERM for algorithms outside tcp_allowed_congestion_control
-				// in a non-initial namespace; then sockets get it one by one.
+				// in a non-initial namespace (allowCC could not widen it);
+				// then sockets get it one by one.
 				if err := writeSysctl("net/ipv4/tcp_congestion_control", cc); err != nil && !errors.Is(err, syscall.EPERM) {
 					return err
 				}
