@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/spdylab/spdylab/internal/atomicfile"
 )
 
 // Where testbeds leave traces that survive a killed process.
@@ -155,17 +157,7 @@ func writeOwner(dir string) error {
 		return fmt.Errorf("netem: creating state directory: %w", err)
 	}
 	owner := fmt.Sprintf("%d\n%s\n", os.Getpid(), cmdline(os.Getpid()))
-	return writeFileAtomic(filepath.Join(dir, "owner"), []byte(owner))
-}
-
-// writeFileAtomic writes via a temporary file and rename, so a killed run
-// never leaves a half-written file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(filepath.Join(dir, "owner"), []byte(owner))
 }
 
 // recordPID appends the calling process (a Host.Command child, just before

@@ -21,6 +21,7 @@ import (
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 
+	"github.com/spdylab/spdylab/internal/atomicfile"
 	"github.com/spdylab/spdylab/internal/tcpopt"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -726,7 +727,7 @@ func (tb *Testbed) writeEtc(h *Host) error {
 		return err
 	}
 	viaDNS := tb.cfg.DNS && h == tb.client
-	if err := writeFileAtomic(filepath.Join(dir, "hosts"), hostsFile(tb.names, !viaDNS)); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "hosts"), hostsFile(tb.names, !viaDNS)); err != nil {
 		return err
 	}
 	// Without DNS, point the resolver at a closed local port so lookups of
@@ -736,7 +737,7 @@ func (tb *Testbed) writeEtc(h *Host) error {
 	if tb.cfg.DNS {
 		ns = routerAddr.String()
 	}
-	return writeFileAtomic(filepath.Join(dir, "resolv.conf"), []byte("nameserver "+ns+"\noptions timeout:2 attempts:2\n"))
+	return atomicfile.Write(filepath.Join(dir, "resolv.conf"), []byte("nameserver "+ns+"\noptions timeout:2 attempts:2\n"))
 }
 
 // ccControl sets the congestion control on TCP sockets made by a host whose

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"html/template"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/atomicfile"
 	"github.com/spdylab/spdylab/study"
 )
 
@@ -49,38 +49,11 @@ func Build(dir string) (*Analysis, error) {
 		return nil, err
 	}
 	for name, data := range map[string][]byte{HTMLFile: page, CSVFile: csvBuf.Bytes(), JSONFile: append(js, '\n')} {
-		if err := writeAtomic(filepath.Join(dir, name), data); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, name), data); err != nil {
 			return nil, err
 		}
 	}
 	return a, nil
-}
-
-// writeAtomic writes via a temporary file and rename so an interrupted
-// report never leaves a half-written file behind.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }
 
 // WriteWaterfall writes dir/waterfall-ID.html for one stored probe.
@@ -101,7 +74,7 @@ func WriteWaterfall(dir string, id int64) (string, error) {
 	out := filepath.Join(dir, fmt.Sprintf("waterfall-%d.html", id))
 	doc := fmt.Sprintf("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>%s</title></head><body>%s</body></html>\n",
 		template.HTMLEscapeString(probeTitle(p)), svg)
-	return out, writeAtomic(out, []byte(doc))
+	return out, atomicfile.Write(out, []byte(doc))
 }
 
 func probeTitle(p study.Probe) string {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/harness"
+	"github.com/spdylab/spdylab/internal/atomicfile"
 	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
@@ -211,7 +212,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			if *harDir != "" && len(r.HAR) > 0 {
 				name := fmt.Sprintf("%s-%s-run%03d.har", sanitizeFile(bench.Manifest().Name), sanitizeFile(p), run+1)
-				if err := writeFileAtomic(filepath.Join(*harDir, name), r.HAR); err != nil {
+				if err := atomicfile.Write(filepath.Join(*harDir, name), r.HAR); err != nil {
 					fmt.Fprintf(stderr, "spdylab load: --har: %v\n", err)
 					return 1
 				}
@@ -330,27 +331,4 @@ func sanitizeFile(s string) string {
 		}
 		return '_'
 	}, s)
-}
-
-// writeFileAtomic writes b to a temporary file next to path and renames it
-// into place, so an interrupted run never leaves half a HAR behind.
-func writeFileAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }
