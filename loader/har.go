@@ -249,38 +249,31 @@ func join(where, key string) string {
 	return where + "." + key
 }
 
-func (v *harValidator) object(m map[string]any, key, where string) (map[string]any, bool) {
-	o, ok := m[key].(map[string]any)
+// harField reads m[key] as a T, reporting a missing key or a value of the
+// wrong JSON type (described as kind, e.g. "a string").
+func harField[T any](v *harValidator, m map[string]any, key, where, kind string) (T, bool) {
+	x, ok := m[key].(T)
 	if !ok {
 		if _, present := m[key]; present {
-			v.add("%s is not an object", join(where, key))
+			v.add("%s is not %s", join(where, key), kind)
 		} else {
 			v.add("%s is missing", join(where, key))
 		}
 	}
-	return o, ok
+	return x, ok
+}
+
+func (v *harValidator) object(m map[string]any, key, where string) (map[string]any, bool) {
+	return harField[map[string]any](v, m, key, where, "an object")
 }
 
 func (v *harValidator) str(m map[string]any, key, where string) (string, bool) {
-	s, ok := m[key].(string)
-	if !ok {
-		if _, present := m[key]; present {
-			v.add("%s is not a string", join(where, key))
-		} else {
-			v.add("%s is missing", join(where, key))
-		}
-	}
-	return s, ok
+	return harField[string](v, m, key, where, "a string")
 }
 
 func (v *harValidator) num(m map[string]any, key, where string, allowMinus1 bool) (float64, bool) {
-	f, ok := m[key].(float64)
+	f, ok := harField[float64](v, m, key, where, "a number")
 	if !ok {
-		if _, present := m[key]; present {
-			v.add("%s is not a number", join(where, key))
-		} else {
-			v.add("%s is missing", join(where, key))
-		}
 		return 0, false
 	}
 	if f < 0 && !(allowMinus1 && f == -1) {
@@ -291,15 +284,7 @@ func (v *harValidator) num(m map[string]any, key, where string, allowMinus1 bool
 }
 
 func (v *harValidator) array(m map[string]any, key, where string) ([]any, bool) {
-	a, ok := m[key].([]any)
-	if !ok {
-		if _, present := m[key]; present {
-			v.add("%s is not an array", join(where, key))
-		} else {
-			v.add("%s is missing", join(where, key))
-		}
-	}
-	return a, ok
+	return harField[[]any](v, m, key, where, "an array")
 }
 
 func (v *harValidator) date(m map[string]any, key, where string) {

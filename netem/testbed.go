@@ -303,11 +303,11 @@ func New(ctx context.Context, cfg Config) (_ *Testbed, err error) {
 
 	// TUN devices, one at each end of the emulated link.
 	var clientTun, routerTun *os.File
-	if err := clientNS.do(func() (err error) { clientTun, err = openTUN(tunName); return }); err != nil {
+	if err := clientNS.do(func() (err error) { clientTun, err = OpenTUN(tunName); return }); err != nil {
 		return nil, err
 	}
 	tb.stop = append(tb.stop, func() error { return ignoreClosed(clientTun.Close()) })
-	if err := routerNS.do(func() (err error) { routerTun, err = openTUN(tunName); return }); err != nil {
+	if err := routerNS.do(func() (err error) { routerTun, err = OpenTUN(tunName); return }); err != nil {
 		return nil, err
 	}
 	tb.stop = append(tb.stop, func() error { return ignoreClosed(routerTun.Close()) })
@@ -547,11 +547,11 @@ func readSysctl(key string) string {
 	return strings.TrimSpace(string(b))
 }
 
-// openTUN creates a TUN device in the calling thread's namespace. Without
+// OpenTUN creates a TUN device in the calling thread's namespace. Without
 // IFF_VNET_HDR the device has no offloads, so it only ever sees MTU-sized
 // packets. The fd is non-blocking so reads park in Go's poller and Close
 // unblocks them.
-func openTUN(name string) (*os.File, error) {
+func OpenTUN(name string) (*os.File, error) {
 	fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {

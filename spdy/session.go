@@ -683,9 +683,7 @@ func (s *session) onData(f *DataFrame) {
 		st.received += n
 	}
 	if f.Flags&FlagFin != 0 {
-		st.remoteClosed = true
-		st.recvFin = true
-		s.maybeCloseLocked(st)
+		s.remoteFinLocked(st)
 	}
 	st.signal()
 }
@@ -751,11 +749,17 @@ func (s *session) onSynReply(f *SynReplyFrame) {
 	st.replyHeaders = f.Headers
 	close(st.replied)
 	if f.Flags&FlagFin != 0 {
-		st.remoteClosed = true
-		st.recvFin = true
-		s.maybeCloseLocked(st)
+		s.remoteFinLocked(st)
 	}
 	st.signal()
+}
+
+// remoteFinLocked records the peer's FIN on st: the stream is half-closed
+// (remote) and fully closed if our side has finished too.
+func (s *session) remoteFinLocked(st *stream) {
+	st.remoteClosed = true
+	st.recvFin = true
+	s.maybeCloseLocked(st)
 }
 
 func (s *session) onHeaders(f *HeadersFrame) {
@@ -790,9 +794,7 @@ func (s *session) onHeaders(f *HeadersFrame) {
 		}
 	}
 	if f.Flags&FlagFin != 0 {
-		st.remoteClosed = true
-		st.recvFin = true
-		s.maybeCloseLocked(st)
+		s.remoteFinLocked(st)
 	}
 	st.signal()
 }

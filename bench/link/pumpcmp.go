@@ -11,13 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/netem/link"
 )
 
 // tunPair is two namespaces whose TUN devices this process joins through a
-// pair of link pipes, without netem: the bench's own minimal testbed, used
+// pair of link pipes, without a netem testbed: the bench's own minimal wiring, used
 // to compare ways of reading the TUN devices on identical wiring.
 type tunPair struct {
 	a, b   string
@@ -44,7 +43,7 @@ func newTunPair() (*tunPair, error) {
 		if err := run("netns", "add", ns.name); err != nil {
 			return fail(err)
 		}
-		if err := in(ns.name, func() (err error) { *ns.f, err = openTUN("sl0"); return }); err != nil {
+		if err := in(ns.name, func() (err error) { *ns.f, err = netem.OpenTUN("sl0"); return }); err != nil {
 			return fail(err)
 		}
 		for _, c := range [][]string{
@@ -67,24 +66,6 @@ func (t *tunPair) close() {
 	}
 	exec.Command("ip", "netns", "del", t.a).Run()
 	exec.Command("ip", "netns", "del", t.b).Run()
-}
-
-func openTUN(name string) (*os.File, error) {
-	fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	ifr, err := unix.NewIfreq(name)
-	if err != nil {
-		unix.Close(fd)
-		return nil, err
-	}
-	ifr.SetUint16(unix.IFF_TUN | unix.IFF_NO_PI)
-	if err := unix.IoctlIfreq(fd, unix.TUNSETIFF, ifr); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("TUNSETIFF %s: %w", name, err)
-	}
-	return os.NewFile(uintptr(fd), "tun:"+name), nil
 }
 
 // pingThrough wires the pair with two pipes of rtt/2 each, reading the TUN
