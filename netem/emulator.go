@@ -236,7 +236,7 @@ func sumDirs(pipes []*link.Pipe) probe.LinkDir {
 }
 
 // sumLinkDirs adds the pipes' counters; queueing-delay percentiles are the
-// largest of any pipe.
+// largest of any pipe, and so is the emulator's lateness.
 func sumLinkDirs(cs []probe.LinkDir) probe.LinkDir {
 	var s probe.LinkDir
 	for _, c := range cs {
@@ -250,6 +250,8 @@ func sumLinkDirs(cs []probe.LinkDir) probe.LinkDir {
 		s.QDelayP95ms = max(s.QDelayP95ms, c.QDelayP95ms)
 		s.QDelayP99ms = max(s.QDelayP99ms, c.QDelayP99ms)
 		s.QDelayMaxms = max(s.QDelayMaxms, c.QDelayMaxms)
+		s.LateP99ms = max(s.LateP99ms, c.LateP99ms)
+		s.LateMaxms = max(s.LateMaxms, c.LateMaxms)
 	}
 	return s
 }

@@ -22,9 +22,9 @@ const (
 // Link describes the emulated bottleneck. Zero rate means unlimited; zero
 // RTT means no added delay.
 type Link struct {
-	DownBps    int64         `json:"down_bps"`              // server -> client rate, bit/s
-	UpBps      int64         `json:"up_bps"`                // client -> server rate, bit/s
-	RTT        time.Duration `json:"rtt_ns"`                // split evenly unless DelayDown/DelayUp set
+	DownBps    int64         `json:"down_bps"` // server -> client rate, bit/s
+	UpBps      int64         `json:"up_bps"`   // client -> server rate, bit/s
+	RTT        time.Duration `json:"rtt_ns"`   // split evenly unless DelayDown/DelayUp set
 	DelayDown  time.Duration `json:"delay_down_ns,omitempty"`
 	DelayUp    time.Duration `json:"delay_up_ns,omitempty"`
 	LossDown   float64       `json:"loss_down"`             // probability 0..1
@@ -33,8 +33,8 @@ type Link struct {
 	QueueBytes int           `json:"queue_bytes,omitempty"` // droptail limit in bytes
 	TraceDown  string        `json:"trace_down,omitempty"`  // Mahimahi delivery trace replacing DownBps
 	TraceUp    string        `json:"trace_up,omitempty"`
-	Shared     bool          `json:"shared"`                // one bottleneck for all shards (the studies' setup)
-	Seed       int64         `json:"seed"`                  // loss RNG seed
+	Shared     bool          `json:"shared"` // one bottleneck for all shards (the studies' setup)
+	Seed       int64         `json:"seed"`   // loss RNG seed
 }
 
 // TCP are the per-server TCP knobs.
@@ -48,18 +48,18 @@ type TCP struct {
 // Condition is everything that determines one page load, apart from the
 // random seed of the run.
 type Condition struct {
-	Page          string `json:"page"`   // generator name (pageA, twitter, ...) or a manifest path
-	Shards        int    `json:"shards"` // servers the page is spread over (1..8)
-	ShardMode     string `json:"shard_mode,omitempty"` // "equal" (default) or "roundrobin"
-	Proto         string `json:"proto"`  // one of the Proto* constants
-	TLS           string `json:"tls"`    // "1.2" (full 2-RTT handshake, as in 2012) or "1.3"
-	MaxStreams    int    `json:"max_streams,omitempty"`    // SPDY/h2 server max concurrent streams; 0 = default (100)
-	InitialWindow int    `json:"initial_window,omitempty"` // SPDY/h2 initial stream window; 0 = 64 KiB
-	Push          string `json:"push,omitempty"`           // "", "none", "manifest", "preload"
-	DNS           bool   `json:"dns"`                      // resolve host names over the link
-	Link          Link   `json:"link"`
-	TCP           TCP    `json:"tcp"`
-	NoLink        bool   `json:"no_link,omitempty"` // loopback, no emulated link
+	Page          string        `json:"page"`                     // generator name (pageA, twitter, ...) or a manifest path
+	Shards        int           `json:"shards"`                   // servers the page is spread over (1..8)
+	ShardMode     string        `json:"shard_mode,omitempty"`     // "equal" (default) or "roundrobin"
+	Proto         string        `json:"proto"`                    // one of the Proto* constants
+	TLS           string        `json:"tls"`                      // "1.2" (full 2-RTT handshake, as in 2012) or "1.3"
+	MaxStreams    int           `json:"max_streams,omitempty"`    // SPDY/h2 server max concurrent streams; 0 = default (100)
+	InitialWindow int           `json:"initial_window,omitempty"` // SPDY/h2 initial stream window; 0 = 64 KiB
+	Push          string        `json:"push,omitempty"`           // "", "none", "manifest", "preload"
+	DNS           bool          `json:"dns"`                      // resolve host names over the link
+	Link          Link          `json:"link"`
+	TCP           TCP           `json:"tcp"`
+	NoLink        bool          `json:"no_link,omitempty"` // loopback, no emulated link
 	Timeout       time.Duration `json:"timeout_ns,omitempty"`
 }
 
@@ -79,11 +79,11 @@ type Phases struct {
 type TCPInfo struct {
 	ConnID       int     `json:"conn_id"`
 	Host         string  `json:"host"`
-	Retransmits  uint32  `json:"retransmits"`   // total retransmitted segments
+	Retransmits  uint32  `json:"retransmits"` // total retransmitted segments
 	SegsOut      uint32  `json:"segs_out"`
 	SegsIn       uint32  `json:"segs_in"`
-	SndCwnd      uint32  `json:"snd_cwnd"`      // segments
-	RTTms        float64 `json:"rtt_ms"`        // smoothed RTT
+	SndCwnd      uint32  `json:"snd_cwnd"` // segments
+	RTTms        float64 `json:"rtt_ms"`   // smoothed RTT
 	RTTVarms     float64 `json:"rttvar_ms"`
 	BytesAcked   uint64  `json:"bytes_acked"`
 	BytesRecv    uint64  `json:"bytes_received"`
@@ -103,6 +103,11 @@ type LinkDir struct {
 	QDelayP95ms    float64 `json:"qdelay_p95_ms"`
 	QDelayP99ms    float64 `json:"qdelay_p99_ms"`
 	QDelayMaxms    float64 `json:"qdelay_max_ms"`
+	// How late the emulator released packets against their exact
+	// schedule. Milliseconds here mean the emulator itself was starved of
+	// CPU and the link was not the one configured.
+	LateP99ms float64 `json:"late_p99_ms"`
+	LateMaxms float64 `json:"late_max_ms"`
 }
 
 // LinkCounters are both directions.
@@ -134,11 +139,11 @@ type Result struct {
 	PLTms float64 `json:"plt_ms"` // navigation start -> last byte of last resource
 	ToWms float64 `json:"tow_ms"` // first request byte sent -> last response byte received
 
-	Resources    int `json:"resources"`     // fetched (or pushed and used)
-	Pushed       int `json:"pushed"`        // of which arrived by server push
-	Connections  int `json:"connections"`   // TCP connections opened
-	BytesWireIn  int64 `json:"bytes_wire_in"`   // TCP payload bytes received (TLS records included)
-	BytesWireOut int64 `json:"bytes_wire_out"`
+	Resources             int   `json:"resources"`     // fetched (or pushed and used)
+	Pushed                int   `json:"pushed"`        // of which arrived by server push
+	Connections           int   `json:"connections"`   // TCP connections opened
+	BytesWireIn           int64 `json:"bytes_wire_in"` // TCP payload bytes received (TLS records included)
+	BytesWireOut          int64 `json:"bytes_wire_out"`
 	HeaderBytesRaw        int64 `json:"header_bytes_raw"`        // uncompressed request+response header bytes
 	HeaderBytesCompressed int64 `json:"header_bytes_compressed"` // as sent on the wire (== raw for HTTP/1.1)
 

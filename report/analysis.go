@@ -33,7 +33,15 @@ type Gateway struct {
 	Retransmits float64 // TCP retransmitted segments, all connections
 	PktsSent    float64 // packets offered to the bottleneck, both directions
 	Connections float64
+	// The emulator's own timing error: per load, the 99th percentile of
+	// how late it released packets (the worse direction).
+	LateP99ms float64
 }
+
+// LateLimitMs is the emulator lateness (99th percentile over a load) above
+// which a load's link was not the configured one: the emulator process was
+// starved of CPU, typically by too many parallel testbeds for the cores.
+const LateLimitMs = 1.0
 
 // Condition is the analysis of one condition.
 type Condition struct {
@@ -76,6 +84,10 @@ type Analysis struct {
 	MinLoads  int
 	Stored    int // stored attempts
 	Expected  int // probes the study asks for
+	// Successful loads whose emulator lateness p99 exceeded LateLimitMs,
+	// and the worst p99 seen.
+	LateLoads   int
+	LateWorstMs float64
 }
 
 // MinLoads is the number of successful loads a condition needs for its
@@ -176,6 +188,12 @@ func Analyze(st *study.Store) (*Analysis, error) {
 		sm.gw.QDelayP95ms += r.Link.Down.QDelayP95ms
 		sm.gw.PktsSent += float64(r.Link.Down.PktsOffered + r.Link.Up.PktsOffered)
 		sm.gw.Connections += float64(r.Connections)
+		late := max(r.Link.Down.LateP99ms, r.Link.Up.LateP99ms)
+		sm.gw.LateP99ms += late
+		if late > LateLimitMs {
+			a.LateLoads++
+		}
+		a.LateWorstMs = max(a.LateWorstMs, late)
 		for _, t := range r.TCP {
 			sm.gw.Retransmits += float64(t.Retransmits)
 		}
@@ -193,7 +211,7 @@ func Analyze(st *study.Store) (*Analysis, error) {
 		if n > 0 {
 			c.Phases = scalePhases(sm.phases, 1/n)
 			g := sm.gw
-			c.Gateway = Gateway{g.QueueDrops / n, g.RandomLoss / n, g.QDelayP50ms / n, g.QDelayP95ms / n, g.Retransmits / n, g.PktsSent / n, g.Connections / n}
+			c.Gateway = Gateway{g.QueueDrops / n, g.RandomLoss / n, g.QDelayP50ms / n, g.QDelayP95ms / n, g.Retransmits / n, g.PktsSent / n, g.Connections / n, g.LateP99ms / n}
 			c.MedianProbe = nearest(sm.plt, sm.ids, c.PLT.Median)
 		}
 		for e, k := range sm.errs {

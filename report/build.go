@@ -163,7 +163,7 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 	head = append(head, "variant", "loads", "successful", "failed", "too_few_loads",
 		"plt_median_ms", "plt_p25_ms", "plt_p75_ms", "tow_median_ms", "tow_p25_ms", "tow_p75_ms",
 		"gain", "tow_reduction_pct", "lower_bound_ms", "plt_over_bound",
-		"queue_drops", "random_loss", "qdelay_p50_ms", "qdelay_p95_ms", "retransmits", "pkts_sent", "connections", "median_probe_id")
+		"queue_drops", "random_loss", "qdelay_p50_ms", "qdelay_p95_ms", "retransmits", "pkts_sent", "connections", "emulator_late_p99_ms", "median_probe_id")
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 		rec = append(rec, c.Label, strconv.Itoa(c.Loads), strconv.Itoa(c.PLT.N), strconv.Itoa(c.Failed), strconv.FormatBool(c.TooFew),
 			f(c.PLT.Median), f(c.PLT.P25), f(c.PLT.P75), f(c.ToW.Median), f(c.ToW.P25), f(c.ToW.P75),
 			f(c.Gain), f(c.ToWRedPct), f(c.BoundMs), f(c.PLTOverBound),
-			f(g.QueueDrops), f(g.RandomLoss), f(g.QDelayP50ms), f(g.QDelayP95ms), f(g.Retransmits), f(g.PktsSent), f(g.Connections),
+			f(g.QueueDrops), f(g.RandomLoss), f(g.QDelayP50ms), f(g.QDelayP95ms), f(g.Retransmits), f(g.PktsSent), f(g.Connections), f(g.LateP99ms),
 			strconv.FormatInt(c.MedianProbe, 10))
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -238,6 +238,9 @@ func renderHTML(a *Analysis, st *study.Store) ([]byte, error) {
 	}
 	if tooFew > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d condition(s) have fewer than %d successful loads; their medians are marked ⚠ and are not to be trusted.", tooFew, a.MinLoads))
+	}
+	if a.LateLoads > 0 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("In %d load(s) the link emulator released packets more than %.0f ms late (99th percentile; worst %.1f ms): it was short of CPU, so those loads did not see the configured link. Re-run with a lower -j.", a.LateLoads, LateLimitMs, a.LateWorstMs))
 	}
 	d.Summary = summaryTables(a)
 	d.Tables = append(d.Tables, gainTables(a)...)
@@ -804,8 +807,8 @@ func breakdownFigures(a *Analysis) ([]figure, error) {
 
 func gatewayTable(a *Analysis) table {
 	t := table{Title: "Gateway and TCP counters per load",
-		Caption: "Means over conditions of per-load means: packets the bottleneck's droptail queue dropped and the random loss it applied (both directions), downlink queueing delay, retransmissions counted by the client's TCP sockets (TCP_INFO on the loader's side), packets offered to the bottleneck, connections opened.",
-		Head:    []string{"variant", "queue drops", "random loss", "qdelay p50 (ms)", "qdelay p95 (ms)", "retransmits", "packets sent", "connections"}}
+		Caption: "Means over conditions of per-load means: packets the bottleneck's droptail queue dropped and the random loss it applied (both directions), downlink queueing delay, retransmissions counted by the client's TCP sockets (TCP_INFO on the loader's side), packets offered to the bottleneck, connections opened, and the emulator's own timing error (99th percentile of how late it released packets; well under 1 ms when the emulator had the CPU it needed).",
+		Head:    []string{"variant", "queue drops", "random loss", "qdelay p50 (ms)", "qdelay p95 (ms)", "retransmits", "packets sent", "connections", "emulator late p99 (ms)"}}
 	for _, l := range a.Labels {
 		var g Gateway
 		n := 0.0
@@ -821,6 +824,7 @@ func gatewayTable(a *Analysis) table {
 			g.Retransmits += x.Retransmits
 			g.PktsSent += x.PktsSent
 			g.Connections += x.Connections
+			g.LateP99ms += x.LateP99ms
 			n++
 		}
 		if n == 0 {
@@ -830,6 +834,11 @@ func gatewayTable(a *Analysis) table {
 		for _, v := range []float64{g.QueueDrops, g.RandomLoss, g.QDelayP50ms, g.QDelayP95ms, g.Retransmits, g.PktsSent, g.Connections} {
 			row = append(row, cell{Text: fmtNum(v/n, 1), Class: "num"})
 		}
+		lateCell := cell{Text: fmtNum(g.LateP99ms/n, 2), Class: "num"}
+		if g.LateP99ms/n > LateLimitMs {
+			lateCell.Class += " bad"
+		}
+		row = append(row, lateCell)
 		t.Rows = append(t.Rows, row)
 	}
 	return t

@@ -87,6 +87,10 @@ func fillStore(t *testing.T, dir string, src string, failEvery map[string]int) *
 				Phases: probe.Phases{Connect: 120, SSL: 80, Send: 2, Wait: 80, Receive: 83, DNS: -1},
 				Link:   probe.LinkCounters{Down: probe.LinkDir{PktsOffered: 300, PktsQueueDrop: 2, QDelayP50ms: 4}, Up: probe.LinkDir{PktsOffered: 150, PktsLost: 1}},
 				TCP:    []probe.TCPInfo{{Retransmits: 3}}, HAR: fakeHAR(t0)}
+			r.Link.Down.LateP99ms = 0.1
+			if run == 4 && c.Values["iw"] == "10" {
+				r.Link.Up.LateP99ms = 2.5 // a starved emulator in one load
+			}
 			if n := failEvery[c.Values["protocol"]]; n > 0 && run%n == 0 {
 				r = probe.Result{Condition: c.Condition, Run: run, Started: t0, Failed: true, Error: "GET /img/7.jpg: stalled"}
 			}
@@ -143,6 +147,16 @@ func TestAnalysisGainsAndStats(t *testing.T) {
 		if c.TooFew {
 			t.Errorf("%s flagged too few", c.Label)
 		}
+		wantLate := 0.1
+		if c.Values["iw"] == "10" {
+			wantLate = (4*0.1 + 2.5) / 5
+		}
+		if math.Abs(c.Gateway.LateP99ms-wantLate) > 1e-9 {
+			t.Errorf("%s: emulator lateness %v, want %v", c.Label, c.Gateway.LateP99ms, wantLate)
+		}
+	}
+	if a.LateLoads != len(a.Conds)/2 || a.LateWorstMs != 2.5 {
+		t.Errorf("late loads %d (want %d), worst %v ms", a.LateLoads, len(a.Conds)/2, a.LateWorstMs)
 	}
 }
 
@@ -179,7 +193,7 @@ func TestBuildWritesReportCSVAndJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
-	for _, want := range []string{"<svg", "Gain of spdy/3.1 iw10 over https iw3 by page × shards", "by rtt × loss", "ToW reduction vs rtt", "Phase breakdown", "PLT CDF", "Gateway and TCP counters", "Distance from the lower bound", "Waterfalls"} {
+	for _, want := range []string{"<svg", "Gain of spdy/3.1 iw10 over https iw3 by page × shards", "by rtt × loss", "ToW reduction vs rtt", "Phase breakdown", "PLT CDF", "Gateway and TCP counters", "Distance from the lower bound", "Waterfalls", "more than 1 ms late", "emulator late p99"} {
 		if !bytes.Contains(html, []byte(want)) {
 			t.Errorf("report.html lacks %q", want)
 		}

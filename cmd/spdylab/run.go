@@ -166,13 +166,17 @@ flags:
 	}
 	fmt.Fprintf(os.Stderr, "spdylab: %d loads stored (%d failed attempts) in %s\n", sum.Done, sum.Failed, sum.Elapsed.Round(1e9))
 	if !*noReport && sum.Done+sum.Skipped > 0 {
-		if _, err := report.Build(*out); err != nil {
+		if a, err := report.Build(*out); err != nil {
 			fmt.Fprintln(os.Stderr, "spdylab run: report:", err)
 			if runErr == nil {
 				return 1
 			}
 		} else {
 			fmt.Fprintf(os.Stderr, "spdylab: report: %s\n", filepath.Join(*out, report.HTMLFile))
+			if a.LateLoads > 0 {
+				fmt.Fprintf(os.Stderr, "spdylab: warning: in %d loads the link emulator was over %.0f ms late (worst p99 %.1f ms): too many testbeds for the CPUs; use a lower -j\n",
+					a.LateLoads, report.LateLimitMs, a.LateWorstMs)
+			}
 		}
 	}
 	switch {

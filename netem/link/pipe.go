@@ -278,6 +278,8 @@ func (p *Pipe) Counters() probe.LinkDir {
 		QDelayP95ms:    ms(p.qdelay.quantile(0.95)),
 		QDelayP99ms:    ms(p.qdelay.quantile(0.99)),
 		QDelayMaxms:    ms(time.Duration(p.qdelay.max)),
+		LateP99ms:      ms(p.late.quantile(0.99)),
+		LateMaxms:      ms(time.Duration(p.late.max)),
 	}
 }
 

@@ -99,8 +99,14 @@ func TestPipeDeliversInOrderAfterDelayAndRate(t *testing.T) {
 	if ctr.BytesOffered != wantBytes || ctr.BytesDelivered != wantBytes {
 		t.Errorf("bytes offered %d delivered %d, want %d", ctr.BytesOffered, ctr.BytesDelivered, wantBytes)
 	}
-	if tm := p.Timing(); tm.Packets != n {
+	tm := p.Timing()
+	if tm.Packets != n {
 		t.Errorf("timing covers %d packets, want %d", tm.Packets, n)
+	}
+	// The per-load counters carry the same lateness the Timing report has,
+	// and every packet was measured late by zero or more, never early.
+	if ctr.LateMaxms != ms(tm.LateMax) || ctr.LateP99ms != ms(tm.LateP99) || ctr.LateP99ms < 0 || ctr.LateMaxms < ctr.LateP99ms {
+		t.Errorf("counters' lateness p99 %v max %v ms, timing %v %v", ctr.LateP99ms, ctr.LateMaxms, tm.LateP99, tm.LateMax)
 	}
 }
 
