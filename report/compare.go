@@ -28,6 +28,17 @@ type Comparison struct {
 	// SumPLTa and SumPLTb are the summed PLT of every successful load: the
 	// serial lower bound of each run's wall time.
 	SumPLTa, SumPLTb float64
+	// ShiftPct is the geometric mean over conditions of B/A - 1 in %, with
+	// a 95% confidence half-width: a systematic slow-down of B (CPU
+	// contention inflating every load) shows here even when each single
+	// condition stays within its noise band.
+	ShiftPct, ShiftCIPct float64
+	// Gains: conditions with a gain in both runs, how many change verdict
+	// (gain >= 1 in one run, < 1 in the other), and the median |gainB/gainA - 1| in %.
+	Gains, GainFlips  int
+	MedianGainDiffPct float64
+	LateA, LateB      int // loads whose emulator ran late (see LateLimitMs)
+	LoadsA, LoadsB    int // successful loads
 }
 
 // CompareRow is one condition.
@@ -69,7 +80,8 @@ func Compare(dirA, dirB string) (*Comparison, error) {
 			c.SumPLTb += p.Result.PLTms
 		}
 	}
-	var diffs, iqrs []float64
+	c.LateA, c.LateB = a.LateLoads, b.LateLoads
+	var diffs, iqrs, logs, gainDiffs []float64
 	for _, ca := range a.Conds {
 		cb := b.ByHash[ca.Hash]
 		if cb == nil || ca.PLT.N == 0 || cb.PLT.N == 0 {
@@ -84,8 +96,18 @@ func Compare(dirA, dirB string) (*Comparison, error) {
 		if r.WithinNoise {
 			c.Within++
 		}
+		c.LoadsA += ca.PLT.N
+		c.LoadsB += cb.PLT.N
 		diffs = append(diffs, math.Abs(r.DiffPct))
 		iqrs = append(iqrs, 100*(ca.PLT.P75-ca.PLT.P25)/ca.PLT.Median)
+		logs = append(logs, math.Log(cb.PLT.Median/ca.PLT.Median))
+		if !math.IsNaN(ca.Gain) && !math.IsNaN(cb.Gain) {
+			c.Gains++
+			if (ca.Gain >= 1) != (cb.Gain >= 1) {
+				c.GainFlips++
+			}
+			gainDiffs = append(gainDiffs, 100*math.Abs(cb.Gain/ca.Gain-1))
+		}
 	}
 	if c.Common == 0 {
 		return nil, fmt.Errorf("%s and %s have no condition with successful loads in common", dirA, dirB)
@@ -94,6 +116,13 @@ func Compare(dirA, dirB string) (*Comparison, error) {
 	sort.Float64s(iqrs)
 	c.MedianAbsDiffPct = quantile(diffs, 0.5)
 	c.MedianRelIQRPct = quantile(iqrs, 0.5)
+	mean, half := meanCI95(logs)
+	c.ShiftPct = 100 * (math.Exp(mean) - 1)
+	c.ShiftCIPct = 100 * (math.Exp(mean+half) - math.Exp(mean))
+	if len(gainDiffs) > 0 {
+		sort.Float64s(gainDiffs)
+		c.MedianGainDiffPct = quantile(gainDiffs, 0.5)
+	}
 	return c, nil
 }
 
@@ -118,5 +147,31 @@ func (c *Comparison) Write(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintf(w, "\n%d of %d conditions within noise (|median B - median A| <= max IQR / 2); median |B/A-1| = %.1f%%; median IQR/median of A = %.1f%%\n",
 		c.Within, c.Common, c.MedianAbsDiffPct, c.MedianRelIQRPct)
+	fmt.Fprintf(w, "systematic shift of B against A (geometric mean of median ratios): %+.1f%% ± %.1f%% (95%%)\n", c.ShiftPct, c.ShiftCIPct)
+	if c.Gains > 0 {
+		fmt.Fprintf(w, "gains: %d conditions, median |gain B/gain A - 1| = %.1f%%, %d change verdict (>= 1 vs < 1)\n", c.Gains, c.MedianGainDiffPct, c.GainFlips)
+	}
+	fmt.Fprintf(w, "loads with a late emulator (p99 > %.0f ms): A %d of %d, B %d of %d\n", LateLimitMs, c.LateA, c.LoadsA, c.LateB, c.LoadsB)
 	fmt.Fprintf(w, "sum of successful PLTs (serial lower bound of wall time): A %.0f s, B %.0f s\n", c.SumPLTa/1000, c.SumPLTb/1000)
+}
+
+// meanCI95 returns the mean of xs and the half-width of its 95% confidence
+// interval (normal approximation; 0 for fewer than two values).
+func meanCI95(xs []float64) (mean, half float64) {
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	sd := math.Sqrt(ss / float64(len(xs)-1))
+	return mean, 1.96 * sd / math.Sqrt(float64(len(xs)))
 }

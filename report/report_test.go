@@ -316,10 +316,28 @@ func TestCompare(t *testing.T) {
 	if c.SumPLTb >= c.SumPLTa {
 		t.Errorf("sum of PLT: A %v, B %v (B lost loads)", c.SumPLTa, c.SumPLTb)
 	}
+	// Half the conditions (https) moved up by 5 ms in B: a small positive
+	// shift; the baseline got slower, so gains grew but none flipped.
+	if c.ShiftPct <= 0 || c.ShiftPct > 1 || c.ShiftCIPct <= 0 {
+		t.Errorf("shift %+.2f%% ± %.2f%%", c.ShiftPct, c.ShiftCIPct)
+	}
+	if c.Gains != 48 || c.GainFlips != 0 || c.MedianGainDiffPct <= 0 {
+		t.Errorf("gains %d, flips %d, median diff %.2f%%", c.Gains, c.GainFlips, c.MedianGainDiffPct)
+	}
+	if c.LateA != 32 || c.LateB != 32 || c.LoadsA != 320 || c.LoadsB != 288 {
+		t.Errorf("late loads A %d of %d, B %d of %d", c.LateA, c.LoadsA, c.LateB, c.LoadsB)
+	}
 	var buf bytes.Buffer
 	c.Write(&buf)
-	if !strings.Contains(buf.String(), "64 of 64 conditions within noise") {
-		t.Errorf("summary: %s", buf.String())
+	for _, want := range []string{"64 of 64 conditions within noise", "systematic shift", "0 change verdict", "A 32 of 320, B 32 of 288"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("summary lacks %q: %s", want, buf.String())
+		}
+	}
+	// A run against itself: no shift, no spread.
+	self, err := Compare(a, a)
+	if err != nil || self.ShiftPct != 0 || self.ShiftCIPct != 0 || self.MedianGainDiffPct != 0 {
+		t.Errorf("self-comparison: %+v, %v", self, err)
 	}
 }
 
