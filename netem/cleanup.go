@@ -184,6 +184,20 @@ func cmdline(pid int) string {
 	return strings.TrimSpace(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
 }
 
+// ownerPID is the PID recorded as the testbed's owner (0 without a record).
+func ownerPID(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, "owner"))
+	if err != nil {
+		return 0
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(first)
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
+}
+
 // ownerAlive reports whether the process that built the testbed whose state
 // is in dir still runs (same PID and same command line).
 func ownerAlive(dir string) bool {
@@ -335,6 +349,24 @@ type CleanReport struct {
 // namespaces named like New names them are touched. dryRun reports without
 // changing anything.
 func Clean(all, dryRun bool) (CleanReport, error) {
+	return clean(all, dryRun, nil)
+}
+
+// CleanOwnedBy removes the testbeds left behind by the dead process pid and
+// nothing else: a resumed study run uses it on the testbeds of the run it
+// resumes (recorded in its output directory) after that run was killed.
+// Testbeds of a live process with that PID (same command line) are kept.
+func CleanOwnedBy(pid int) (CleanReport, error) {
+	if pid <= 0 {
+		return CleanReport{}, nil
+	}
+	return clean(false, false, func(dir string) bool { return ownerPID(dir) == pid })
+}
+
+// clean is Clean restricted to the testbeds whose state directory match
+// accepts (all of them when match is nil). With a match, a testbed without
+// an owner record is never touched: it cannot be shown to be the one asked for.
+func clean(all, dryRun bool, match func(stateDir string) bool) (CleanReport, error) {
 	var rep CleanReport
 	byID := map[string][]string{}
 	ents, err := os.ReadDir(netnsDir)
@@ -361,6 +393,9 @@ func Clean(all, dryRun bool) (CleanReport, error) {
 	var errs []error
 	for _, id := range ids {
 		dir := filepath.Join(stateRoot, id)
+		if match != nil && !match(dir) {
+			continue
+		}
 		if !all && ownerAlive(dir) {
 			for _, n := range byID[id] {
 				rep.Skipped = append(rep.Skipped, n+" (owner process still running)")

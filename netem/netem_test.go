@@ -753,6 +753,46 @@ func TestCleanRemovesLeftoversOfACrash(t *testing.T) {
 	}
 }
 
+// CleanOwnedBy takes exactly the dead owner's testbeds: another crashed
+// process's leftovers stay for their own owner's resume (or spdylab clean).
+func TestCleanOwnedByTakesOnlyThatOwner(t *testing.T) {
+	requireRoot(t)
+	// Not parallel: TestCleanRemovesLeftoversOfACrash's Clean would take
+	// these dead helpers' testbeds too.
+	idA, sleeperA := runHelper(t, "panic-goroutine")
+	idB, sleeperB := runHelper(t, "panic-goroutine")
+	ownerA := ownerPID(filepath.Join(stateRoot, idA))
+	if ownerA <= 0 || ownerA == ownerPID(filepath.Join(stateRoot, idB)) {
+		t.Fatalf("owner records: %d for %s, %d for %s", ownerA, idA, ownerPID(filepath.Join(stateRoot, idB)), idB)
+	}
+	rep, err := CleanOwnedBy(ownerA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rep.Namespaces, Prefix+idA+"-c") || !slices.Contains(rep.Killed, sleeperA) {
+		t.Errorf("CleanOwnedBy(%d) report %+v lacks testbed %s", ownerA, rep, idA)
+	}
+	for _, n := range rep.Namespaces {
+		if strings.Contains(n, idB) {
+			t.Errorf("CleanOwnedBy(%d) removed %s of another owner", ownerA, n)
+		}
+	}
+	assertGone(t, idA)
+	if _, err := os.Stat(filepath.Join(netnsDir, Prefix+idB+"-c")); err != nil {
+		t.Fatalf("the other owner's testbed %s is gone: %v", idB, err)
+	}
+	if processGone(sleeperB) {
+		t.Errorf("the other owner's process %d was killed", sleeperB)
+	}
+	if rep, err := CleanOwnedBy(0); err != nil || len(rep.Namespaces) != 0 {
+		t.Errorf("CleanOwnedBy(0) = %+v, %v: want nothing done", rep, err)
+	}
+	if _, err := CleanOwnedBy(ownerPID(filepath.Join(stateRoot, idB))); err != nil {
+		t.Fatal(err)
+	}
+	assertGone(t, idB)
+}
+
 func testingRootless() bool { return os.Geteuid() != 0 }
 
 // A New that fails half way (here: cancelled after the namespaces exist)

@@ -133,6 +133,13 @@ flags:
 		return 1
 	}
 	defer st.Close()
+	lock, err := study.LockRun(*out)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "spdylab run:", err)
+		return 1
+	}
+	defer lock.Release()
+	cleanAfterKilledRun(*out, lock.PrevPID, *quiet)
 	if openBench == nil {
 		fmt.Fprintln(os.Stderr, "spdylab run: this build has no testbed harness")
 		return 1
@@ -200,4 +207,23 @@ func shardNote(sh study.Shard) string {
 func isTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
+}
+
+// cleanAfterKilledRun removes what a killed run into out left behind: the
+// testbeds it owned (namespaces, the processes in them, state) and its
+// scratch directory. Holding the run lock makes both ours to remove.
+func cleanAfterKilledRun(out string, prevPID int, quiet bool) {
+	if prevPID > 0 && os.Geteuid() == 0 {
+		rep, err := netem.CleanOwnedBy(prevPID)
+		if len(rep.Namespaces) > 0 && !quiet {
+			fmt.Fprintf(os.Stderr, "spdylab: removed %d namespaces and %d processes left by the killed run (pid %d)\n",
+				len(rep.Namespaces), len(rep.Killed), prevPID)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "spdylab run: warning: cleaning up after the killed run (pid %d): %v (try spdylab clean)\n", prevPID, err)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(out, ".work")); err != nil {
+		fmt.Fprintln(os.Stderr, "spdylab run: warning: removing old scratch files:", err)
+	}
 }
