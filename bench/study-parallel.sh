@@ -2,6 +2,7 @@
 # Wall time and parallel fidelity of a study at several -j values.
 #
 #   bash bench/study-parallel.sh [STUDY] [J...]      (default: quick 1 1 2 4 8)
+#   RUN_ARGS='--runs 1' bash bench/study-parallel.sh study1-cablelabs 1 4 8
 #
 # Runs STUDY once per listed -j into $ROOT/j<N>-<k> (ROOT defaults to a fresh
 # temporary directory), prints each run's wall time and the sum of its loads'
@@ -25,13 +26,13 @@ for j in "${JOBS[@]}"; do
 	k=$((k + 1))
 	out="$ROOT/j$j-$k"
 	start=$(date +%s.%N)
-	"$BIN" run "$STUDY" -j "$j" --out "$out" -q --no-report
+	"$BIN" run "$STUDY" -j "$j" --out "$out" -q --no-report ${RUN_ARGS:-}
 	end=$(date +%s.%N)
 	wall=$(echo "$end - $start" | bc)
 	echo "run $k: -j $j wall ${wall}s"
 	if [ -z "$ref" ]; then
 		ref=$out
 	else
-		"$BIN" report --compare "$ref" "$out" | tail -2
+		"$BIN" report --compare "$ref" "$out" | tail -5
 	fi
 done

@@ -88,7 +88,21 @@ type Analysis struct {
 	// and the worst p99 seen.
 	LateLoads   int
 	LateWorstMs float64
+	// LateShiftPct is the median over those loads of how far each one's PLT
+	// lies from its condition's median, in %: near zero when the
+	// emulator's lateness did not move the results (NaN without late loads).
+	LateShiftPct float64
+	OKLoads      int // successful loads counted in the statistics
 }
+
+// LateJudgeMin is how many late-emulator loads it takes to judge from
+// LateShiftPct whether the lateness moved the results, and LateShiftLimit
+// how far (in %) their median may lie from their conditions' medians
+// before the report says it did.
+const (
+	LateJudgeMin   = 10
+	LateShiftLimit = 2.0
+)
 
 // MinLoads is the number of successful loads a condition needs for its
 // median to be reported without a warning: half the runs, at least one.
@@ -154,6 +168,11 @@ func Analyze(st *study.Store) (*Analysis, error) {
 		errs     map[string]int
 	}
 	samples := map[string]*sample{}
+	type lateLoad struct {
+		cond string
+		plt  float64
+	}
+	var lateLoads []lateLoad
 	for _, p := range probes {
 		c := a.ByHash[p.CondHash]
 		if c == nil {
@@ -192,7 +211,9 @@ func Analyze(st *study.Store) (*Analysis, error) {
 		sm.gw.LateP99ms += late
 		if late > LateLimitMs {
 			a.LateLoads++
+			lateLoads = append(lateLoads, lateLoad{p.CondHash, r.PLTms})
 		}
+		a.OKLoads++
 		a.LateWorstMs = max(a.LateWorstMs, late)
 		for _, t := range r.TCP {
 			sm.gw.Retransmits += float64(t.Retransmits)
@@ -218,6 +239,17 @@ func Analyze(st *study.Store) (*Analysis, error) {
 			c.Errors = append(c.Errors, fmt.Sprintf("%dx %s", k, e))
 		}
 		sort.Strings(c.Errors)
+	}
+	a.LateShiftPct = math.NaN()
+	if len(lateLoads) > 0 {
+		var shifts []float64
+		for _, l := range lateLoads {
+			if m := a.ByHash[l.cond].PLT.Median; m > 0 {
+				shifts = append(shifts, 100*(l.plt/m-1))
+			}
+		}
+		sort.Float64s(shifts)
+		a.LateShiftPct = quantile(shifts, 0.5)
 	}
 	// Factors that take a single value across all baseline conditions.
 	baseVals := map[string]map[string]bool{}

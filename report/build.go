@@ -239,8 +239,8 @@ func renderHTML(a *Analysis, st *study.Store) ([]byte, error) {
 	if tooFew > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d condition(s) have fewer than %d successful loads; their medians are marked ⚠ and are not to be trusted.", tooFew, a.MinLoads))
 	}
-	if a.LateLoads > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("In %d load(s) the link emulator released packets more than %.0f ms late (99th percentile; worst %.1f ms): it was short of CPU, so those loads did not see the configured link. Re-run with a lower -j.", a.LateLoads, LateLimitMs, a.LateWorstMs))
+	if w := a.LateWarning(); w != "" {
+		d.Warnings = append(d.Warnings, w)
 	}
 	d.Summary = summaryTables(a)
 	d.Tables = append(d.Tables, gainTables(a)...)
@@ -263,6 +263,25 @@ func renderHTML(a *Analysis, st *study.Store) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// LateWarning says whether the link emulator ran late in any load and, when
+// there are enough such loads to judge, whether that moved their page load
+// times ("" when it never ran late). Late-emulator loads are kept: dropping
+// them would bias the medians towards quiet moments of the machine.
+func (a *Analysis) LateWarning() string {
+	if a.LateLoads == 0 {
+		return ""
+	}
+	w := fmt.Sprintf("In %d of %d loads (%.1f%%) the link emulator released packets more than %.0f ms late at the 99th percentile (worst %.1f ms): it was short of CPU.",
+		a.LateLoads, a.OKLoads, 100*float64(a.LateLoads)/float64(max(a.OKLoads, 1)), LateLimitMs, a.LateWorstMs)
+	switch {
+	case a.LateLoads < LateJudgeMin:
+		return w + " Too few such loads to tell whether it moved the results; a run at -j 1 would."
+	case math.Abs(a.LateShiftPct) > LateShiftLimit:
+		return w + fmt.Sprintf(" Those loads' PLTs lie a median %+.1f%% from their conditions' medians, so the shortage moved results: re-run with a lower -j.", a.LateShiftPct)
+	}
+	return w + fmt.Sprintf(" Those loads' PLTs lie a median %+.1f%% from their conditions' medians: no sign that it moved the results.", a.LateShiftPct)
 }
 
 func fmtNum(x float64, prec int) string {

@@ -158,6 +158,10 @@ func TestAnalysisGainsAndStats(t *testing.T) {
 	if a.LateLoads != len(a.Conds)/2 || a.LateWorstMs != 2.5 {
 		t.Errorf("late loads %d (want %d), worst %v ms", a.LateLoads, len(a.Conds)/2, a.LateWorstMs)
 	}
+	// The late loads are each condition's slowest (+20 ms over the median).
+	if a.LateShiftPct <= 0 || a.OKLoads != 5*len(a.Conds) {
+		t.Errorf("late loads' shift %v%%, %d loads counted", a.LateShiftPct, a.OKLoads)
+	}
 }
 
 func TestFailuresCountedAndTooFewFlagged(t *testing.T) {
@@ -442,5 +446,27 @@ func TestBuildEmptyStore(t *testing.T) {
 	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
 	if a.Stored != 0 || !bytes.Contains(html, []byte("Incomplete: 0 of 320")) {
 		t.Errorf("empty store report: stored %d", a.Stored)
+	}
+}
+
+func TestLateWarning(t *testing.T) {
+	for _, tc := range []struct {
+		late  int
+		shift float64
+		want  string
+	}{
+		{0, math.NaN(), ""},
+		{3, 10, "Too few such loads"},
+		{40, 5.5, "moved results: re-run with a lower -j"},
+		{40, -0.4, "no sign that it moved the results"},
+	} {
+		a := &Analysis{LateLoads: tc.late, OKLoads: 400, LateWorstMs: 3.2, LateShiftPct: tc.shift}
+		got := a.LateWarning()
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%d late loads, shift %v: %q, want %q", tc.late, tc.shift, got, tc.want)
+		}
+		if tc.late > 0 && !strings.Contains(got, fmt.Sprintf("In %d of 400 loads", tc.late)) {
+			t.Errorf("warning does not count the loads: %q", got)
+		}
 	}
 }
