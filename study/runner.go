@@ -287,6 +287,27 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		}
 	}
 	r.weight = weight
+	// Longest modelled bench first: with the long ones started early the
+	// run does not end with a few long benches running alone while the
+	// other slots sit idle (the classic longest-processing-time order).
+	modelled := make([]float64, len(tasks))
+	for i, t := range tasks {
+		for _, pps := range t.pending {
+			for _, pp := range pps {
+				modelled[i] += weight[t.group.Conds[pp.cond].Hash]
+			}
+		}
+	}
+	order := make([]int, len(tasks))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return modelled[order[i]] > modelled[order[j]] })
+	sorted := make([]task, len(tasks))
+	for i, k := range order {
+		sorted[i] = tasks[k]
+	}
+	tasks = sorted
 	prog := newProgress(r.Progress, r.TTY, sum.Planned, plannedWork)
 	defer prog.finish()
 

@@ -582,3 +582,32 @@ func TestRunnerSurvivesAPanickingBench(t *testing.T) {
 		t.Errorf("panic not recorded as the reason: %+v", probes)
 	}
 }
+
+// Benches start longest modelled work first, so a run does not end with a
+// long bench running alone. At 1 Mbit/s the bytes dominate the model: page
+// B (1.4 MB) before page A, and within a page 100 ms before 20 ms.
+func TestLongestBenchesStartFirst(t *testing.T) {
+	s := mustParse(t, strings.Replace(tinyStudy, `rtt = ["20ms", "100ms"]`, `rtt = ["20ms", "100ms"]`+"\nrate = \"1mbit\"", 1))
+	dir := t.TempDir()
+	st, err := CreateStore(dir, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	log := &loadLog{}
+	r := &Runner{Study: s, Store: st, Open: fakeOpener(log, 0, nil), Jobs: 1, WorkDir: filepath.Join(dir, "w")}
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var benches []string
+	for _, l := range log.loads {
+		f := strings.Fields(l)
+		if b := f[0] + " " + f[1]; len(benches) == 0 || benches[len(benches)-1] != b {
+			benches = append(benches, b)
+		}
+	}
+	want := []string{"pageB 100", "pageB 20", "pageA 100", "pageA 20"}
+	if strings.Join(benches, ",") != strings.Join(want, ",") {
+		t.Errorf("bench order %q, want %q (longest modelled first)", benches, want)
+	}
+}
