@@ -184,37 +184,40 @@ func cmdline(pid int) string {
 	return strings.TrimSpace(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
 }
 
-// ownerPID is the PID recorded as the testbed's owner (0 without a record).
-func ownerPID(dir string) int {
+// readOwner returns the owner record of the testbed whose state is in dir:
+// the PID and command line of the process that built it (0, "" without a
+// readable record).
+func readOwner(dir string) (pid int, cmd string) {
 	b, err := os.ReadFile(filepath.Join(dir, "owner"))
 	if err != nil {
-		return 0
+		return 0, ""
 	}
-	first, _, _ := strings.Cut(string(b), "\n")
-	pid, err := strconv.Atoi(first)
+	lines := strings.SplitN(string(b), "\n", 3)
+	pid, err = strconv.Atoi(lines[0])
 	if err != nil || pid <= 0 {
-		return 0
+		return 0, ""
 	}
+	if len(lines) >= 2 {
+		cmd = lines[1]
+	}
+	return pid, cmd
+}
+
+// ownerPID is the PID recorded as the testbed's owner (0 without a record).
+func ownerPID(dir string) int {
+	pid, _ := readOwner(dir)
 	return pid
 }
 
 // ownerAlive reports whether the process that built the testbed whose state
 // is in dir still runs (same PID and same command line).
 func ownerAlive(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, "owner"))
-	if err != nil {
-		return false
-	}
-	lines := strings.SplitN(string(b), "\n", 3)
-	pid, err := strconv.Atoi(lines[0])
-	if err != nil || pid <= 0 {
-		return false
-	}
-	if len(lines) < 2 {
+	pid, cmd := readOwner(dir)
+	if pid == 0 || cmd == "" {
 		return false
 	}
 	cur := cmdline(pid)
-	return cur != "" && cur == lines[1]
+	return cur != "" && cur == cmd
 }
 
 // ---- killing what runs in a namespace ----

@@ -210,7 +210,6 @@ func Analyze(st *study.Store) (*Analysis, error) {
 		late := max(r.Link.Down.LateP99ms, r.Link.Up.LateP99ms)
 		sm.gw.LateP99ms += late
 		if late > LateLimitMs {
-			a.LateLoads++
 			lateLoads = append(lateLoads, lateLoad{p.CondHash, r.PLTms})
 		}
 		a.OKLoads++
@@ -240,6 +239,7 @@ func Analyze(st *study.Store) (*Analysis, error) {
 		}
 		sort.Strings(c.Errors)
 	}
+	a.LateLoads = len(lateLoads)
 	a.LateShiftPct = math.NaN()
 	if len(lateLoads) > 0 {
 		var shifts []float64

@@ -157,21 +157,18 @@ func (c *Comparison) Write(w io.Writer) {
 
 // meanCI95 returns the mean of xs and the half-width of its 95% confidence
 // interval (normal approximation; 0 for fewer than two values).
-func meanCI95(xs []float64) (mean, half float64) {
+func meanCI95(xs []float64) (m, half float64) {
 	if len(xs) == 0 {
 		return 0, 0
 	}
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
+	m = mean(xs)
 	if len(xs) < 2 {
-		return mean, 0
+		return m, 0
 	}
 	var ss float64
 	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
+		ss += (x - m) * (x - m)
 	}
 	sd := math.Sqrt(ss / float64(len(xs)-1))
-	return mean, 1.96 * sd / math.Sqrt(float64(len(xs)))
+	return m, 1.96 * sd / math.Sqrt(float64(len(xs)))
 }

@@ -110,6 +110,19 @@ rtt = ["20ms", "100ms"]
 protocol = ["https", "spdy/3.1"]
 `
 
+// newTestStore creates a store for s in a fresh directory, closed when the
+// test ends.
+func newTestStore(t *testing.T, s *Study) (*Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := CreateStore(dir, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, dir
+}
+
 func mustParse(t *testing.T, src string) *Study {
 	t.Helper()
 	s, err := Parse([]byte(src), "")
@@ -121,12 +134,7 @@ func mustParse(t *testing.T, src string) *Study {
 
 func TestRunnerStoresEveryProbeInterleaved(t *testing.T) {
 	s := mustParse(t, tinyStudy)
-	dir := t.TempDir()
-	st, err := CreateStore(dir, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, dir := newTestStore(t, s)
 	log := &loadLog{}
 	r := &Runner{Study: s, Store: st, Open: fakeOpener(log, 0, nil), Jobs: 2, WorkDir: filepath.Join(dir, "work")}
 	sum, err := r.Run(context.Background())
@@ -191,9 +199,7 @@ func TestRunnerStoresEveryProbeInterleaved(t *testing.T) {
 
 func TestRunnerRetriesAFailedProbeOnce(t *testing.T) {
 	s := mustParse(t, tinyStudy)
-	dir := t.TempDir()
-	st, _ := CreateStore(dir, s)
-	defer st.Close()
+	st, dir := newTestStore(t, s)
 	log := &loadLog{}
 	// run 1 of spdy fails always; run 2 of https fails only the first time.
 	fail := func(proto string, run, n int) bool {
@@ -229,9 +235,7 @@ func TestRunnerRetriesAFailedProbeOnce(t *testing.T) {
 
 func TestRunnerBenchThatCannotOpenStopsTheRun(t *testing.T) {
 	s := mustParse(t, tinyStudy)
-	dir := t.TempDir()
-	st, _ := CreateStore(dir, s)
-	defer st.Close()
+	st, dir := newTestStore(t, s)
 	var opens atomic.Int32
 	r := &Runner{Study: s, Store: st, Jobs: 2, WorkDir: filepath.Join(dir, "w"),
 		Open: func(context.Context, probe.Condition, int64, string) (Bench, error) {
@@ -249,9 +253,7 @@ func TestRunnerBenchThatCannotOpenStopsTheRun(t *testing.T) {
 
 func TestRunnerCancelKeepsStoredAndClosesBenches(t *testing.T) {
 	s := mustParse(t, tinyStudy)
-	dir := t.TempDir()
-	st, _ := CreateStore(dir, s)
-	defer st.Close()
+	st, dir := newTestStore(t, s)
 	log := &loadLog{}
 	ctx, cancel := context.WithCancel(context.Background())
 	var once sync.Once
@@ -522,12 +524,7 @@ func TestOverridesSurviveTheStore(t *testing.T) {
 			t.Errorf("condition still has a link: %+v", c.Condition)
 		}
 	}
-	dir := t.TempDir()
-	st, err := CreateStore(dir, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, _ := newTestStore(t, s)
 	back, err := st.Study()
 	if err != nil {
 		t.Fatal(err)
@@ -560,9 +557,7 @@ func (panickyBench) Load(context.Context, string, int) probe.Result { panic("ind
 
 func TestRunnerSurvivesAPanickingBench(t *testing.T) {
 	s := mustParse(t, tinyStudy)
-	dir := t.TempDir()
-	st, _ := CreateStore(dir, s)
-	defer st.Close()
+	st, dir := newTestStore(t, s)
 	log := &loadLog{}
 	open := fakeOpener(log, 0, nil)
 	r := &Runner{Study: s, Store: st, Jobs: 2, WorkDir: filepath.Join(dir, "w"),
@@ -588,12 +583,7 @@ func TestRunnerSurvivesAPanickingBench(t *testing.T) {
 // B (1.4 MB) before page A, and within a page 100 ms before 20 ms.
 func TestLongestBenchesStartFirst(t *testing.T) {
 	s := mustParse(t, strings.Replace(tinyStudy, `rtt = ["20ms", "100ms"]`, `rtt = ["20ms", "100ms"]`+"\nrate = \"1mbit\"", 1))
-	dir := t.TempDir()
-	st, err := CreateStore(dir, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, dir := newTestStore(t, s)
 	log := &loadLog{}
 	r := &Runner{Study: s, Store: st, Open: fakeOpener(log, 0, nil), Jobs: 1, WorkDir: filepath.Join(dir, "w")}
 	if _, err := r.Run(context.Background()); err != nil {
