@@ -11,8 +11,11 @@ LDFLAGS := -X github.com/spdylab/spdylab/study.Revision=$(REV)
 run: deps build
 	$(BIN) run $(ARGS)
 
+# Every fuzz target for FUZZTIME (10s) each, then the unit, system and interop tests
+# (their summary closes the output).
 test: deps
 	$(GO) vet ./...
+	bash scripts/fuzz.sh
 	$(GO) test -count=1 -timeout 75m ./...
 
 build:

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,6 +46,10 @@ type Options struct {
 	Timeout time.Duration
 	// ServerLog receives the servers' connection and access log; nil = silent.
 	ServerLog io.Writer
+	// Page, when set, is the condition's page already opened by the caller
+	// (the study runner opens each page once, for its ETA and every bench
+	// of that page). The harness never changes it; nil = open c.Page.
+	Page *page.Manifest
 	// Testbed, when set, adjusts the emulated testbed's configuration after
 	// it is derived from the condition (per-direction queues,
 	// Gilbert-Elliott loss, packet log: knobs a Condition does not carry).
@@ -68,6 +73,7 @@ type Bench struct {
 	siteDir  string
 	baseURLs map[string]string
 	servers  []*server.Server
+	trust    *x509.Certificate // the servers' certificate, for a browser to trust
 	serving  sync.WaitGroup
 	closed   atomic.Bool
 
@@ -85,7 +91,7 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultTimeout
 	}
-	c, m, err := validate(c, opt.Seed)
+	c, m, err := validate(c, opt.Seed, opt.Page)
 	if err != nil {
 		return nil, err
 	}
@@ -125,18 +131,20 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 // Validate checks c and its page without building anything and returns
 // the page the bench would serve. Errors name the field at fault.
 func Validate(c probe.Condition, seed int64) (*page.Manifest, error) {
-	_, m, err := validate(c, seed)
+	_, m, err := validate(c, seed, nil)
 	return m, err
 }
 
-func validate(c probe.Condition, seed int64) (probe.Condition, *page.Manifest, error) {
+func validate(c probe.Condition, seed int64, opened *page.Manifest) (probe.Condition, *page.Manifest, error) {
 	c, err := normalize(c)
 	if err != nil {
 		return c, nil, err
 	}
-	m, err := openPage(c, seed)
-	if err != nil {
-		return c, nil, err
+	m := opened.Clone() // the caller's page stays as it was (preload adds links)
+	if opened == nil {
+		if m, err = page.Open(c.Page, c.Shards, seed, c.ShardMode); err != nil {
+			return c, nil, fmt.Errorf("harness: %w", err)
+		}
 	}
 	if c.Shards == 0 {
 		c.Shards = len(m.Hosts)
@@ -152,45 +160,14 @@ func validate(c probe.Condition, seed int64) (probe.Condition, *page.Manifest, e
 	return c, m, nil
 }
 
-// normalize checks the condition's fields and fills defaults.
+// normalize checks the condition's fields and fills defaults (probe owns
+// the rules).
 func normalize(c probe.Condition) (probe.Condition, error) {
-	if c.Page == "" {
-		return c, errors.New("harness: condition names no page")
-	}
-	if c.Shards < 0 || c.Shards > netem.MaxShards {
-		return c, fmt.Errorf("harness: shards %d out of range 1..%d", c.Shards, netem.MaxShards)
-	}
-	switch c.ShardMode {
-	case "":
-		c.ShardMode = page.ShardEqual
-	case page.ShardEqual, page.ShardRoundRobin:
-	default:
-		return c, fmt.Errorf("harness: unknown shard mode %q (want equal or roundrobin)", c.ShardMode)
-	}
-	switch c.TLS {
-	case "":
-		c.TLS = "1.2"
-	case "1.2", "1.3":
-	default:
-		return c, fmt.Errorf("harness: unknown TLS version %q (want 1.2 or 1.3)", c.TLS)
-	}
-	switch c.Push {
-	case "", server.PushNone, server.PushManifest, server.PushPreload:
-	default:
-		return c, fmt.Errorf("harness: unknown push policy %q (want none, manifest or preload)", c.Push)
-	}
-	if c.MaxStreams < 0 || c.MaxStreams > 1<<31-1 {
-		return c, fmt.Errorf("harness: max streams %d out of range", c.MaxStreams)
-	}
-	if c.InitialWindow < 0 || c.InitialWindow > 1<<31-1 {
-		return c, fmt.Errorf("harness: initial window %d out of range", c.InitialWindow)
+	c, err := probe.Normalize(c)
+	if err != nil {
+		return c, fmt.Errorf("harness: %w", err)
 	}
 	return c, nil
-}
-
-// isManifestFile tells a manifest path from a page name.
-func isManifestFile(page string) bool {
-	return strings.HasSuffix(page, ".json") || strings.ContainsRune(page, os.PathSeparator)
 }
 
 // siteInPlace reports whether a page given as a manifest file can be served
@@ -198,7 +175,7 @@ func isManifestFile(page string) bool {
 // its manifest size (a mirrored real page, or a site from `page gen`).
 // Otherwise the harness writes generated files for the manifest.
 func siteInPlace(c probe.Condition, m *page.Manifest) (string, bool) {
-	if !isManifestFile(c.Page) || c.Push == server.PushPreload {
+	if !page.IsManifestPath(c.Page) || c.Push == server.PushPreload {
 		return "", false // preload adds headers the on-disk manifest lacks
 	}
 	dir, err := filepath.Abs(filepath.Dir(c.Page))
@@ -214,21 +191,15 @@ func siteInPlace(c probe.Condition, m *page.Manifest) (string, bool) {
 	return dir, true
 }
 
-// openPage generates the condition's page, or loads it when Page names a
-// manifest file.
-func openPage(c probe.Condition, seed int64) (*page.Manifest, error) {
-	if isManifestFile(c.Page) {
-		m, err := page.Load(c.Page)
-		if err != nil {
-			return nil, fmt.Errorf("harness: %w", err)
+// SafeFileName turns a page or protocol name into a file name: letters,
+// digits, '-' and '.' stay, everything else becomes '_'.
+func SafeFileName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			return r
 		}
-		return m, nil
-	}
-	m, err := page.Generate(c.Page, c.Shards, seed, c.ShardMode)
-	if err != nil {
-		return nil, fmt.Errorf("harness: %w", err)
-	}
-	return m, nil
+		return '_'
+	}, s)
 }
 
 // ensureSite writes the page under workDir/pages, keyed by the manifest's
@@ -243,12 +214,7 @@ func ensureSite(workDir string, m *page.Manifest) (string, error) {
 		return "", err
 	}
 	sum := sha256.Sum256(js)
-	name := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
-			return r
-		}
-		return '_'
-	}, m.Name)
+	name := SafeFileName(m.Name)
 	if len(name) > 40 {
 		name = name[:40]
 	}
@@ -294,12 +260,18 @@ func (b *Bench) startServers() error {
 	if err != nil {
 		return fmt.Errorf("harness: certificate: %w", err)
 	}
+	if b.trust, err = trustedCert(cert); err != nil {
+		return err
+	}
 	push := c.Push
 	if push == "" {
 		push = server.PushNone
 	}
 	pushMap := b.m.PushMap()
 	port := HTTPSPort
+	if plaintext(c) {
+		port = PlainPort
+	}
 	if c.NoLink {
 		port = 0
 	}
@@ -309,6 +281,7 @@ func (b *Bench) startServers() error {
 			Protocols:   append([]string(nil), server.DefaultProtocols...),
 			Certificate: &cert,
 			HostNames:   names,
+			TLSMax:      serverTLSMax(c),
 			SPDY: spdy.Config{
 				MaxConcurrentStreams: uint32(c.MaxStreams),
 				InitialWindowSize:    int32(c.InitialWindow),
@@ -317,9 +290,13 @@ func (b *Bench) startServers() error {
 				MaxConcurrentStreams: uint32(c.MaxStreams),
 				InitialWindowSize:    int32(c.InitialWindow),
 			},
+			H3:      h3Config(c),
 			Push:    push,
 			PushMap: pushMap,
 			CC:      c.TCP.CC,
+		}
+		if plaintext(c) {
+			cfg.PlainSPDY = probe.ProtoSPDY31 // see sctp.go
 		}
 		if b.opt.ServerLog != nil {
 			cfg.Log = newLogger(b.opt.ServerLog, h.Name)
@@ -334,18 +311,30 @@ func (b *Bench) startServers() error {
 			return fmt.Errorf("harness: listening on %s (%s): %w", h.Name, h.HostPort(port), err)
 		}
 		b.servers = append(b.servers, srv)
+		serveUDP := b.serveH3
+		if plaintext(c) {
+			serveUDP = b.serveSCTP
+		}
+		if err := serveUDP(h, srv, l.Addr().String()); err != nil {
+			l.Close()
+			return err
+		}
 		b.serving.Add(1)
 		go func() {
 			defer b.serving.Done()
 			srv.Serve(l)
 			l.Close()
 		}()
+		scheme := "https"
+		if plaintext(c) {
+			scheme = "http"
+		}
 		if c.DNS && b.tb.Emulated() {
 			// The loader resolves the name through the client's resolver,
 			// so the load pays for DNS across the link.
-			b.baseURLs[h.Name] = fmt.Sprintf("https://%s:%d", h.Name, port)
+			b.baseURLs[h.Name] = fmt.Sprintf("%s://%s:%d", scheme, h.Name, port)
 		} else {
-			b.baseURLs[h.Name] = "https://" + l.Addr().String()
+			b.baseURLs[h.Name] = scheme + "://" + l.Addr().String()
 		}
 	}
 	return nil
@@ -384,23 +373,32 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		res.Failed, res.Error = true, err.Error()
 		return res
 	}
-	switch proto {
-	case probe.ProtoHTTPS, probe.ProtoSPDY31, probe.ProtoSPDY3, probe.ProtoH2:
-	default:
-		return fail(fmt.Errorf("harness: unknown protocol %q (want https, spdy/3.1, spdy/3 or h2)", proto))
+	if err := probe.CheckProtocol(proto); err != nil {
+		return fail(fmt.Errorf("harness: %w", err))
+	}
+	if err := checkPlainProto(cond, proto); err != nil {
+		return fail(err)
 	}
 	if b.closed.Load() {
 		return fail(errors.New("harness: bench is closed"))
+	}
+	if cl, _ := probe.LookupClient(cond.Client); cl.Browser {
+		return b.browserLoad(ctx, cond, res)
 	}
 	opt := loader.Options{
 		Proto:         proto,
 		TLSVersion:    cond.TLS,
 		InitialWindow: cond.InitialWindow,
 		Timeout:       b.opt.Timeout,
+		SCTP:          cond.SCTP,
+	}
+	if err := loader.ApplyProfile(&opt, cond.BrowserProfile); err != nil {
+		return fail(fmt.Errorf("harness: %w", err))
 	}
 	if b.tb.Emulated() {
 		client := b.tb.Client()
 		opt.Dial = client.DialContext
+		opt.ListenPacket = client.ListenPacket
 		if cond.DNS {
 			opt.Resolver = client.Resolver()
 		}
@@ -414,6 +412,7 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 	lctx, cancel := context.WithTimeout(ctx, b.opt.Timeout+10*time.Second)
 	defer cancel()
 	b.tb.ResetCounters()
+	b.takeSCTPCounters(nil)
 	type outcome struct {
 		r   probe.Result
 		err error
@@ -439,6 +438,7 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		r.Started = res.Started
 	}
 	r.Link = b.tb.Counters()
+	b.takeSCTPCounters(r.SCTP)
 	if out.err != nil {
 		r.Failed = true
 		if r.Error == "" {

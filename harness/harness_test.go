@@ -11,9 +11,10 @@ import (
 
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/server"
 )
 
-var allProtos = []string{probe.ProtoHTTPS, probe.ProtoSPDY31, probe.ProtoSPDY3, probe.ProtoH2}
+var allProtos = []string{probe.ProtoHTTPS, probe.ProtoSPDY31, probe.ProtoSPDY3, probe.ProtoH2, probe.ProtoH3}
 
 func openBench(t *testing.T, c probe.Condition, opt Options) *Bench {
 	t.Helper()
@@ -227,7 +228,7 @@ func TestLoadFailsCleanlyOnTimeoutAndAfterClose(t *testing.T) {
 	if !r.Failed || r.Error == "" {
 		t.Fatalf("a load of 3 MB with a 1 ms budget did not fail: %+v", r)
 	}
-	if r := b.Load(context.Background(), "spdy/2", 0); !r.Failed || !strings.Contains(r.Error, `unknown protocol "spdy/2"`) {
+	if r := b.Load(context.Background(), "spdy/1", 0); !r.Failed || !strings.Contains(r.Error, `unknown protocol "spdy/1"`) {
 		t.Fatalf("unknown protocol: %+v", r.Error)
 	}
 	if err := b.Close(); err != nil {
@@ -338,5 +339,34 @@ func TestParallelBenchesShareTheSite(t *testing.T) {
 	}
 	if sites != 1 {
 		t.Fatalf("%d site directories for one page", sites)
+	}
+}
+
+// A caller's page (the runner's, shared by benches) is served as given and
+// never changed, even when the preload policy adds links to the bench's copy.
+func TestOpenUsesTheCallersPageWithoutChangingIt(t *testing.T) {
+	shared, err := page.Generate("youtube", 1, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared.Name = "the caller's page"
+	b := openBench(t, probe.Condition{Page: "youtube", Push: server.PushPreload, NoLink: true}, Options{Page: shared})
+	if b.Manifest().Name != shared.Name {
+		t.Fatalf("bench serves %q, not the caller's page", b.Manifest().Name)
+	}
+	links := 0
+	for _, r := range b.Manifest().Resources {
+		links += len(r.Headers)
+	}
+	if links == 0 {
+		t.Fatal("preload policy added no links to the bench's page")
+	}
+	for i, r := range shared.Resources {
+		if len(r.Headers) != 0 {
+			t.Fatalf("the caller's resource %d got headers %v", i, r.Headers)
+		}
+	}
+	if r := b.Load(context.Background(), probe.ProtoSPDY31, 0); r.Failed || r.Pushed == 0 {
+		t.Fatalf("preload load: failed=%v pushed=%d %s", r.Failed, r.Pushed, r.Error)
 	}
 }

@@ -155,7 +155,7 @@ func TestGetCommandRejectsBadUsage(t *testing.T) {
 		want string
 	}{
 		{nil, "no URL"},
-		{[]string{"--proto", "spdy/2", "https://127.0.0.1:1/"}, `--proto "spdy/2"`},
+		{[]string{"--proto", "spdy/1", "https://127.0.0.1:1/"}, `--proto "spdy/1"`},
 		{[]string{"ftp://x/"}, "scheme"},
 		{[]string{"-o", "a", "-o", "b", "https://127.0.0.1:1/"}, "2 -o files for 1 URLs"},
 		{[]string{"--data", "@/nonexistent/file", "https://127.0.0.1:1/"}, "--data"},

@@ -48,9 +48,10 @@ func (c *countingConn) NetConn() net.Conn { return c.Conn }
 // origin is one shard host of the page: the name the page uses and where
 // its server actually listens.
 type origin struct {
-	Host string // as in the manifest and the page's URLs, e.g. s1.spdylab.test
-	Dial string // host:port to connect to (before name resolution)
-	Port string
+	Host  string // as in the manifest and the page's URLs, e.g. s1.spdylab.test
+	Dial  string // host:port to connect to (before name resolution)
+	Port  string
+	Plain bool // http:// base URL: plaintext TCP (see plain.go)
 }
 
 func parseOrigin(host, base string) (origin, error) {
@@ -58,17 +59,17 @@ func parseOrigin(host, base string) (origin, error) {
 	if err != nil {
 		return origin{}, fmt.Errorf("base URL %q of host %s: %w", base, host, err)
 	}
-	if u.Scheme != "https" {
-		return origin{}, fmt.Errorf("base URL %q of host %s: scheme must be https", base, host)
+	if u.Scheme != "https" && u.Scheme != "http" {
+		return origin{}, fmt.Errorf("base URL %q of host %s: scheme must be https (or http for plaintext)", base, host)
 	}
 	if u.Hostname() == "" {
 		return origin{}, fmt.Errorf("base URL %q of host %s has no host", base, host)
 	}
 	port := u.Port()
 	if port == "" {
-		port = "443"
+		port = map[string]string{"https": "443", "http": "80"}[u.Scheme]
 	}
-	return origin{Host: host, Dial: net.JoinHostPort(u.Hostname(), port), Port: port}, nil
+	return origin{Host: host, Dial: net.JoinHostPort(u.Hostname(), port), Port: port, Plain: u.Scheme == "http"}, nil
 }
 
 // resolver performs at most one lookup per host name per load, like a
@@ -138,7 +139,7 @@ type connection struct {
 	id       int
 	host     string
 	raw      net.Conn // below TLS (as dialled)
-	tls      *tls.Conn
+	stream   net.Conn // what the protocol reads and writes: the TLS conn, or raw in plaintext
 	remoteIP string
 
 	start      time.Time     // the connection was asked for (DNS begins)
@@ -212,6 +213,10 @@ func (d *dialer) open(ctx context.Context, o origin, alpn string) (*connection, 
 		raw.Close()
 		return nil, context.Cause(ctx)
 	}
+	if o.Plain {
+		c.plainReady(tcpStart)
+		return c, nil
+	}
 	cfg := l.tlsConfig(o.Host, alpn)
 	tc := tls.Client(c.raw, cfg)
 	sslStart := time.Now()
@@ -221,25 +226,21 @@ func (d *dialer) open(ctx context.Context, o origin, alpn string) (*connection, 
 		}
 		return nil, fmt.Errorf("TLS handshake with %s (%s): %w", o.Host, addr, err)
 	}
-	c.tls = tc
+	c.stream = tc
 	c.ready = time.Now()
+	l.hs.tcp(tc.ConnectionState())
 	c.sslDur = c.ready.Sub(sslStart)
 	c.connectDur = c.ready.Sub(tcpStart)
 	if got := tc.ConnectionState().NegotiatedProtocol; got != alpn && !(alpn == "http/1.1" && got == "") {
 		return nil, fmt.Errorf("server %s (%s) did not negotiate %s by ALPN (it chose %q)", o.Host, addr, alpn, got)
 	}
+	l.throttle.hostMultiplexes(o.Host) // no-op unless the load's protocol multiplexes
 	return c, nil
 }
 
 // tlsVersion maps Options.TLSVersion to crypto/tls constants.
 func tlsVersion(v string) (uint16, error) {
-	switch v {
-	case "", "1.2":
-		return tls.VersionTLS12, nil
-	case "1.3":
-		return tls.VersionTLS13, nil
-	}
-	return 0, fmt.Errorf("TLS version %q: want 1.2 or 1.3", v)
+	return probe.ParseTLSVersion(v)
 }
 
 func (l *load) tlsConfig(host, alpn string) *tls.Config {
@@ -250,9 +251,10 @@ func (l *load) tlsConfig(host, alpn string) *tls.Config {
 		MaxVersion:         l.tlsVer,
 		RootCAs:            l.opt.RootCAs,
 		InsecureSkipVerify: l.opt.RootCAs == nil,
-		// Every load starts cold, as after clearing the browser's state:
-		// a full handshake each time, never a resumed session.
-		SessionTicketsDisabled: true,
+		// A load starts cold, as after clearing the browser's state (full
+		// handshakes), unless the options ask for resumption.
+		SessionTicketsDisabled: l.sessions == nil,
+		ClientSessionCache:     l.sessions,
 	}
 	return cfg
 }
@@ -268,9 +270,19 @@ func (l *load) tcpInfos() []probe.TCPInfo {
 		if err != nil {
 			continue // not a TCP socket (a test's pipe) or already gone
 		}
-		ti.ConnID = c.id
-		ti.Host = c.host
-		out = append(out, ti)
+		out = append(out, probe.TCPInfo{
+			ConnID:       c.id,
+			Host:         c.host,
+			Retransmits:  ti.Retransmits,
+			SegsOut:      ti.SegsOut,
+			SegsIn:       ti.SegsIn,
+			SndCwnd:      ti.SndCwnd,
+			RTTms:        ti.RTTms,
+			RTTVarms:     ti.RTTVarms,
+			BytesAcked:   ti.BytesAcked,
+			BytesRecv:    ti.BytesRecv,
+			CongestionCC: ti.Congestion,
+		})
 	}
 	return out
 }

@@ -14,36 +14,8 @@ import (
 func scanCSS(r io.Reader, base *url.URL, found func(reference)) (int64, error) {
 	cr := &countingReader{r: r}
 	br := bufio.NewReaderSize(cr, 4096)
-	var (
-		offset    int
-		window    []byte // recent bytes, to recognise "url(" and "@import"
-		inURL     bool
-		importOn  bool // inside @import, before its ';'
-		quote     byte
-		value     []byte
-		start     int
-		inComment bool
-		prev      byte
-	)
-	emit := func(v string, typ string, at int) {
-		v = strings.TrimSpace(v)
-		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-			v = v[1 : len(v)-1]
-		}
-		if v == "" || strings.HasPrefix(v, "data:") {
-			return
-		}
-		u, err := base.Parse(v)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
-			return
-		}
-		u.Fragment = ""
-		if typ == "" {
-			typ = typeFromPath(u.Path)
-		}
-		found(reference{URL: u, Raw: v, Type: typ, Offset: at})
-	}
-	for {
+	sc := &cssScanner{base: base, found: found}
+	for offset := 0; ; offset++ {
 		b, err := br.ReadByte()
 		if err != nil {
 			if err == io.EOF {
@@ -51,70 +23,119 @@ func scanCSS(r io.Reader, base *url.URL, found func(reference)) (int64, error) {
 			}
 			return cr.n, err
 		}
-		pos := offset
-		offset++
-		switch {
-		case inComment:
-			if prev == '*' && b == '/' {
-				inComment = false
-				b = 0
-			}
-		case inURL:
-			if quote != 0 {
-				if b == quote {
-					quote = 0
-				}
-				value = append(value, b)
-				break
-			}
-			if b == '"' || b == '\'' {
-				quote = b
-				value = append(value, b)
-				break
-			}
-			if b == ')' {
-				typ := ""
-				if importOn {
-					typ = "css"
-				}
-				emit(string(value), typ, start)
-				inURL = false
-				value = value[:0]
-				break
-			}
-			value = append(value, b)
-		case importOn && quote != 0:
-			if b == quote {
-				emit(string(value), "css", start)
-				quote = 0
-				value = value[:0]
-				break
-			}
-			value = append(value, b)
-		case prev == '/' && b == '*':
-			inComment = true
-			b = 0
-		default:
-			window = append(window, toLower(b))
-			if len(window) > 7 {
-				window = window[len(window)-7:]
-			}
-			w := string(window)
-			switch {
-			case strings.HasSuffix(w, "url("):
-				inURL = true
-				start = pos + 1
-			case strings.HasSuffix(w, "@import"):
-				importOn = true
-			case importOn && (b == '"' || b == '\''):
-				quote = b
-				start = pos + 1
-			case importOn && b == ';':
-				importOn = false
-			}
-		}
-		prev = b
+		sc.step(b, offset)
 	}
+}
+
+// cssScanner is the state of scanCSS between bytes.
+type cssScanner struct {
+	base      *url.URL
+	found     func(reference)
+	window    []byte // recent bytes, to recognise "url(" and "@import"
+	inURL     bool
+	importOn  bool // inside @import, before its ';'
+	quote     byte
+	value     []byte
+	start     int
+	inComment bool
+	prev      byte
+}
+
+// step consumes byte b found at offset pos.
+func (sc *cssScanner) step(b byte, pos int) {
+	switch {
+	case sc.inComment:
+		if sc.prev == '*' && b == '/' {
+			sc.inComment = false
+			b = 0
+		}
+	case sc.inURL:
+		sc.urlByte(b)
+	case sc.importOn && sc.quote != 0:
+		if b == sc.quote {
+			sc.emit(string(sc.value), "css", sc.start)
+			sc.quote = 0
+			sc.value = sc.value[:0]
+			break
+		}
+		sc.value = append(sc.value, b)
+	case sc.prev == '/' && b == '*':
+		sc.inComment = true
+		b = 0
+	default:
+		sc.tokenByte(b, pos)
+	}
+	sc.prev = b
+}
+
+// urlByte consumes a byte inside url(...).
+func (sc *cssScanner) urlByte(b byte) {
+	if sc.quote != 0 {
+		if b == sc.quote {
+			sc.quote = 0
+		}
+		sc.value = append(sc.value, b)
+		return
+	}
+	if b == '"' || b == '\'' {
+		sc.quote = b
+		sc.value = append(sc.value, b)
+		return
+	}
+	if b == ')' {
+		typ := ""
+		if sc.importOn {
+			typ = "css"
+		}
+		sc.emit(string(sc.value), typ, sc.start)
+		sc.inURL = false
+		sc.value = sc.value[:0]
+		return
+	}
+	sc.value = append(sc.value, b)
+}
+
+// tokenByte consumes a byte outside comments and URLs, watching for
+// "url(", "@import" and the import's quoted URL.
+func (sc *cssScanner) tokenByte(b byte, pos int) {
+	sc.window = append(sc.window, toLower(b))
+	if len(sc.window) > 7 {
+		sc.window = sc.window[len(sc.window)-7:]
+	}
+	w := string(sc.window)
+	switch {
+	case strings.HasSuffix(w, "url("):
+		sc.inURL = true
+		sc.start = pos + 1
+	case strings.HasSuffix(w, "@import"):
+		sc.importOn = true
+	case sc.importOn && (b == '"' || b == '\''):
+		sc.quote = b
+		sc.start = pos + 1
+	case sc.importOn && b == ';':
+		sc.importOn = false
+	}
+}
+
+// emit reports a reference (quotes stripped; data: and non-HTTP URLs
+// skipped); typ "" is taken from the path.
+func (sc *cssScanner) emit(v string, typ string, at int) {
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		v = v[1 : len(v)-1]
+	}
+	if v == "" || strings.HasPrefix(v, "data:") {
+		return
+	}
+	u, err := sc.base.Parse(v)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return
+	}
+	u.Fragment = ""
+	if typ == "" {
+		typ = typeFromPath(u.Path)
+	}
+	sc.found(reference{URL: u, Raw: v, Type: typ, Offset: at})
 }
 
 func toLower(b byte) byte {

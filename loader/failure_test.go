@@ -255,11 +255,12 @@ func TestBadOptions(t *testing.T) {
 		want string
 	}{
 		{"no manifest", Target{}, Options{Proto: "https"}, "no manifest"},
-		{"unknown proto", good, Options{Proto: "spdy/2"}, `unknown protocol "spdy/2"`},
+		{"unknown proto", good, Options{Proto: "spdy/1"}, `unknown protocol "spdy/1"`},
 		{"no proto", good, Options{}, "no protocol"},
 		{"tls", good, Options{Proto: "https", TLSVersion: "1.1"}, `TLS version "1.1"`},
 		{"missing host", Target{Manifest: st.m, BaseURLs: map[string]string{st.m.Hosts[0]: "https://127.0.0.1:1"}}, Options{Proto: "https"}, "no base URL for host " + st.m.Hosts[1]},
-		{"http scheme", Target{Manifest: st.m, BaseURLs: map[string]string{st.m.Hosts[0]: "http://127.0.0.1:1", st.m.Hosts[1]: "https://127.0.0.1:2"}}, Options{Proto: "https"}, "scheme must be https"},
+		{"http scheme", Target{Manifest: st.m, BaseURLs: map[string]string{st.m.Hosts[0]: "http://127.0.0.1:1", st.m.Hosts[1]: "https://127.0.0.1:2"}}, Options{Proto: "https"}, `needs TLS version "none"`},
+		{"ftp scheme", Target{Manifest: st.m, BaseURLs: map[string]string{st.m.Hosts[0]: "ftp://127.0.0.1:1", st.m.Hosts[1]: "https://127.0.0.1:2"}}, Options{Proto: "https"}, "scheme must be https"},
 		{"negative conns", good, Options{Proto: "https", MaxConnsPerHost: -1}, "MaxConnsPerHost -1"},
 	}
 	for _, c := range cases {

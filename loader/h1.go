@@ -1,21 +1,16 @@
 package loader
 
 import (
-	"bufio"
-	"bytes"
 	"container/heap"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httputil"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/spdylab/spdylab/client"
 )
 
 // h1 is HTTPS as Chrome did it: per host a pool of at most MaxConnsPerHost
@@ -45,7 +40,7 @@ type h1Pool struct {
 
 type h1Conn struct {
 	c    *connection
-	br   *bufio.Reader
+	h    *client.H1Conn
 	used int // requests completed on it
 }
 
@@ -159,7 +154,7 @@ func (p *h1Pool) dial(ctx context.Context) {
 		}
 		return
 	}
-	p.release(&h1Conn{c: c, br: bufio.NewReaderSize(c.tls, 32<<10)}, true)
+	p.release(&h1Conn{c: c, h: client.NewH1Conn(c.stream)}, true)
 }
 
 // release returns a connection after a request (or after connecting): it
@@ -229,30 +224,30 @@ func (h *h1) roundTrip(e *entry, hc *h1Conn, body func(io.Reader) (int64, error)
 		{Name: "Host", Value: e.url.Host},
 		{Name: "Connection", Value: "keep-alive"},
 	}, requestHeaders(e)...)
-	var req bytes.Buffer
-	fmt.Fprintf(&req, "GET %s HTTP/1.1\r\n", requestPath(e))
-	for _, kv := range hdrs {
-		fmt.Fprintf(&req, "%s: %s\r\n", kv.Name, kv.Value)
+	fields := make([]client.Field, len(hdrs))
+	for i, kv := range hdrs {
+		fields[i] = client.Field{Name: kv.Name, Value: kv.Value}
 	}
-	req.WriteString("\r\n")
-
 	e.mu.Lock()
 	e.httpVersion = "HTTP/1.1"
 	e.reqHeaders = hdrs
-	e.reqHdrSize = int64(req.Len())
 	e.sendStart = time.Now()
 	e.mu.Unlock()
-	h.hdr.Add(int64(req.Len()))
-	if _, err := hc.c.tls.Write(req.Bytes()); err != nil {
-		return isConnDrop(err), false, fmt.Errorf("sending request: %w", err)
+	n, err := hc.h.SendHead(http.MethodGet, requestPath(e), fields)
+	h.hdr.Add(n)
+	e.mu.Lock()
+	e.reqHdrSize = n
+	e.mu.Unlock()
+	if err != nil {
+		return client.ConnDropped(err), false, err
 	}
 	now := time.Now()
 	e.mu.Lock()
 	e.sendEnd = now
 	e.mu.Unlock()
 
-	if _, err := hc.br.Peek(1); err != nil {
-		if isConnDrop(err) {
+	if err := hc.h.AwaitResponse(); err != nil {
+		if client.ConnDropped(err) {
 			return true, false, fmt.Errorf("connection closed before any response byte: %w", err)
 		}
 		return false, false, fmt.Errorf("waiting for the response: %w", err)
@@ -262,185 +257,31 @@ func (h *h1) roundTrip(e *entry, hc *h1Conn, body func(io.Reader) (int64, error)
 	e.firstByte = now
 	e.mu.Unlock()
 
-	resp, hdrSize, err := readResponseHead(hc.br)
-	h.hdr.Add(hdrSize)
+	resp, err := hc.h.ReadResponse(http.MethodGet)
 	if err != nil {
 		return false, false, err
+	}
+	h.hdr.Add(resp.HeadBytes)
+	harHdrs := make([]HARNameValue, len(resp.Fields))
+	for i, f := range resp.Fields {
+		harHdrs[i] = HARNameValue{Name: f.Name, Value: f.Value}
 	}
 	e.mu.Lock()
 	e.status = resp.StatusCode
 	e.statusText = statusText(&resp.Response)
-	e.respHeaders = resp.harHeaders
-	e.respHdrSize = hdrSize
+	e.respHeaders = harHdrs
+	e.respHdrSize = resp.HeadBytes
 	e.mime = resp.Header.Get("Content-Type")
 	e.mu.Unlock()
 
-	var r io.Reader
-	reusable = resp.ProtoAtLeast(1, 1) && !headerHasToken(resp.Header, "Connection", "close")
-	chunked := headerHasToken(resp.Header, "Transfer-Encoding", "chunked")
-	switch {
-	case chunked:
-		r = httputil.NewChunkedReader(hc.br)
-	case resp.Header.Get("Content-Length") != "":
-		n, perr := strconv.ParseInt(strings.TrimSpace(resp.Header.Get("Content-Length")), 10, 64)
-		if perr != nil || n < 0 {
-			return false, false, fmt.Errorf("bad Content-Length %q", resp.Header.Get("Content-Length"))
-		}
-		r = &exactReader{r: hc.br, left: n, total: n}
-	default:
-		r = hc.br // delimited by the end of the connection
-		reusable = false
-	}
-	if err := readBody(e, resp.Header.Get("Content-Encoding"), r, body); err != nil {
+	if err := readBody(e, resp.Header.Get("Content-Encoding"), resp.Body, body); err != nil {
 		return false, false, fmt.Errorf("reading the response body: %w", err)
 	}
-	// A consumer may stop early (an HTML scan stops at EOF of the decoder,
-	// not necessarily of the framing); drain what the framing still holds.
-	if _, err := io.Copy(io.Discard, r); err != nil {
-		return false, false, fmt.Errorf("reading the response body: %w", err)
-	}
-	if chunked {
-		// The chunked reader stops after the last chunk; the trailer
-		// section (usually just CRLF) still belongs to this response.
-		var trailer int64
-		for {
-			line, err := readLine(hc.br, &trailer)
-			if err != nil {
-				return false, false, fmt.Errorf("reading the chunked trailer: %w", err)
-			}
-			if line == "" {
-				break
-			}
-		}
+	if err := hc.h.Finish(resp); err != nil {
+		return false, false, err
 	}
 	e.mu.Lock()
 	e.end = time.Now()
 	e.mu.Unlock()
-	return false, reusable, nil
-}
-
-// isConnDrop is a connection the server closed or reset.
-func isConnDrop(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
-}
-
-// exactReader reads exactly total bytes of a Content-Length body; the
-// connection ending earlier is an error saying how much arrived.
-type exactReader struct {
-	r           io.Reader
-	left, total int64
-}
-
-func (x *exactReader) Read(p []byte) (int, error) {
-	if x.left <= 0 {
-		return 0, io.EOF
-	}
-	if int64(len(p)) > x.left {
-		p = p[:x.left]
-	}
-	n, err := x.r.Read(p)
-	x.left -= int64(n)
-	if x.left == 0 {
-		return n, nil
-	}
-	if err == io.EOF {
-		return n, fmt.Errorf("connection closed after %d of %d body bytes (Content-Length): %w", x.total-x.left, x.total, io.ErrUnexpectedEOF)
-	}
-	return n, err
-}
-
-// h1Response is a parsed status line and header.
-type h1Response struct {
-	http.Response
-	harHeaders []HARNameValue
-}
-
-const maxHeaderBytes = 256 << 10
-
-// readResponseHead parses the status line and header fields, counting their
-// exact bytes on the wire (http.ReadResponse cannot tell that). Interim 1xx
-// responses are skipped and counted.
-func readResponseHead(br *bufio.Reader) (*h1Response, int64, error) {
-	var size int64
-	for {
-		line, err := readLine(br, &size)
-		if err != nil {
-			return nil, size, fmt.Errorf("reading the status line: %w", err)
-		}
-		proto, rest, _ := strings.Cut(line, " ")
-		codeStr, reason, _ := strings.Cut(rest, " ")
-		major, minor, ok := http.ParseHTTPVersion(proto)
-		code, cerr := strconv.Atoi(codeStr)
-		if !ok || cerr != nil || len(codeStr) != 3 {
-			return nil, size, fmt.Errorf("malformed status line %q", truncate(line, 80))
-		}
-		resp := &h1Response{Response: http.Response{
-			Status: codeStr + " " + reason, StatusCode: code, Proto: proto,
-			ProtoMajor: major, ProtoMinor: minor, Header: http.Header{},
-		}}
-		for {
-			line, err := readLine(br, &size)
-			if err != nil {
-				return nil, size, fmt.Errorf("reading the response header: %w", err)
-			}
-			if line == "" {
-				break
-			}
-			name, value, ok := strings.Cut(line, ":")
-			if !ok || name == "" || strings.ContainsAny(name, " \t") {
-				return nil, size, fmt.Errorf("malformed header line %q", truncate(line, 80))
-			}
-			value = strings.TrimSpace(value)
-			resp.Header.Add(name, value)
-			resp.harHeaders = append(resp.harHeaders, HARNameValue{Name: name, Value: value})
-		}
-		if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
-			continue
-		}
-		if resp.harHeaders == nil {
-			resp.harHeaders = []HARNameValue{}
-		}
-		return resp, size, nil
-	}
-}
-
-func readLine(br *bufio.Reader, size *int64) (string, error) {
-	var buf []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		*size += int64(len(chunk))
-		buf = append(buf, chunk...)
-		if *size > maxHeaderBytes {
-			return "", fmt.Errorf("response header larger than %d bytes", maxHeaderBytes)
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			if err == io.EOF && len(buf) > 0 {
-				err = io.ErrUnexpectedEOF
-			}
-			return "", err
-		}
-		return strings.TrimRight(string(buf), "\r\n"), nil
-	}
-}
-
-func headerHasToken(h http.Header, name, token string) bool {
-	for _, v := range h.Values(name) {
-		for _, t := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(t), token) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
+	return false, resp.Reusable, nil
 }

@@ -2,35 +2,33 @@ package loader
 
 import (
 	"context"
-	"encoding/binary"
 	"io"
-	"net"
 	"net/http"
 	"sync"
-	"sync/atomic"
 
-	"golang.org/x/net/http2"
+	"github.com/spdylab/spdylab/client"
 )
 
-// h2 is HTTP/2 with one connection per host, through x/net/http2's client
-// connection over a TLS connection the loader dialled itself (so that the
-// load controls connection setup and timing, not a Transport's pool).
+// h2 is HTTP/2 with one connection per host, on the client package's
+// HTTP/2 connection (x/net/http2's Framer and HPACK) over a TLS connection
+// the loader dialled itself, as the SPDY path is built on package spdy:
+// Chrome's priority chain (or RFC 9218 headers), server push accepted and
+// used when the page asks for the URL, requests beyond the server's
+// MAX_CONCURRENT_STREAMS queued, bodies streamed to the scanner as DATA
+// arrives.
 type h2 struct {
 	l  *load
 	ss *sessions
-	// Header bytes: compressed are the HEADERS, CONTINUATION and
-	// PUSH_PROMISE frame payloads seen on the decrypted byte stream, i.e.
-	// exactly what HPACK produced; raw are the same header lists written
-	// as "name: value\r\n" lines (pseudo-headers included), comparable to
-	// HTTP/1.1's header bytes.
-	raw, compressed atomic.Int64
+
+	mu    sync.Mutex
+	conns map[*connection]*client.H2Conn
 }
 
 // defaultWindow is SPDY's and HTTP/2's default initial stream window.
 const defaultWindow = 65535
 
 func newH2(l *load) *h2 {
-	h := &h2{l: l}
+	h := &h2{l: l, conns: map[*connection]*client.H2Conn{}}
 	h.ss = &sessions{l: l, m: map[string]*muxSession{}, open: h.open}
 	return h
 }
@@ -44,22 +42,21 @@ func (h *h2) open(ctx context.Context, org origin) (*muxSession, error) {
 	if win == 0 {
 		win = defaultWindow
 	}
-	t1 := &http.Transport{HTTP2: &http.HTTP2Config{
-		MaxReceiveBufferPerStream:     win,
-		MaxReceiveBufferPerConnection: sessionWindow(win),
-	}}
-	t2, err := http2.ConfigureTransports(t1)
+	cc, err := client.NewH2Conn(c.stream, client.H2Config{
+		StreamWindow: int32(win),
+		ConnWindow:   int32(sessionWindow(win)),
+		Priorities:   h.l.opt.H2Priorities,
+		// Every push is accepted; whether it is used depends on the page
+		// asking for its URL.
+		OnPush: func(*client.PushPromise) bool { return true },
+	})
 	if err != nil {
 		return nil, err
 	}
-	t2.DisableCompression = true // the loader sends Chrome's Accept-Encoding and decodes itself
-	sniffed := &h2HeaderSniffer{Conn: c.tls, count: &h.compressed}
-	sniffed.out.skip = len(http2.ClientPreface)
-	cc, err := t2.NewClientConn(sniffed)
-	if err != nil {
-		return nil, err
-	}
-	return &muxSession{c: c, rt: cc, close: cc.Close}, nil
+	h.mu.Lock()
+	h.conns[c] = cc
+	h.mu.Unlock()
+	return &muxSession{c: c, rt: cc, close: cc.Close, usable: cc.CanTakeNewRequest}, nil
 }
 
 // sessionWindow is the connection-level receive window: Chromium let a
@@ -73,97 +70,40 @@ func sessionWindow(stream int) int {
 }
 
 func (h *h2) fetch(ctx context.Context, e *entry, body func(io.Reader) (int64, error)) error {
-	err := muxFetch(ctx, h.l, h.ss, e, nil, body)
-	e.mu.Lock()
-	n := headerLinesSize(e.reqHeaders) + int64(len(":method: GET\r\n:scheme: https\r\n"))
-	n += int64(len(":authority: \r\n")+len(e.url.Host)) + int64(len(":path: \r\n")+len(requestPath(e)))
-	if e.status != 0 {
-		n += int64(len(":status: 200\r\n")) + headerLinesSize(e.respHeaders)
-	}
-	e.mu.Unlock()
-	h.raw.Add(n)
-	return err
+	return muxFetch(ctx, h.l, h.ss, e, func(c context.Context) context.Context {
+		return client.WithPriority(c, e.priority)
+	}, body)
 }
 
-func headerLinesSize(h []HARNameValue) int64 {
-	var n int64
-	for _, kv := range h {
-		n += int64(len(kv.Name) + len(kv.Value) + 4)
+// pushed claims a push for e's URL from the connection to e's host.
+func (h *h2) pushed(e *entry) (*http.Response, *connection, bool) {
+	ms := h.ss.ready(e.url.Hostname())
+	if ms == nil {
+		return nil, nil, false
 	}
-	return n
+	h.mu.Lock()
+	cc := h.conns[ms.c]
+	h.mu.Unlock()
+	resp, ok := cc.Pushed(e.url.String())
+	if !ok {
+		return nil, nil, false
+	}
+	return resp, ms.c, true
 }
 
-func (h *h2) pushed(*entry) (*http.Response, *connection, bool) { return nil, nil, false }
-
-func (h *h2) headerBytes() (int64, int64) { return h.raw.Load(), h.compressed.Load() }
+// headerBytes adds up the connections' header blocks in both directions:
+// compressed is the HPACK output on the wire, raw the same header lists as
+// "name: value\r\n" lines (pseudo-headers included), comparable to
+// HTTP/1.1's header bytes.
+func (h *h2) headerBytes() (raw, compressed int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, cc := range h.conns {
+		st := cc.Stats()
+		raw += st.HeaderBytesSentRaw + st.HeaderBytesReceivedRaw
+		compressed += st.HeaderBytesSentCompressed + st.HeaderBytesReceivedCompressed
+	}
+	return raw, compressed
+}
 
 func (h *h2) shutdown() { h.ss.shutdown() }
-
-// h2HeaderSniffer follows the HTTP/2 frame boundaries of both directions of
-// a decrypted connection and counts header-block payload bytes.
-type h2HeaderSniffer struct {
-	net.Conn
-	count   *atomic.Int64
-	mu      sync.Mutex // Write may be called from several goroutines
-	in, out frameWalker
-}
-
-func (s *h2HeaderSniffer) Read(p []byte) (int, error) {
-	n, err := s.Conn.Read(p)
-	s.count.Add(s.in.walk(p[:n])) // only the read loop reads
-	return n, err
-}
-
-func (s *h2HeaderSniffer) Write(p []byte) (int, error) {
-	n, err := s.Conn.Write(p)
-	s.mu.Lock()
-	s.count.Add(s.out.walk(p[:n]))
-	s.mu.Unlock()
-	return n, err
-}
-
-// frameWalker parses a byte stream into frames incrementally.
-type frameWalker struct {
-	skip    int // bytes to pass over first (the client preface)
-	hdr     [9]byte
-	hdrN    int
-	left    int // payload bytes of the current frame still to come
-	counted bool
-}
-
-// walk consumes p and returns how many header-block payload bytes it held.
-func (w *frameWalker) walk(p []byte) int64 {
-	var n int64
-	for len(p) > 0 {
-		if w.skip > 0 {
-			k := min(w.skip, len(p))
-			w.skip -= k
-			p = p[k:]
-			continue
-		}
-		if w.left > 0 {
-			k := min(w.left, len(p))
-			if w.counted {
-				n += int64(k)
-			}
-			w.left -= k
-			p = p[k:]
-			continue
-		}
-		k := copy(w.hdr[w.hdrN:], p)
-		w.hdrN += k
-		p = p[k:]
-		if w.hdrN < 9 {
-			continue
-		}
-		w.hdrN = 0
-		w.left = int(binary.BigEndian.Uint32(w.hdr[0:4]) >> 8)
-		switch http2.FrameType(w.hdr[3]) {
-		case http2.FrameHeaders, http2.FrameContinuation, http2.FramePushPromise:
-			w.counted = true
-		default:
-			w.counted = false
-		}
-	}
-	return n
-}

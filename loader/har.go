@@ -65,6 +65,7 @@ type HAREntry struct {
 
 	Priority   *int   `json:"_priority,omitempty"`   // SPDY priority 0 (highest) .. 7
 	Pushed     bool   `json:"_pushed,omitempty"`     // arrived by server push, no request sent
+	Retries    int    `json:"_retries,omitempty"`    // sent again after the server did not process it (REFUSED_STREAM, GOAWAY)
 	ResourceID *int   `json:"_resourceId,omitempty"` // page.Resource.ID; absent for references the manifest lacks
 	Unlisted   bool   `json:"_unlisted,omitempty"`   // referenced by the page but not in its manifest
 	Error      string `json:"_error,omitempty"`      // why the exchange did not complete

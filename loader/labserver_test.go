@@ -33,7 +33,7 @@ func labServer(t *testing.T, st *site, push string) Target {
 func TestLoadLabServerEveryProtocol(t *testing.T) {
 	st := newSite(t, "generic:n=30,mean=5k,depth=2", 2)
 	target := labServer(t, st, server.PushNone)
-	for _, proto := range []string{probe.ProtoHTTPS, probe.ProtoSPDY31, probe.ProtoSPDY3, probe.ProtoH2} {
+	for _, proto := range []string{probe.ProtoHTTPS, probe.ProtoSPDY31, probe.ProtoSPDY3, probe.ProtoSPDY2, probe.ProtoH2} {
 		res, err := Load(context.Background(), target, Options{Proto: proto, TLSVersion: "1.2"})
 		if err != nil {
 			t.Fatalf("%s: %v", proto, err)

@@ -17,6 +17,7 @@ package loader
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spdylab/spdylab/client"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -46,8 +48,8 @@ type Target struct {
 
 // Options choose the protocol and the client's network behaviour.
 type Options struct {
-	Proto      string // probe.ProtoHTTPS, ProtoSPDY31, ProtoSPDY3, ProtoH2
-	TLSVersion string // "1.2" (default; full handshake, no resumption) or "1.3"
+	Proto      string // probe.ProtoHTTPS, ProtoSPDY31, ProtoSPDY3, ProtoSPDY2, ProtoH2, ProtoH3
+	TLSVersion string // "1.2" (default), "1.3", or "none" (plaintext: http:// base URLs); h3 is always 1.3
 	// Dial opens TCP connections; nil dials directly with Options.CC as the
 	// socket's congestion control.
 	Dial     func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -62,6 +64,28 @@ type Options struct {
 	// RootCAs verifies the servers' certificates; nil skips verification
 	// (spdylab's servers use throw-away self-signed certificates).
 	RootCAs *x509.CertPool
+	// TLS options (see tls.go and h3.go): TLSResume resumes sessions across
+	// the load's connections to a host, as browsers do; SessionCache, when
+	// set, is used instead and kept by the caller across loads (a repeat
+	// visit); EarlyData sends h3 requests in 0-RTT when a ticket allows it
+	// (Go's crypto/tls has no client 0-RTT over TCP).
+	TLSResume    bool
+	SessionCache tls.ClientSessionCache
+	EarlyData    bool
+	// ListenPacket opens h3's UDP sockets (one per QUIC connection); nil =
+	// net.ListenPacket. A testbed passes its client host's, so that the
+	// socket lives in the client namespace.
+	ListenPacket func(network, address string) (net.PacketConn, error)
+	// H2Priorities is how HTTP/2 requests carry their priority: Chrome's
+	// exclusive dependency chain (the zero value), RFC 9218 headers or none.
+	H2Priorities client.PriorityScheme
+	// SCTP are the association's knobs for spdy/3.1+sctp (sctp.go).
+	SCTP probe.SCTP
+	// Browser-profile mechanisms (throttle.go, profile.go; ApplyProfile
+	// sets them by name): which requests are held back, and which request
+	// headers go out. Zero values are Chrome 16's.
+	Throttle RequestThrottle
+	Headers  HeaderSet
 }
 
 // DefaultMaxConnsPerHost is Chrome's limit of persistent HTTP/1.1
@@ -120,7 +144,10 @@ type load struct {
 	resolver *resolver
 	dialer   *dialer
 	proto    protocol
+	throttle *throttle
 	wire     wireCounter
+	sessions tls.ClientSessionCache // nil = no resumption
+	hs       handshakes
 
 	t0 time.Time // navigation start
 
@@ -148,16 +175,20 @@ func newLoad(t Target, o Options) (*load, error) {
 	if err := t.Manifest.Validate(); err != nil {
 		return nil, fmt.Errorf("loader: invalid manifest: %w", err)
 	}
-	switch o.Proto {
-	case probe.ProtoHTTPS, probe.ProtoSPDY31, probe.ProtoSPDY3, probe.ProtoH2:
-	case "":
-		return nil, errors.New("loader: no protocol given (want https, spdy/3.1, spdy/3 or h2)")
-	default:
-		return nil, fmt.Errorf("loader: unknown protocol %q (want https, spdy/3.1, spdy/3 or h2)", o.Proto)
+	if err := probe.CheckProtocol(o.Proto); err != nil {
+		return nil, fmt.Errorf("loader: %w", err)
 	}
 	ver, err := tlsVersion(o.TLSVersion)
 	if err != nil {
 		return nil, fmt.Errorf("loader: %w", err)
+	}
+	if err := checkPlaintext(o); err != nil {
+		return nil, fmt.Errorf("loader: %w", err)
+	}
+	if o.Proto == probe.ProtoH3 {
+		ver = tls.VersionTLS13 // QUIC carries TLS 1.3 only
+	} else if o.EarlyData {
+		return nil, fmt.Errorf("loader: early data (0-RTT) needs h3: Go's crypto/tls has no client 0-RTT over TCP, so %s cannot send it", o.Proto)
 	}
 	if o.MaxConnsPerHost < 0 {
 		return nil, fmt.Errorf("loader: MaxConnsPerHost %d is negative", o.MaxConnsPerHost)
@@ -184,6 +215,7 @@ func newLoad(t Target, o Options) (*load, error) {
 		requested: map[string]*entry{},
 		found:     map[int]bool{},
 		allDone:   make(chan struct{}),
+		sessions:  newSessionCache(o),
 	}
 	for _, h := range t.Manifest.Hosts {
 		base, ok := t.BaseURLs[h]
@@ -194,18 +226,26 @@ func newLoad(t Target, o Options) (*load, error) {
 		if err != nil {
 			return nil, fmt.Errorf("loader: %w", err)
 		}
+		if org.Plain != (ver == 0) {
+			return nil, fmt.Errorf("loader: %w", plainMismatch(h, base, ver == 0))
+		}
 		l.origins[h] = org
 	}
 	for i := range t.Manifest.Resources {
 		r := &t.Manifest.Resources[i]
-		l.byKey[resourceKey(r.Host, r.Path)] = r
+		l.byKey[resourceKey(r.Host, r.Target())] = r
 	}
 	l.dialer = newDialer(l, o)
+	l.throttle = newThrottle(o.Throttle, o.Proto)
 	switch o.Proto {
 	case probe.ProtoHTTPS:
 		l.proto = newH1(l)
 	case probe.ProtoH2:
 		l.proto = newH2(l)
+	case probe.ProtoH3:
+		l.proto = newH3(l)
+	case probe.ProtoSPDY31SCTP:
+		l.proto = newSPDYSCTP(l)
 	default:
 		l.proto = newSPDY(l, o.Proto)
 	}
@@ -263,6 +303,7 @@ type entry struct {
 	seq      int // discovery order, breaks priority ties
 	parent   *entry
 	async    bool // a script that does not block DOMContentLoaded
+	headers  HeaderSet
 
 	mu          sync.Mutex
 	queued      time.Time // the browser decided to request it (HAR startedDateTime)
@@ -283,6 +324,7 @@ type entry struct {
 	wireBody    int64 // body bytes as transferred (before Content-Encoding is undone)
 	mime        string
 	pushed      bool
+	retries     int // times sent again after the server did not process it
 	done        bool
 	err         error
 }
@@ -345,6 +387,7 @@ func (l *load) request(e *entry) {
 	}
 	e.seq = len(l.entries)
 	e.queued = time.Now()
+	e.headers = l.opt.Headers
 	l.requested[e.key] = e
 	l.entries = append(l.entries, e)
 	l.pending++
@@ -399,7 +442,11 @@ func (l *load) fail(err error) {
 func (l *load) exchange(e *entry) {
 	defer l.wg.Done()
 	defer l.finishOne()
-	err := l.exchangeBody(e)
+	release, err := l.throttle.admit(l.ctx, e)
+	if err == nil {
+		err = l.exchangeBody(e)
+		release()
+	}
 	e.mu.Lock()
 	if e.end.IsZero() {
 		e.end = time.Now()
@@ -436,13 +483,22 @@ func (l *load) exchangeBody(e *entry) error {
 func (l *load) checkResponse(e *entry) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.status != http.StatusOK {
-		return fmt.Errorf("status %d %s", e.status, e.statusText)
+	if want := wantStatus(e.res); e.status != want {
+		return fmt.Errorf("status %d %s, want %d", e.status, e.statusText, want)
 	}
 	if e.res != nil && e.bodyBytes != int64(e.res.Size) {
 		return fmt.Errorf("got %d body bytes, the manifest says %d", e.bodyBytes, e.res.Size)
 	}
 	return nil
+}
+
+// wantStatus is the status a resource must answer: 200, or the one its
+// recording had (a redirect, an error page).
+func wantStatus(r *page.Resource) int {
+	if r == nil {
+		return http.StatusOK
+	}
+	return r.StatusCode()
 }
 
 // bodyConsumer reads a response body: documents and stylesheets are scanned
@@ -498,6 +554,9 @@ func (l *load) note(format string, args ...any) {
 // completed requests what the manifest hangs off e's completion and checks
 // that e's bytes referenced every child the manifest says they do.
 func (l *load) completed(e *entry) {
+	if e.parent == nil {
+		l.throttle.documentParsed() // its bytes were scanned as they came
+	}
 	if e.res == nil {
 		return
 	}
@@ -505,7 +564,9 @@ func (l *load) completed(e *entry) {
 	for _, id := range l.m.Children(e.res.ID) {
 		r := &l.m.Resources[id]
 		switch r.Discovery.Kind {
-		case page.KindOnload:
+		case page.KindOnload, page.KindRedirect:
+			// A redirect's target is requested once the 3xx has arrived,
+			// as a browser follows Location.
 			u, _ := url.Parse(l.m.URL(id))
 			l.later(&entry{url: u, key: urlKey(u), res: r, typ: r.Type, priority: priorityOf(r.Type), parent: e}, r.Discovery.Delay)
 		case page.KindRef:
@@ -586,7 +647,12 @@ func (l *load) closeAll() {
 
 // result assembles the probe.Result and HAR after every goroutine ended.
 func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
+	var sctpCounters *probe.SCTPCounters
+	if p, ok := l.proto.(*sctpProto); ok {
+		sctpCounters = p.transportCounters() // also adds SCTP's bytes to l.wire
+	}
 	r := probe.Result{
+		SCTP:    sctpCounters,
 		Started: l.t0,
 		Condition: probe.Condition{
 			Page:          l.m.Name,
@@ -600,9 +666,31 @@ func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 		BytesWireIn:  l.wire.in.Load(),
 		BytesWireOut: l.wire.out.Load(),
 		Connections:  len(l.conns),
+		TLS:          l.hs.summary(),
 	}
 	r.HeaderBytesRaw, r.HeaderBytesCompressed = l.proto.headerBytes()
+	loadErr := l.loadError()
+	h := l.har(&r, loadErr)
+	if loadErr != nil {
+		r.Failed = true
+		r.Error = loadErr.Error()
+		if h.Log.Comment != "" {
+			h.Log.Comment += "\n"
+		}
+		h.Log.Comment += "load failed: " + loadErr.Error()
+	}
+	b, err := json.MarshalIndent(h, "", " ")
+	if err != nil { // cannot happen with these types; keep the error honest anyway
+		return r, fmt.Errorf("loader: encoding HAR: %w", err)
+	}
+	r.HAR = b
+	return r, loadErr
+}
 
+// loadError is why the load failed (nil when it did not): the first
+// failure, a page that does not match its manifest, a timeout or a
+// cancellation (then naming what was still open), or an unfinished entry.
+func (l *load) loadError() error {
 	loadErr := l.err
 	if loadErr == nil {
 		loadErr = l.mismatch
@@ -628,7 +716,12 @@ func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 		}
 		loadErr = fmt.Errorf("%w; %s", loadErr, open)
 	}
+	return loadErr
+}
 
+// har builds the HAR and fills r's counts, phases, PLT and ToW from the
+// entries (PLT and ToW only for a successful load).
+func (l *load) har(r *probe.Result, loadErr error) HAR {
 	var firstSend, lastByte, dcl, onload time.Time
 	h := HAR{Log: HARLog{
 		Version: "1.2",
@@ -679,27 +772,14 @@ func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 	if len(l.problems) > 0 {
 		h.Log.Comment = strings.Join(l.problems, "\n")
 	}
-	if loadErr != nil {
-		r.Failed = true
-		r.Error = loadErr.Error()
-		if h.Log.Comment != "" {
-			h.Log.Comment += "\n"
-		}
-		h.Log.Comment += "load failed: " + loadErr.Error()
-	}
-	b, err := json.MarshalIndent(h, "", " ")
-	if err != nil { // cannot happen with these types; keep the error honest anyway
-		return r, fmt.Errorf("loader: encoding HAR: %w", err)
-	}
-	r.HAR = b
-	return r, loadErr
+	return h
 }
 
 func tlsName(v uint16) string {
-	if v == 0x0304 {
-		return "1.3"
+	if n := probe.TLSVersionName(v); n != "" {
+		return n
 	}
-	return "1.2"
+	return probe.DefaultTLS
 }
 
 // incomplete lists what was still open when the load was stopped.
@@ -758,6 +838,42 @@ func addPhases(p *probe.Phases, t HARTimings) {
 func (l *load) harEntry(e *entry) (HAREntry, HARTimings) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	tm, total := entryTimings(e)
+	he := HAREntry{
+		Pageref:         "page_1",
+		StartedDateTime: harTime(e.queued),
+		Time:            total,
+		Request: HARRequest{
+			Method:      http.MethodGet,
+			URL:         e.url.String(),
+			HTTPVersion: e.httpVersion,
+			Cookies:     []HARCookie{},
+			Headers:     nonNil(e.reqHeaders),
+			QueryString: queryString(e.url),
+			HeadersSize: e.reqHdrSize,
+			BodySize:    0,
+		},
+		Response: HARResponse{
+			Status:      e.status,
+			StatusText:  e.statusText,
+			HTTPVersion: e.httpVersion,
+			Cookies:     []HARCookie{},
+			Headers:     nonNil(e.respHeaders),
+			Content:     HARContent{Size: e.bodyBytes, MimeType: e.mime},
+			RedirectURL: "",
+			HeadersSize: e.respHdrSize,
+			BodySize:    e.wireBody,
+		},
+		Timings: tm,
+		Pushed:  e.pushed,
+		Retries: e.retries,
+	}
+	l.annotate(&he, e)
+	return he, tm
+}
+
+// entryTimings are e's HAR phases and its total time; e.mu is held.
+func entryTimings(e *entry) (HARTimings, float64) {
 	end := e.end
 	if end.IsZero() {
 		end = time.Now()
@@ -808,36 +924,11 @@ func (l *load) harEntry(e *entry) (HAREntry, HARTimings) {
 		tm.Blocked = -1
 		total = known
 	}
-	total = tm.sum()
+	return tm, tm.sum()
+}
 
-	he := HAREntry{
-		Pageref:         "page_1",
-		StartedDateTime: harTime(e.queued),
-		Time:            total,
-		Request: HARRequest{
-			Method:      http.MethodGet,
-			URL:         e.url.String(),
-			HTTPVersion: e.httpVersion,
-			Cookies:     []HARCookie{},
-			Headers:     nonNil(e.reqHeaders),
-			QueryString: queryString(e.url),
-			HeadersSize: e.reqHdrSize,
-			BodySize:    0,
-		},
-		Response: HARResponse{
-			Status:      e.status,
-			StatusText:  e.statusText,
-			HTTPVersion: e.httpVersion,
-			Cookies:     []HARCookie{},
-			Headers:     nonNil(e.respHeaders),
-			Content:     HARContent{Size: e.bodyBytes, MimeType: e.mime},
-			RedirectURL: "",
-			HeadersSize: e.respHdrSize,
-			BodySize:    e.wireBody,
-		},
-		Timings: tm,
-		Pushed:  e.pushed,
-	}
+// annotate fills what HAR leaves to extensions and defaults; e.mu is held.
+func (l *load) annotate(he *HAREntry, e *entry) {
 	if he.Request.HTTPVersion == "" {
 		he.Request.HTTPVersion = httpVersionName(l.opt.Proto)
 		he.Response.HTTPVersion = he.Request.HTTPVersion
@@ -868,7 +959,6 @@ func (l *load) harEntry(e *entry) (HAREntry, HARTimings) {
 	} else if !e.done {
 		he.Error = "not completed when the load ended"
 	}
-	return he, tm
 }
 
 func httpVersionName(proto string) string {

@@ -8,6 +8,8 @@ import (
 	"net/http/httptrace"
 	"sync"
 	"time"
+
+	"github.com/spdylab/spdylab/client"
 )
 
 // muxSession is one multiplexed session (SPDY or HTTP/2) to one host.
@@ -16,7 +18,10 @@ type muxSession struct {
 	c     *connection
 	rt    http.RoundTripper
 	close func() error
-	err   error
+	// usable reports whether the session may take new requests (no
+	// GOAWAY sent or received, not closed).
+	usable func() bool
+	err    error
 }
 
 // sessions opens at most one session per host per load: the first request
@@ -32,6 +37,11 @@ type sessions struct {
 func (s *sessions) get(ctx context.Context, host string) (*muxSession, error) {
 	s.mu.Lock()
 	ms, ok := s.m[host]
+	if ok && sessionGone(ms) {
+		// The server sent GOAWAY (or the session ended): the next
+		// request opens a new session, as Chrome does.
+		ok = false
+	}
 	if !ok {
 		ms = &muxSession{ready: make(chan struct{})}
 		s.m[host] = ms
@@ -44,7 +54,7 @@ func (s *sessions) get(ctx context.Context, host string) (*muxSession, error) {
 				ms.err = err
 				return
 			}
-			ms.c, ms.rt, ms.close = opened.c, opened.rt, opened.close
+			ms.c, ms.rt, ms.close, ms.usable = opened.c, opened.rt, opened.close, opened.usable
 		}()
 	}
 	s.mu.Unlock()
@@ -53,6 +63,36 @@ func (s *sessions) get(ctx context.Context, host string) (*muxSession, error) {
 		return ms, ms.err
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
+	}
+}
+
+// ready returns the host's session if it is set up and working, without
+// waiting: a session still being set up cannot have pushed anything.
+func (s *sessions) ready(host string) *muxSession {
+	s.mu.Lock()
+	ms := s.m[host]
+	s.mu.Unlock()
+	if ms == nil {
+		return nil
+	}
+	select {
+	case <-ms.ready:
+	default:
+		return nil
+	}
+	if ms.err != nil {
+		return nil
+	}
+	return ms
+}
+
+// sessionGone reports whether a set-up session can take no new request.
+func sessionGone(ms *muxSession) bool {
+	select {
+	case <-ms.ready:
+		return ms.err == nil && ms.usable != nil && !ms.usable()
+	default:
+		return false
 	}
 }
 
@@ -104,9 +144,31 @@ func traced(ctx context.Context, e *entry) context.Context {
 	})
 }
 
+// maxNotProcessedRetries bounds how often one request is sent again after
+// the server did not process it (REFUSED_STREAM, above a GOAWAY's last
+// stream id), as browsers retry such requests.
+const maxNotProcessedRetries = 5
+
 // muxFetch runs e over a session: builds the request, records timings and
-// headers, and reads the body.
+// headers, and reads the body. A request the server did not process is sent
+// again (on a new session when the old one is going away).
 func muxFetch(ctx context.Context, l *load, ss *sessions, e *entry, withCtx func(context.Context) context.Context, consume func(io.Reader) (int64, error)) error {
+	for attempt := 0; ; attempt++ {
+		err := muxFetchOnce(ctx, l, ss, e, withCtx, consume)
+		if err == nil || !client.NotProcessed(err) || attempt == maxNotProcessedRetries || ctx.Err() != nil {
+			if err != nil && client.NotProcessed(err) && attempt > 0 {
+				return fmt.Errorf("%w (after %d retries)", err, attempt)
+			}
+			return err
+		}
+		e.mu.Lock()
+		e.sendStart, e.sendEnd, e.firstByte = time.Time{}, time.Time{}, time.Time{}
+		e.retries++
+		e.mu.Unlock()
+	}
+}
+
+func muxFetchOnce(ctx context.Context, l *load, ss *sessions, e *entry, withCtx func(context.Context) context.Context, consume func(io.Reader) (int64, error)) error {
 	ms, err := ss.get(ctx, e.url.Hostname())
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/spdylab/spdylab/page"
@@ -32,6 +33,19 @@ func acceptFor(typ string) string {
 // requestHeaders are e's headers apart from the ones each protocol frames
 // itself (Host / :host, Connection, :method, :path, ...), in Chrome's order.
 func requestHeaders(e *entry) []HARNameValue {
+	if e.res != nil && len(e.res.RequestHeaders) > 0 {
+		// A recorded page sends what the recording's browser sent
+		// (cookies, user agent): header compression is measured on them.
+		h := make([]HARNameValue, 0, len(e.res.RequestHeaders))
+		for k, v := range e.res.RequestHeaders {
+			h = append(h, HARNameValue{Name: k, Value: v})
+		}
+		sort.Slice(h, func(a, b int) bool { return h[a].Name < h[b].Name })
+		return h
+	}
+	if e.headers == HeadersChromiumModern {
+		return modernRequestHeaders(e)
+	}
 	h := []HARNameValue{
 		{Name: "User-Agent", Value: userAgent},
 		{Name: "Accept", Value: acceptFor(e.typ)},

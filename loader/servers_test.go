@@ -130,7 +130,9 @@ func goServers(t testing.TB, st *site, alpn []string, handler func(host string, 
 
 // nginxServer runs nginx as a child process serving the site on one
 // loopback port for every host, with http/1.1 and h2 by ALPN.
-func nginxServer(t testing.TB, st *site) Target {
+// nginxServer runs nginx (HTTPS and h2) over st; directives go into its
+// server block.
+func nginxServer(t testing.TB, st *site, directives ...string) Target {
 	t.Helper()
 	bin := "/usr/sbin/nginx"
 	if _, err := os.Stat(bin); err != nil {
@@ -172,9 +174,10 @@ http {
     ssl_certificate_key %[4]s;
     ssl_protocols TLSv1.2 TLSv1.3;
     root %[5]s;
+    %[6]s
   }
 }
-`, dir, addr, certFile, keyFile, st.dir)
+`, dir, addr, certFile, keyFile, st.dir, strings.Join(directives, "\n    "))
 	confFile := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(confFile, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)

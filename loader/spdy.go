@@ -38,7 +38,7 @@ func (p *spdyProto) open(ctx context.Context, org origin) (*muxSession, error) {
 	if win == 0 {
 		win = spdy.DefaultInitialWindowSize
 	}
-	cc, err := spdy.NewClientConn(c.tls, &spdy.ClientConfig{
+	cc, err := spdy.NewClientConn(c.stream, &spdy.ClientConfig{
 		Config: spdy.Config{
 			Version:           p.version,
 			InitialWindowSize: int32(win),
@@ -53,7 +53,7 @@ func (p *spdyProto) open(ctx context.Context, org origin) (*muxSession, error) {
 	p.mu.Lock()
 	p.conns[c] = cc
 	p.mu.Unlock()
-	return &muxSession{c: c, rt: cc, close: cc.Close}, nil
+	return &muxSession{c: c, rt: cc, close: cc.Close, usable: cc.CanTakeNewRequest}, nil
 }
 
 func (p *spdyProto) fetch(ctx context.Context, e *entry, body func(io.Reader) (int64, error)) error {
@@ -65,18 +65,8 @@ func (p *spdyProto) fetch(ctx context.Context, e *entry, body func(io.Reader) (i
 // pushed claims a push for e's URL from the session to e's host, if that
 // session exists already and the server pushed the URL on it.
 func (p *spdyProto) pushed(e *entry) (*http.Response, *connection, bool) {
-	p.ss.mu.Lock()
-	ms := p.ss.m[e.url.Hostname()]
-	p.ss.mu.Unlock()
+	ms := p.ss.ready(e.url.Hostname())
 	if ms == nil {
-		return nil, nil, false
-	}
-	select {
-	case <-ms.ready:
-	default:
-		return nil, nil, false // the session is still being set up: nothing can have been pushed
-	}
-	if ms.err != nil {
 		return nil, nil, false
 	}
 	p.mu.Lock()

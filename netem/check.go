@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/netem/link"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -122,16 +123,38 @@ func (tb *Testbed) CheckLink(ctx context.Context, opt CheckOptions) (rep CheckRe
 	rep = CheckReport{Testbed: tb.id, Link: Describe(tb.cfg), Applied: tb.applied}
 	before := tb.Counters()
 	defer func() { rep.Counters = diffCounters(tb.Counters(), before) }()
-	s1 := tb.servers[0]
-	down, up := tb.dirs.down, tb.dirs.up
 	rtt := tb.cfg.Link.RTT
 	if tb.emu != nil {
 		d, u := oneWayDelays(tb.cfg.Link)
 		rtt = d + u
 	}
+	if err := tb.checkRTT(ctx, opt, rtt, &rep); err != nil {
+		return rep, err
+	}
+	if !opt.SkipDNS && tb.cfg.DNS && tb.emu != nil {
+		if err := tb.checkDNS(ctx, rtt, &rep); err != nil {
+			return rep, err
+		}
+	}
+	if !opt.SkipRate {
+		if err := tb.checkRates(ctx, opt, rtt, &rep); err != nil {
+			return rep, err
+		}
+	}
+	if !opt.SkipLoss {
+		if err := tb.checkLoss(ctx, opt, &rep); err != nil {
+			return rep, err
+		}
+	}
+	rep.OK = len(rep.Failed()) == 0
+	return rep, nil
+}
 
-	// RTT: TCP pings on one established connection; the answer rides on
-	// data, so no delayed ACK is involved.
+// checkRTT measures the RTT to s1 with TCP pings on one established
+// connection (the answer rides on data, so no delayed ACK is involved), and
+// a few pings to every other server, which show a miswired link.
+func (tb *Testbed) checkRTT(ctx context.Context, opt CheckOptions, rtt time.Duration, rep *CheckReport) error {
+	down, up := tb.dirs.down, tb.dirs.up
 	pings := opt.Pings
 	if pings <= 0 {
 		pings = 10
@@ -139,9 +162,9 @@ func (tb *Testbed) CheckLink(ctx context.Context, opt CheckOptions) (rep CheckRe
 			pings = min(max(int(3*time.Second/rtt), 10), 50)
 		}
 	}
-	samples, err := tb.tcpPings(ctx, s1, pings)
+	samples, err := tb.tcpPings(ctx, tb.servers[0], pings)
 	if err != nil {
-		return rep, err
+		return err
 	}
 	slices.Sort(samples)
 	var sum float64
@@ -149,8 +172,8 @@ func (tb *Testbed) CheckLink(ctx context.Context, opt CheckOptions) (rep CheckRe
 		sum += s
 	}
 	rep.RTTMeanms = sum / float64(len(samples))
-	rep.RTTP50ms = quantile(samples, 0.5)
-	rep.RTTP99ms = quantile(samples, 0.99)
+	rep.RTTP50ms = stats.QuantileSorted(samples, 0.5)
+	rep.RTTP99ms = stats.QuantileSorted(samples, 0.99)
 	pingPkt := tcpOverhead + len("PING\n")
 	expRTT := ms(rtt) + ms(serialisation(down, pingPkt)) + ms(serialisation(up, pingPkt))
 	m := Measurement{Name: "rtt", Unit: "ms", Configured: ms(rtt), Expected: expRTT, Measured: rep.RTTP50ms, Checked: true,
@@ -160,97 +183,101 @@ func (tb *Testbed) CheckLink(ctx context.Context, opt CheckOptions) (rep CheckRe
 		m.High += ms(traceGap(down.Trace)) + ms(traceGap(up.Trace))
 	}
 	rep.Measurements = append(rep.Measurements, judge(m))
-	// Every other server is reached through the same (or an identical
-	// per-shard) link: a few pings each show a miswired one.
+	if opt.OnlyS1 {
+		return nil
+	}
 	for i, srv := range tb.servers[1:] {
-		if opt.OnlyS1 {
-			break
-		}
 		samples, err := tb.tcpPings(ctx, srv, 5)
 		if err != nil {
-			return rep, err
+			return err
 		}
 		slices.Sort(samples)
 		other := m
 		other.Name = fmt.Sprintf("rtt_s%d", i+2)
-		other.Measured = quantile(samples, 0.5)
+		other.Measured = stats.QuantileSorted(samples, 0.5)
 		other.Note = fmt.Sprintf("median of %d TCP pings to %s", len(samples), srv.Name)
 		rep.Measurements = append(rep.Measurements, judge(other))
 	}
+	return nil
+}
 
-	if !opt.SkipDNS && tb.cfg.DNS && tb.emu != nil {
-		d, err := tb.dnsLookupTime(ctx)
+// checkDNS times one A lookup of s1 across the link.
+func (tb *Testbed) checkDNS(ctx context.Context, rtt time.Duration, rep *CheckReport) error {
+	d, err := tb.dnsLookupTime(ctx)
+	if err != nil {
+		return err
+	}
+	dnsPkt := 20 + 8 + 12 + len(ServerName(1)) + 2 + 4 // IP+UDP+DNS header+question
+	exp := ms(rtt) + ms(serialisation(tb.dirs.up, dnsPkt)) + ms(serialisation(tb.dirs.down, dnsPkt+16))
+	rep.Measurements = append(rep.Measurements, judge(Measurement{Name: "dns", Unit: "ms", Configured: ms(rtt), Expected: exp,
+		Measured: ms(d), Checked: true, Low: exp*0.95 - 0.5, High: exp*1.2 + 10, Note: "one A lookup of s1 over the link"}))
+	return nil
+}
+
+// checkRates measures TCP goodput each way against the configured rate.
+func (tb *Testbed) checkRates(ctx context.Context, opt CheckOptions, rtt time.Duration, rep *CheckReport) error {
+	dur := opt.Transfer
+	if dur <= 0 {
+		dur = min(max(3*time.Second, 30*rtt), 10*time.Second)
+	}
+	for _, dir := range []struct {
+		name string
+		cfg  link.DirConfig
+		loss float64
+	}{{"down", tb.dirs.down, tb.cfg.Link.LossDown}, {"up", tb.dirs.up, tb.cfg.Link.LossUp}} {
+		bps, err := tb.goodput(ctx, tb.servers[0], dir.name, dur)
 		if err != nil {
-			return rep, err
+			return err
 		}
-		dnsPkt := 20 + 8 + 12 + len(ServerName(1)) + 2 + 4 // IP+UDP+DNS header+question
-		exp := ms(rtt) + ms(serialisation(up, dnsPkt)) + ms(serialisation(down, dnsPkt+16))
-		rep.Measurements = append(rep.Measurements, judge(Measurement{Name: "dns", Unit: "ms", Configured: ms(rtt), Expected: exp,
-			Measured: ms(d), Checked: true, Low: exp*0.95 - 0.5, High: exp*1.2 + 10, Note: "one A lookup of s1 over the link"}))
+		conf := rateOf(dir.cfg)
+		m := Measurement{Name: dir.name, Unit: "Mbit/s", Configured: conf / 1e6, Expected: conf * tcpPayloadShare / 1e6,
+			Measured: bps / 1e6, Note: fmt.Sprintf("TCP goodput (%s), second half of a %v transfer", tb.applied.CC, dur)}
+		switch {
+		case conf == 0:
+			m.Note += "; rate unlimited: informational"
+		case dir.loss > 0 || dir.cfg.GE != nil:
+			m.Note += "; random loss caps TCP goodput below the link rate: informational"
+		default:
+			m.Checked = true
+			m.Low, m.High = m.Expected*0.75, m.Expected*1.05
+		}
+		rep.Measurements = append(rep.Measurements, judge(m))
 	}
+	return nil
+}
 
-	if !opt.SkipRate {
-		dur := opt.Transfer
-		if dur <= 0 {
-			dur = min(max(3*time.Second, 30*rtt), 10*time.Second)
-		}
-		for _, dir := range []struct {
-			name string
-			cfg  link.DirConfig
-			loss float64
-		}{{"down", down, tb.cfg.Link.LossDown}, {"up", up, tb.cfg.Link.LossUp}} {
-			bps, err := tb.goodput(ctx, s1, dir.name, dur)
-			if err != nil {
-				return rep, err
-			}
-			conf := rateOf(dir.cfg)
-			m := Measurement{Name: dir.name, Unit: "Mbit/s", Configured: conf / 1e6, Expected: conf * tcpPayloadShare / 1e6,
-				Measured: bps / 1e6, Note: fmt.Sprintf("TCP goodput (%s), second half of a %v transfer", tb.applied.CC, dur)}
-			switch {
-			case conf == 0:
-				m.Note += "; rate unlimited: informational"
-			case dir.loss > 0 || dir.cfg.GE != nil:
-				m.Note += "; random loss caps TCP goodput below the link rate: informational"
-			default:
-				m.Checked = true
-				m.Low, m.High = m.Expected*0.75, m.Expected*1.05
-			}
-			rep.Measurements = append(rep.Measurements, judge(m))
-		}
+// checkLoss sends a train of UDP probes each way and compares the loss
+// rates with the configured ones.
+func (tb *Testbed) checkLoss(ctx context.Context, opt CheckOptions, rep *CheckReport) error {
+	n := opt.LossProbes
+	if n <= 0 {
+		n = 400
 	}
-
-	if !opt.SkipLoss {
-		n := opt.LossProbes
-		if n <= 0 {
-			n = 400
-		}
-		upLoss, downLoss, err := tb.lossTrain(ctx, s1, n)
-		if err != nil {
-			return rep, err
-		}
-		for _, dir := range []struct {
-			name     string
-			cfg      link.DirConfig
-			measured float64
-			n        int
-		}{{"loss_up", up, upLoss.rate, n}, {"loss_down", down, downLoss.rate, downLoss.sent}} {
-			p := dir.cfg.Loss
-			if dir.cfg.GE != nil {
-				p = dir.cfg.GE.MeanLoss()
-			}
-			// Three standard errors of a binomial proportion, plus slack of
-			// one probe and half a percent.
-			tol := 3*math.Sqrt(p*(1-p)/float64(max(dir.n, 1))) + 1/float64(max(dir.n, 1)) + 0.005
-			if dir.cfg.GE != nil {
-				tol *= 3 // bursts make neighbouring probes' fates correlated
-			}
-			rep.Measurements = append(rep.Measurements, judge(Measurement{Name: dir.name, Unit: "%", Configured: 100 * p, Expected: 100 * p,
-				Measured: 100 * dir.measured, Checked: true, Low: 100 * max(p-tol, 0), High: 100 * min(p+tol, 1),
-				Note: fmt.Sprintf("%d UDP probes", dir.n)}))
-		}
+	upLoss, downLoss, err := tb.lossTrain(ctx, tb.servers[0], n)
+	if err != nil {
+		return err
 	}
-	rep.OK = len(rep.Failed()) == 0
-	return rep, nil
+	for _, dir := range []struct {
+		name     string
+		cfg      link.DirConfig
+		measured float64
+		n        int
+	}{{"loss_up", tb.dirs.up, upLoss.rate, n}, {"loss_down", tb.dirs.down, downLoss.rate, downLoss.sent}} {
+		p := dir.cfg.Loss
+		if dir.cfg.GE != nil {
+			p = dir.cfg.GE.MeanLoss()
+		}
+		// Three standard errors of a binomial proportion, plus slack of
+		// one probe and half a percent.
+		tol := 3*math.Sqrt(p*(1-p)/float64(max(dir.n, 1))) + 1/float64(max(dir.n, 1)) + 0.005
+		if dir.cfg.GE != nil {
+			tol *= 3 // bursts make neighbouring probes' fates correlated
+		}
+		rep.Measurements = append(rep.Measurements, judge(Measurement{Name: dir.name, Unit: "%", Configured: 100 * p, Expected: 100 * p,
+			Measured: 100 * dir.measured, Checked: true, Low: 100 * max(p-tol, 0), High: 100 * min(p+tol, 1),
+			Note: fmt.Sprintf("%d UDP probes", dir.n)}))
+	}
+	return nil
 }
 
 func judge(m Measurement) Measurement {
@@ -285,14 +312,6 @@ func traceGap(t *link.Trace) time.Duration {
 	}
 	// The mean gap bounds the typical wait; use a few of them.
 	return 3 * t.Period() / time.Duration(t.Len())
-}
-
-func quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
 func diffCounters(a, b probe.LinkCounters) probe.LinkCounters {

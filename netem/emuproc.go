@@ -21,6 +21,7 @@ import (
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 
+	"github.com/spdylab/spdylab/internal/tailbuf"
 	"github.com/spdylab/spdylab/netem/link"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -132,7 +133,7 @@ type emuReply struct {
 type emuProc struct {
 	cmd    *exec.Cmd
 	pid    int
-	stderr *tailBuffer
+	stderr *tailbuf.Buffer
 
 	mu  sync.Mutex // one exchange on the control channel at a time
 	ctl net.Conn
@@ -151,58 +152,32 @@ type emuProc struct {
 // child runs in that namespace. It returns when the child has reported that
 // its pipes and pumps run, or with the child's error.
 func startEmulatorProcess(cfg Config, d dirConfigs, clientTun, routerTun *os.File, routerNS *namespace, stateDir string) (_ *emuProc, err error) {
-	spec := emuSpec{NPipes: numPipes(&cfg), Seed: cfg.Link.Seed, Log: cfg.PacketLog != nil}
-	if spec.Down, err = toDirSpec(d.down, cfg.Link.TraceDown); err != nil {
-		return nil, err
-	}
-	if spec.Up, err = toDirSpec(d.up, cfg.Link.TraceUp); err != nil {
-		return nil, err
-	}
-	js, err := json.Marshal(spec)
+	js, err := emuSpecJSON(cfg, d)
 	if err != nil {
 		return nil, err
 	}
-
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	ctl, childEnd, err := controlChannel()
 	if err != nil {
-		return nil, fmt.Errorf("netem: emulator control channel: %w", err)
+		return nil, err
 	}
-	parentEnd, childEnd := os.NewFile(uintptr(fds[0]), "emulator-control"), os.NewFile(uintptr(fds[1]), "emulator-control")
 	defer childEnd.Close()
-	ctl, err := net.FileConn(parentEnd)
-	parentEnd.Close()
-	if err != nil {
-		return nil, fmt.Errorf("netem: emulator control channel: %w", err)
-	}
-	e := &emuProc{ctl: ctl, rd: bufio.NewReader(ctl), exited: make(chan struct{}), stderr: &tailBuffer{max: 4096}}
+	e := &emuProc{ctl: ctl, rd: bufio.NewReader(ctl), exited: make(chan struct{}), stderr: tailbuf.New(4096)}
 	defer func() {
 		if err != nil {
 			e.abort()
 		}
 	}()
-
 	extra := []*os.File{clientTun, routerTun, childEnd}
 	if cfg.PacketLog != nil {
-		if f, ok := cfg.PacketLog.(*os.File); ok {
-			extra = append(extra, f)
-		} else {
-			// Any other writer: the child writes into a pipe and a goroutine
-			// here copies it over, finishing when the child has exited.
-			r, w, err := os.Pipe()
-			if err != nil {
-				return nil, fmt.Errorf("netem: packet log: %w", err)
-			}
-			defer w.Close()
-			extra = append(extra, w)
-			e.logDone = make(chan struct{})
-			go func() {
-				defer close(e.logDone)
-				defer r.Close()
-				io.Copy(cfg.PacketLog, r)
-			}()
+		logFile, err := e.packetLogFile(cfg.PacketLog)
+		if err != nil {
+			return nil, err
 		}
+		if logFile != cfg.PacketLog {
+			defer logFile.Close() // our copy of the pipe's write end
+		}
+		extra = append(extra, logFile)
 	}
-
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{emuArg0}
 	cmd.Stdin = bytes.NewReader(js)
@@ -212,19 +187,85 @@ func startEmulatorProcess(cfg Config, d dirConfigs, clientTun, routerTun *os.Fil
 	// decides when the emulator stops (its signal handler closes testbeds).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	e.cmd = cmd
+	if err := e.fork(routerNS); err != nil {
+		return nil, err
+	}
+	if stateDir != "" {
+		recordPIDOf(stateDir, e.pid, emuArg0)
+	}
+	// Our copies of the child's ends must go, or EOFs never arrive.
+	childEnd.Close()
+	if err := e.awaitReady(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
 
-	// PR_SET_PDEATHSIG fires when the *thread* that forked the child exits,
-	// and Go destroys threads (a goroutine that ends while locked to its
-	// thread). So the child is forked from a locked thread that stays in
-	// cmd.Wait until the child is gone. The thread also enters the router's
-	// namespace for the fork, which the child inherits.
+// emuSpecJSON is what the child reads on stdin: the pipes' configuration.
+func emuSpecJSON(cfg Config, d dirConfigs) ([]byte, error) {
+	spec := emuSpec{NPipes: numPipes(&cfg), Seed: cfg.Link.Seed, Log: cfg.PacketLog != nil}
+	var err error
+	if spec.Down, err = toDirSpec(d.down, cfg.Link.TraceDown); err != nil {
+		return nil, err
+	}
+	if spec.Up, err = toDirSpec(d.up, cfg.Link.TraceUp); err != nil {
+		return nil, err
+	}
+	return json.Marshal(spec)
+}
+
+// controlChannel is a socket pair: our end as a net.Conn, the child's as a
+// file to pass it.
+func controlChannel() (net.Conn, *os.File, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("netem: emulator control channel: %w", err)
+	}
+	parentEnd, childEnd := os.NewFile(uintptr(fds[0]), "emulator-control"), os.NewFile(uintptr(fds[1]), "emulator-control")
+	ctl, err := net.FileConn(parentEnd)
+	parentEnd.Close()
+	if err != nil {
+		childEnd.Close()
+		return nil, nil, fmt.Errorf("netem: emulator control channel: %w", err)
+	}
+	return ctl, childEnd, nil
+}
+
+// packetLogFile is the file the child writes its packet log to: w itself
+// when it is a file, else a pipe whose reading end a goroutine copies into
+// w until the child has exited (e.logDone).
+func (e *emuProc) packetLogFile(w io.Writer) (*os.File, error) {
+	if f, ok := w.(*os.File); ok {
+		return f, nil
+	}
+	r, pw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("netem: packet log: %w", err)
+	}
+	e.logDone = make(chan struct{})
+	go func() {
+		defer close(e.logDone)
+		defer r.Close()
+		io.Copy(w, r)
+	}()
+	return pw, nil
+}
+
+// fork starts e.cmd inside the router's namespace.
+//
+// PR_SET_PDEATHSIG fires when the *thread* that forked the child exits,
+// and Go destroys threads (a goroutine that ends while locked to its
+// thread). So the child is forked from a locked thread that stays in
+// cmd.Wait until the child is gone. The thread also enters the router's
+// namespace for the fork, which the child inherits.
+func (e *emuProc) fork(routerNS *namespace) error {
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		restored, err := forkIn(routerNS, cmd)
+		restored, err := forkIn(routerNS, e.cmd)
 		started <- err
 		if err == nil {
-			e.waitErr = cmd.Wait()
+			e.waitErr = e.cmd.Wait()
 			close(e.exited)
 		}
 		if restored {
@@ -233,27 +274,25 @@ func startEmulatorProcess(cfg Config, d dirConfigs, clientTun, routerTun *os.Fil
 	}()
 	if err := <-started; err != nil {
 		close(e.exited)
-		return nil, fmt.Errorf("netem: starting the emulator process: %w", err)
+		return fmt.Errorf("netem: starting the emulator process: %w", err)
 	}
-	e.pid = cmd.Process.Pid
-	if stateDir != "" {
-		recordPIDOf(stateDir, e.pid, emuArg0)
-	}
+	e.pid = e.cmd.Process.Pid
+	return nil
+}
 
-	// Our copies of the child's ends must go, or EOFs never arrive.
-	childEnd.Close()
-
+// awaitReady reads the child's first message: ready, or why not.
+func (e *emuProc) awaitReady() error {
 	rep, err := e.exchange("")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if rep.Error != "" {
-		return nil, fmt.Errorf("netem: emulator process: %s", rep.Error)
+		return fmt.Errorf("netem: emulator process: %s", rep.Error)
 	}
 	if !rep.Ready {
-		return nil, fmt.Errorf("netem: emulator process: unexpected first message %+v", rep)
+		return fmt.Errorf("netem: emulator process: unexpected first message %+v", rep)
 	}
-	return e, nil
+	return nil
 }
 
 // forkIn starts cmd from the calling (locked) thread, inside ns when ns is
@@ -308,7 +347,7 @@ func (e *emuProc) failure(req string, err error) error {
 	case <-time.After(2 * time.Second):
 		return fmt.Errorf("netem: emulator process %d (%s): %w", e.pid, what, err)
 	}
-	return fmt.Errorf("netem: emulator process %d died (%s: %v)%s", e.pid, what, e.waitErr, e.stderr.suffix())
+	return fmt.Errorf("netem: emulator process %d died (%s: %v)%s", e.pid, what, e.waitErr, e.stderr.Suffix())
 }
 
 // dead reports whether the child has exited.
@@ -355,7 +394,7 @@ func (e *emuProc) close() error {
 	e.closeOnce.Do(func() {
 		var errs []error
 		if e.dead() {
-			errs = append(errs, fmt.Errorf("netem: emulator process %d died before Close (%v)%s", e.pid, e.waitErr, e.stderr.suffix()))
+			errs = append(errs, fmt.Errorf("netem: emulator process %d died before Close (%v)%s", e.pid, e.waitErr, e.stderr.Suffix()))
 		} else if rep, err := e.exchange("close"); err != nil {
 			errs = append(errs, err)
 		} else if rep.Error != "" {
@@ -370,7 +409,7 @@ func (e *emuProc) close() error {
 			<-e.exited
 		}
 		if len(errs) == 0 && e.waitErr != nil {
-			errs = append(errs, fmt.Errorf("netem: emulator process %d: %v%s", e.pid, e.waitErr, e.stderr.suffix()))
+			errs = append(errs, fmt.Errorf("netem: emulator process %d: %v%s", e.pid, e.waitErr, e.stderr.Suffix()))
 		}
 		if e.logDone != nil {
 			<-e.logDone
@@ -392,34 +431,6 @@ func (e *emuProc) abort() {
 			<-e.logDone
 		}
 	})
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-// suffix is ": <stderr>" for error messages, or "".
-func (t *tailBuffer) suffix() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := strings.TrimSpace(string(t.b))
-	if s == "" {
-		return ""
-	}
-	return ": " + s
 }
 
 // ---- child side ----

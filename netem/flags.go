@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/units"
 	"github.com/spdylab/spdylab/netem/link"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -85,39 +86,55 @@ func (v *FlagValues) Config() (Config, error) {
 	if v.set("dns") && v.DNS && v.NoDNS {
 		return cfg, errors.New("--dns and --no-dns contradict each other")
 	}
-	l := &cfg.Link
-	l.Shared = !v.PerShardLinks
-	l.Seed = v.Seed
+	cfg.Link.Shared = !v.PerShardLinks
+	cfg.Link.Seed = v.Seed
 	if v.Shards < 1 || v.Shards > MaxShards {
 		return cfg, flagErr("shards", fmt.Sprint(v.Shards), fmt.Errorf("want 1..%d", MaxShards))
 	}
+	for _, step := range []func(*Config) error{v.delays, v.ratesAndQueues, v.loss, v.traces, v.tcpKnobs} {
+		if err := step(&cfg); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
+// delays sets the RTT and the one-way delays.
+func (v *FlagValues) delays(cfg *Config) error {
+	l := &cfg.Link
 	for _, d := range []struct {
 		name string
 		val  time.Duration
 	}{{"rtt", v.RTT}, {"delay-down", v.DelayDown}, {"delay-up", v.DelayUp}} {
 		if d.val < 0 {
-			return cfg, flagErr(d.name, d.val.String(), errors.New("must not be negative"))
+			return flagErr(d.name, d.val.String(), errors.New("must not be negative"))
 		}
 		if d.val > 2*link.MaxDelay {
-			return cfg, flagErr(d.name, d.val.String(), fmt.Errorf("longer than %v", 2*link.MaxDelay))
+			return flagErr(d.name, d.val.String(), fmt.Errorf("longer than %v", 2*link.MaxDelay))
 		}
 	}
 	l.RTT, l.DelayDown, l.DelayUp = v.RTT, v.DelayDown, v.DelayUp
 	if v.RTT > 0 && (v.DelayDown > v.RTT || v.DelayUp > v.RTT) {
-		return cfg, fmt.Errorf("--delay-down %v / --delay-up %v exceed --rtt %v", v.DelayDown, v.DelayUp, v.RTT)
+		return fmt.Errorf("--delay-down %v / --delay-up %v exceed --rtt %v", v.DelayDown, v.DelayUp, v.RTT)
 	}
 	if l.RTT == 0 && (v.DelayDown > 0 || v.DelayUp > 0) {
 		l.RTT = v.DelayDown + v.DelayUp
 	}
+	return nil
+}
+
+// ratesAndQueues sets the rates and the droptail limits.
+func (v *FlagValues) ratesAndQueues(cfg *Config) error {
+	l := &cfg.Link
 	var err error
-	if l.DownBps, err = link.ParseRate(v.Down); err != nil {
-		return cfg, flagErr("down", v.Down, err)
+	if l.DownBps, err = units.ParseRate(v.Down); err != nil {
+		return flagErr("down", v.Down, err)
 	}
-	if l.UpBps, err = link.ParseRate(v.Up); err != nil {
-		return cfg, flagErr("up", v.Up, err)
+	if l.UpBps, err = units.ParseRate(v.Up); err != nil {
+		return flagErr("up", v.Up, err)
 	}
-	if l.QueuePkts, l.QueueBytes, err = link.ParseQueue(v.Queue); err != nil {
-		return cfg, flagErr("queue", v.Queue, err)
+	if l.QueuePkts, l.QueueBytes, err = units.ParseQueue(v.Queue); err != nil {
+		return flagErr("queue", v.Queue, err)
 	}
 	for _, q := range []struct {
 		name, val string
@@ -126,65 +143,81 @@ func (v *FlagValues) Config() (Config, error) {
 		if q.val == "" {
 			continue
 		}
-		p, b, err := link.ParseQueue(q.val)
+		p, b, err := units.ParseQueue(q.val)
 		if err != nil {
-			return cfg, flagErr(q.name, q.val, err)
+			return flagErr(q.name, q.val, err)
 		}
 		*q.dst = &Queue{Pkts: p, Bytes: b}
 	}
-	loss, err := link.ParseLoss(v.Loss)
+	return nil
+}
+
+// loss sets Bernoulli loss per direction or, instead, Gilbert-Elliott loss.
+func (v *FlagValues) loss(cfg *Config) error {
+	l := &cfg.Link
+	loss, err := units.ParseLoss(v.Loss)
 	if err != nil {
-		return cfg, flagErr("loss", v.Loss, err)
+		return flagErr("loss", v.Loss, err)
 	}
 	l.LossDown, l.LossUp = loss, loss
 	if v.LossDown != "" {
-		if l.LossDown, err = link.ParseLoss(v.LossDown); err != nil {
-			return cfg, flagErr("loss-down", v.LossDown, err)
+		if l.LossDown, err = units.ParseLoss(v.LossDown); err != nil {
+			return flagErr("loss-down", v.LossDown, err)
 		}
 	}
 	if v.LossUp != "" {
-		if l.LossUp, err = link.ParseLoss(v.LossUp); err != nil {
-			return cfg, flagErr("loss-up", v.LossUp, err)
+		if l.LossUp, err = units.ParseLoss(v.LossUp); err != nil {
+			return flagErr("loss-up", v.LossUp, err)
 		}
 	}
 	if v.GEDown != "" {
 		if cfg.GEDown, err = link.ParseGE(v.GEDown); err != nil {
-			return cfg, flagErr("ge-down", v.GEDown, err)
+			return flagErr("ge-down", v.GEDown, err)
 		}
 		if v.LossDown != "" && l.LossDown > 0 {
-			return cfg, errors.New("--ge-down and --loss-down both set; choose one loss model")
+			return errors.New("--ge-down and --loss-down both set; choose one loss model")
 		}
 		l.LossDown = 0
 	}
 	if v.GEUp != "" {
 		if cfg.GEUp, err = link.ParseGE(v.GEUp); err != nil {
-			return cfg, flagErr("ge-up", v.GEUp, err)
+			return flagErr("ge-up", v.GEUp, err)
 		}
 		if v.LossUp != "" && l.LossUp > 0 {
-			return cfg, errors.New("--ge-up and --loss-up both set; choose one loss model")
+			return errors.New("--ge-up and --loss-up both set; choose one loss model")
 		}
 		l.LossUp = 0
 	}
+	return nil
+}
+
+// traces checks the rate trace files (they are loaded again by the pipes).
+func (v *FlagValues) traces(cfg *Config) error {
 	for _, t := range []struct{ name, val string }{{"trace-down", v.TraceDown}, {"trace-up", v.TraceUp}} {
 		if t.val == "" {
 			continue
 		}
 		if _, err := link.LoadTrace(t.val); err != nil {
-			return cfg, flagErr(t.name, t.val, err)
+			return flagErr(t.name, t.val, err)
 		}
 	}
-	l.TraceDown, l.TraceUp = v.TraceDown, v.TraceUp
+	cfg.Link.TraceDown, cfg.Link.TraceUp = v.TraceDown, v.TraceUp
+	return nil
+}
+
+// tcpKnobs checks the TCP settings applied to the hosts.
+func (v *FlagValues) tcpKnobs(*Config) error {
 	if v.IW < 0 || v.IW > 1000 {
-		return cfg, flagErr("iw", fmt.Sprint(v.IW), errors.New("want 0..1000 segments (0 = kernel default)"))
+		return flagErr("iw", fmt.Sprint(v.IW), errors.New("want 0..1000 segments (0 = kernel default)"))
 	}
 	if v.InitRwnd < 0 || v.InitRwnd > 65535 {
-		return cfg, flagErr("initrwnd", fmt.Sprint(v.InitRwnd), errors.New("want 0..65535 segments (0 = kernel default)"))
+		return flagErr("initrwnd", fmt.Sprint(v.InitRwnd), errors.New("want 0..65535 segments (0 = kernel default)"))
 	}
 	if v.CC != "" && !ccAvailable(v.CC) {
-		return cfg, flagErr("cc", v.CC, fmt.Errorf("not available on this kernel (available: %s)",
+		return flagErr("cc", v.CC, fmt.Errorf("not available on this kernel (available: %s)",
 			readSysctl("net/ipv4/tcp_available_congestion_control")))
 	}
-	return cfg, nil
+	return nil
 }
 
 // set reports whether the flag was given on the command line.
@@ -208,7 +241,7 @@ func Describe(cfg Config) string {
 		if trace != "" {
 			return "trace " + trace
 		}
-		return link.FormatRate(bps)
+		return units.FormatRate(bps)
 	}
 	s := fmt.Sprintf("rtt %v (down %v, up %v), down %s, up %s, loss %g%%/%g%%",
 		down+up, down, up, rate(l.DownBps, l.TraceDown), rate(l.UpBps, l.TraceUp), 100*l.LossDown, 100*l.LossUp)

@@ -41,7 +41,7 @@ import (
 const Domain = "spdylab.test"
 
 // MaxShards is the largest number of server hosts a testbed has.
-const MaxShards = 8
+const MaxShards = probe.MaxShards
 
 // Config describes a testbed.
 type Config struct {

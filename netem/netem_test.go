@@ -402,6 +402,21 @@ func TestTraceLink(t *testing.T) {
 	}
 }
 
+// settledCounters waits until no packet is in flight on the link (every
+// packet offered was delivered, lost or dropped) and returns the counters;
+// after 5 s it returns them as they are, for the caller's checks to fail.
+func settledCounters(tb *Testbed) probe.LinkCounters {
+	settled := func(d probe.LinkDir) bool { return d.PktsDelivered+d.PktsLost+d.PktsQueueDrop == d.PktsOffered }
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c := tb.Counters()
+		if (settled(c.Down) && settled(c.Up)) || time.Now().After(deadline) {
+			return c
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func TestLossCounters(t *testing.T) {
 	requireRoot(t)
 	t.Parallel()
@@ -413,8 +428,7 @@ func TestLossCounters(t *testing.T) {
 	}
 	// Once nothing is in flight, every packet offered was delivered, lost
 	// or dropped.
-	time.Sleep(100 * time.Millisecond)
-	c := tb.Counters()
+	c := settledCounters(tb)
 	for _, d := range []struct {
 		name string
 		dir  probe.LinkDir
@@ -828,8 +842,7 @@ func TestGilbertElliottLossFromFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	c := tb.Counters()
+	c := settledCounters(tb)
 	if c.Up.PktsLost != 0 {
 		t.Errorf("uplink lost %d packets with no uplink loss configured", c.Up.PktsLost)
 	}

@@ -189,30 +189,21 @@ func New(ctx context.Context, cfg Config) (_ *Testbed, err error) {
 	if !privileged() {
 		return nil, ErrNeedPrivilege
 	}
-	var logFile *os.File
-	if cfg.PacketLog == nil && cfg.PacketLogPath != "" {
-		if logFile, err = os.Create(cfg.PacketLogPath); err != nil {
-			return nil, fmt.Errorf("netem: packet log: %w", err)
-		}
-		cfg.PacketLog = logFile
+	logFile, err := openPacketLog(&cfg)
+	if err != nil {
+		return nil, err
 	}
 	dirs, err := buildDirs(&cfg)
+	if err == nil {
+		err = chooseName(&cfg)
+	}
 	if err != nil {
 		if logFile != nil {
 			logFile.Close()
 		}
 		return nil, err
 	}
-	id := cfg.Name
-	if id == "" {
-		if id, err = newID(); err != nil {
-			return nil, err
-		}
-		cfg.Name = id
-	} else if _, err := os.Stat(filepath.Join(netnsDir, Prefix+id+"-c")); err == nil {
-		return nil, fmt.Errorf("netem: a testbed named %q exists already (namespace %s%s-c)", id, Prefix, id)
-	}
-	tb := &Testbed{cfg: cfg, id: id, names: map[string]netip.Addr{}, stateDir: filepath.Join(stateRoot, id), dirs: dirs}
+	tb := &Testbed{cfg: cfg, id: cfg.Name, names: map[string]netip.Addr{}, stateDir: filepath.Join(stateRoot, cfg.Name), dirs: dirs}
 	// A signal during construction makes the registry Close this testbed;
 	// Close waits for buildMu, so it never races with the steps below and
 	// everything made so far is in tb.stop when it runs.
@@ -228,18 +219,95 @@ func New(ctx context.Context, cfg Config) (_ *Testbed, err error) {
 		// Closed last but one: the pipes flush their log buffers on Close.
 		tb.stop = append(tb.stop, logFile.Close)
 	}
-	if err := writeOwner(tb.stateDir); err != nil {
+	if err := tb.claimState(); err != nil {
 		return nil, err
+	}
+	nss, err := tb.createNamespaces()
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ccDefault, err := tb.applySysctls(nss)
+	if err != nil {
+		return nil, err
+	}
+	clientTun, routerTun, err := tb.wire()
+	if err != nil {
+		return nil, err
+	}
+	if err := tb.startLinkEmulator(clientTun, routerTun); err != nil {
+		return nil, err
+	}
+	// Files for Host.Command children.
+	for _, h := range append([]*Host{tb.client, tb.router}, tb.servers...) {
+		if err := tb.writeEtc(h); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.DNS {
+		if err := tb.startDNSServer(); err != nil {
+			return nil, err
+		}
+	}
+	tb.applied, err = tb.readBack(ccDefault)
+	if err != nil {
+		return nil, err
+	}
+	return tb, nil
+}
+
+// openPacketLog creates Config.PacketLogPath when no PacketLog writer is
+// given; the testbed closes the file.
+func openPacketLog(cfg *Config) (*os.File, error) {
+	if cfg.PacketLog != nil || cfg.PacketLogPath == "" {
+		return nil, nil
+	}
+	f, err := os.Create(cfg.PacketLogPath)
+	if err != nil {
+		return nil, fmt.Errorf("netem: packet log: %w", err)
+	}
+	cfg.PacketLog = f
+	return f, nil
+}
+
+// chooseName picks a fresh id when Config.Name is empty, else checks that
+// no testbed of that name exists.
+func chooseName(cfg *Config) error {
+	if cfg.Name == "" {
+		id, err := newID()
+		if err != nil {
+			return err
+		}
+		cfg.Name = id
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(netnsDir, Prefix+cfg.Name+"-c")); err == nil {
+		return fmt.Errorf("netem: a testbed named %q exists already (namespace %s%s-c)", cfg.Name, Prefix, cfg.Name)
+	}
+	return nil
+}
+
+// claimState writes the owner record (so Clean can tell a live testbed from
+// an orphan) before any namespace exists.
+func (tb *Testbed) claimState() error {
+	if err := writeOwner(tb.stateDir); err != nil {
+		return err
 	}
 	if err := ensureSharedNetnsDir(); err != nil {
-		return nil, err
+		return err
 	}
 	tb.stop = append(tb.stop, func() error { return os.RemoveAll(tb.stateDir) })
+	return nil
+}
 
-	// Namespaces. The router comes first so the veths can be made from it.
+// createNamespaces makes the router, client and server namespaces (the
+// router first so the veths can be made from it) and the hosts in them.
+func (tb *Testbed) createNamespaces() ([]*namespace, error) {
 	var nss []*namespace
 	mk := func(role string) (*namespace, error) {
-		ns, err := createNamespace(Prefix + id + "-" + role)
+		ns, err := createNamespace(Prefix + tb.id + "-" + role)
 		if err != nil {
 			return nil, err
 		}
@@ -273,99 +341,99 @@ func New(ctx context.Context, cfg Config) (_ *Testbed, err error) {
 	tb.router = &Host{Name: "router", Addr: routerAddr, tb: tb, ns: routerNS}
 	tb.client = &Host{Name: "client", Addr: clientAddr, tb: tb, ns: clientNS}
 	tb.names["client"] = clientAddr
-	for i := 1; i <= cfg.Shards; i++ {
+	for i := 1; i <= tb.cfg.Shards; i++ {
 		ns, err := mk("s" + strconv.Itoa(i))
 		if err != nil {
 			return nil, err
 		}
-		h := &Host{Name: ServerName(i), Addr: serverAddr(i), tb: tb, ns: ns, cc: cfg.TCP.CC}
+		h := &Host{Name: ServerName(i), Addr: serverAddr(i), tb: tb, ns: ns, cc: tb.cfg.TCP.CC}
 		tb.servers = append(tb.servers, h)
 		tb.names[h.Name] = h.Addr
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	return nss, nil
+}
 
-	// Sysctls first: IPv6 off before any device exists, so no router
-	// solicitations or DAD probes ever cross (and get counted on) the link.
+// applySysctls sets every namespace's sysctls and the TCP knobs; it
+// returns the congestion control the namespaces default to.
+func (tb *Testbed) applySysctls(nss []*namespace) (string, error) {
+	// IPv6 off before any device exists, so no router solicitations or
+	// DAD probes ever cross (and get counted on) the link.
 	for _, ns := range nss {
 		if err := ns.do(func() error { return baseSysctls(ns.name) }); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
-	if err := routerNS.do(func() error { return writeSysctl("net/ipv4/ip_forward", "1") }); err != nil {
-		return nil, err
+	if err := tb.router.ns.do(func() error { return writeSysctl("net/ipv4/ip_forward", "1") }); err != nil {
+		return "", err
 	}
-	ccDefault, err := tb.applyTCPSysctls(append([]*Host{tb.client}, tb.servers...))
-	if err != nil {
-		return nil, err
-	}
+	return tb.applyTCPSysctls(append([]*Host{tb.client}, tb.servers...))
+}
 
-	// TUN devices, one at each end of the emulated link.
-	var clientTun, routerTun *os.File
+// wire opens the TUN devices at each end of the emulated link and the veths
+// from the router to every server.
+func (tb *Testbed) wire() (clientTun, routerTun *os.File, err error) {
+	clientNS, routerNS := tb.client.ns, tb.router.ns
 	if err := clientNS.do(func() (err error) { clientTun, err = OpenTUN(tunName); return }); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tb.stop = append(tb.stop, func() error { return ignoreClosed(clientTun.Close()) })
 	if err := routerNS.do(func() (err error) { routerTun, err = OpenTUN(tunName); return }); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tb.stop = append(tb.stop, func() error { return ignoreClosed(routerTun.Close()) })
-	if err := configureTUN(clientNS, clientAddr, routerAddr, cfg.TCP.InitRwnd); err != nil {
-		return nil, err
+	if err := configureTUN(clientNS, clientAddr, routerAddr, tb.cfg.TCP.InitRwnd); err != nil {
+		return nil, nil, err
 	}
 	if err := configureTUN(routerNS, routerAddr, clientAddr, 0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, s := range tb.servers {
-		if err := connectServer(routerNS, s.ns, i+1, cfg.TCP); err != nil {
-			return nil, err
+		if err := connectServer(routerNS, s.ns, i+1, tb.cfg.TCP); err != nil {
+			return nil, nil, err
 		}
 	}
+	return clientTun, routerTun, nil
+}
 
-	// The emulator: a child process (emuproc.go) unless asked otherwise.
-	if cfg.InProcessEmulator {
-		emu, err := startEmulator(cfg, dirs, clientTun, routerTun)
+// startLinkEmulator runs the emulator between the two TUN devices: a child
+// process (emuproc.go) unless Config.InProcessEmulator.
+func (tb *Testbed) startLinkEmulator(clientTun, routerTun *os.File) error {
+	// tb.emu is an interface: assign only a started emulator, never a
+	// typed nil (Emulated and Counters test tb.emu != nil).
+	if tb.cfg.InProcessEmulator {
+		emu, err := startEmulator(tb.cfg, tb.dirs, clientTun, routerTun)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		tb.emu = emu
 	} else {
-		emu, err := startEmulatorProcess(cfg, dirs, clientTun, routerTun, routerNS, tb.stateDir)
+		emu, err := startEmulatorProcess(tb.cfg, tb.dirs, clientTun, routerTun, tb.router.ns, tb.stateDir)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		tb.emu = emu
 	}
 	tb.stop = append(tb.stop, tb.emu.close)
+	return nil
+}
 
-	// Files for Host.Command children.
-	for _, h := range append([]*Host{tb.client, tb.router}, tb.servers...) {
-		if err := tb.writeEtc(h); err != nil {
-			return nil, err
-		}
-	}
-
-	if cfg.DNS {
-		pc, err := tb.router.ListenPacket("udp4", net.JoinHostPort(routerAddr.String(), strconv.Itoa(dnsPort)))
-		if err != nil {
-			return nil, fmt.Errorf("netem: DNS server: %w", err)
-		}
-		l, err := tb.router.Listen("tcp4", net.JoinHostPort(routerAddr.String(), strconv.Itoa(dnsPort)))
-		if err != nil {
-			pc.Close()
-			return nil, fmt.Errorf("netem: DNS server: %w", err)
-		}
-		srv := startDNS(tb.names, pc, l)
-		tb.stop = append(tb.stop, srv.close)
-		tb.dnsAddr = netip.AddrPortFrom(routerAddr, dnsPort)
-	}
-
-	tb.applied, err = tb.readBack(ccDefault)
+// startDNSServer answers the testbed's host names on the router, over UDP
+// and TCP, so that lookups cross the emulated link.
+func (tb *Testbed) startDNSServer() error {
+	addr := net.JoinHostPort(routerAddr.String(), strconv.Itoa(dnsPort))
+	pc, err := tb.router.ListenPacket("udp4", addr)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("netem: DNS server: %w", err)
 	}
-	return tb, nil
+	l, err := tb.router.Listen("tcp4", addr)
+	if err != nil {
+		pc.Close()
+		return fmt.Errorf("netem: DNS server: %w", err)
+	}
+	srv := startDNS(tb.names, pc, l)
+	tb.stop = append(tb.stop, srv.close)
+	tb.dnsAddr = netip.AddrPortFrom(routerAddr, dnsPort)
+	return nil
 }
 
 // createNamespace makes a named namespace (bind-mounted under /run/netns)

@@ -75,6 +75,9 @@ const (
 // onloadScript is script source that requests the given children after a
 // per-child delay once it runs.
 func (m *Manifest) onloadScript(children []int) string {
+	if len(children) > 0 && m.Resources[children[0]].File != "" {
+		return m.recordedOnloadScript(children)
+	}
 	var b strings.Builder
 	b.WriteString("[")
 	for i, c := range children {
@@ -85,6 +88,117 @@ func (m *Manifest) onloadScript(children []int) string {
 	}
 	b.WriteString("].forEach(function(e){setTimeout(function(){new Image().src=e[0]},e[1])});")
 	return b.String()
+}
+
+// recordedOnloadScript requests each child of a recorded page as what it
+// is, so that a real browser also runs the scripts, applies the
+// stylesheets and loads the frames and their own children: a script
+// element, a stylesheet link, an iframe, else an image request.
+func (m *Manifest) recordedOnloadScript(children []int) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i, c := range children {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		kind := "i"
+		switch m.Resources[c].Type {
+		case TypeJS:
+			kind = "s"
+		case TypeCSS:
+			kind = "c"
+		case TypeHTML:
+			kind = "h"
+		}
+		// Absolute: a script resolves URLs against its document, not
+		// against the script's own URL.
+		fmt.Fprintf(&b, "[%q,%d,%q]", m.URL(c), m.Resources[c].Discovery.Delay.Milliseconds(), kind)
+	}
+	b.WriteString(`].forEach(function(e){setTimeout(function(){var d=document,x;` +
+		`if(e[2]=="s"){x=d.createElement("script");x.src=e[0];d.head.appendChild(x)}` +
+		`else if(e[2]=="c"){x=d.createElement("link");x.rel="stylesheet";x.href=e[0];d.head.appendChild(x)}` +
+		`else if(e[2]=="h"){x=d.createElement("iframe");x.src=e[0];d.documentElement.appendChild(x)}` +
+		`else{new Image().src=e[0]}},e[1])});`)
+	return b.String()
+}
+
+// refMarkup is the tag around child's reference in a parent of type
+// parentType (html or css) and the URL as written there.
+func (m *Manifest) refMarkup(parentType string, child int) (refTag, string) {
+	url := m.RefURL(child)
+	if parentType != TypeHTML {
+		return cssTag(child), url
+	}
+	typ := m.Resources[child].Type
+	if m.Resources[child].File != "" && (typ == TypeOther || typ == TypeFlash) {
+		// A browser of today fetches <object>/<embed> data only for types
+		// it can show; an image element requests any recorded URL.
+		typ = TypeImage
+	}
+	// A query's '&' would start a character reference.
+	return htmlTag(typ), strings.ReplaceAll(url, "&", "&amp;")
+}
+
+// onloadText is what a document of type parentType holds to request its
+// onload children: the script itself in a script, an inline script run on
+// DOMContentLoaded in HTML.
+func (m *Manifest) onloadText(parentType string, children []int) string {
+	s := m.onloadScript(children)
+	if parentType == TypeHTML {
+		return `<script>document.addEventListener("DOMContentLoaded",function(){` + s + "})</script>\n"
+	}
+	return s + "\n"
+}
+
+// documentFrame is the text document id starts with, and the text it ends
+// with.
+func (m *Manifest) documentFrame(id int) (pre, closing string) {
+	r := &m.Resources[id]
+	switch r.Type {
+	case TypeHTML:
+		return htmlPreamble(r), m.styleTargets(id) + htmlClosing
+	case TypeCSS:
+		return cssPreamble, ""
+	case TypeJS:
+		return jsPreamble, ""
+	}
+	return "", ""
+}
+
+// styleTargets is, for an HTML document of a recorded page, one empty
+// element of class rN for every resource N that a stylesheet below the
+// document references: a browser fetches a background image only for an
+// element its rule matches. Generated pages keep their bytes (their
+// loader scans stylesheets whole).
+func (m *Manifest) styleTargets(id int) string {
+	if m.Resources[id].File == "" {
+		return ""
+	}
+	var b strings.Builder
+	for c := range m.Resources {
+		r := &m.Resources[c]
+		if r.Discovery.Kind != KindRef || r.Parent < 0 || m.Resources[r.Parent].Type != TypeCSS {
+			continue
+		}
+		if m.documentOf(r.Parent) == id {
+			b.WriteString(`<i class="r` + strconv.Itoa(c) + `"></i>`)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return b.String() + "\n"
+}
+
+// documentOf is the nearest HTML ancestor of resource id (-1 if none).
+func (m *Manifest) documentOf(id int) int {
+	for n := 0; id >= 0 && n <= len(m.Resources); n++ {
+		if m.Resources[id].Type == TypeHTML {
+			return id
+		}
+		id = m.Resources[id].Parent
+	}
+	return -1
 }
 
 // layout places the preamble, the references at their offsets, the onload
@@ -109,27 +223,13 @@ func (m *Manifest) layout(id int) (*plan, error) {
 		return m.Resources[refs[a]].Discovery.Offset < m.Resources[refs[b]].Discovery.Offset
 	})
 	p := &plan{}
-	var pre string
-	switch r.Type {
-	case TypeHTML:
-		pre = htmlPreamble(r)
-		p.closing = htmlClosing
-	case TypeCSS:
-		pre = cssPreamble
-	case TypeJS:
-		pre = jsPreamble
-	}
+	pre, closing := m.documentFrame(id)
+	p.closing = closing
 	p.segments = append(p.segments, segment{text: pre})
 	cur := len(pre)
 	for _, c := range refs {
 		ch := &m.Resources[c]
-		var tag refTag
-		if r.Type == TypeHTML {
-			tag = htmlTag(ch.Type)
-		} else {
-			tag = cssTag(c)
-		}
-		url := m.RefURL(c)
+		tag, url := m.refMarkup(r.Type, c)
 		fill := ch.Discovery.Offset - cur - len(tag.prefix)
 		if fill < 0 {
 			return nil, &ResourceError{ID: c, Path: ch.Path, Problem: fmt.Sprintf(
@@ -140,12 +240,7 @@ func (m *Manifest) layout(id int) (*plan, error) {
 		cur = ch.Discovery.Offset + len(url) + len(tag.suffix)
 	}
 	if len(onload) > 0 {
-		s := m.onloadScript(onload)
-		if r.Type == TypeHTML {
-			s = `<script>document.addEventListener("DOMContentLoaded",function(){` + s + "})</script>\n"
-		} else {
-			s += "\n"
-		}
+		s := m.onloadText(r.Type, onload)
 		p.segments = append(p.segments, segment{text: s})
 		cur += len(s)
 	}

@@ -7,22 +7,25 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spdylab/spdylab/internal/units"
+	"github.com/spdylab/spdylab/probe"
 )
 
 // KiB is the unit of the published page sizes: the studies read sizes off
 // 2012-era browser tools, which counted 1 KB = 1024 bytes.
-const KiB = 1024
+const KiB = units.KiB
 
 // MaxShards is the largest number of shard hosts a generated page uses.
-const MaxShards = 8
+const MaxShards = probe.MaxShards
 
 // Sharding modes.
 const (
 	// ShardEqual splits the resources (in page order) into contiguous,
 	// equally large groups, one per host: CableLabs' "divided equally".
-	ShardEqual = "equal"
+	ShardEqual = probe.ShardEqual
 	// ShardRoundRobin deals resources to hosts in turn, as Lancaster did.
-	ShardRoundRobin = "roundrobin"
+	ShardRoundRobin = probe.ShardRoundRobin
 )
 
 // HostName is the name of shard host i (1-based): s1.spdylab.test, ...
@@ -83,9 +86,9 @@ func Generate(name string, shards int, seed int64, mode string) (*Manifest, erro
 	switch {
 	case name == "pageA" || name == "pageB" || name == "pageC":
 		g = study1(name, rng)
-	case strings.HasPrefix(name, "generic:"):
+	case strings.HasPrefix(name, GenericPrefix):
 		var p profile
-		p, err = parseGeneric(strings.TrimPrefix(name, "generic:"))
+		p, err = parseGeneric(strings.TrimPrefix(name, GenericPrefix))
 		if err != nil {
 			return nil, fmt.Errorf("page %q: %w", name, err)
 		}
@@ -640,7 +643,7 @@ func parseGeneric(spec string) (profile, error) {
 			}
 		case "mean":
 			var b int
-			b, err = parseSize(v)
+			b, err = units.ParseSize(v)
 			p.meanKB = float64(b) / KiB
 			if err == nil && b < 1 {
 				err = fmt.Errorf("must be positive")
@@ -684,24 +687,6 @@ func parseGeneric(spec string) (profile, error) {
 		return p, fmt.Errorf("domains=%d exceeds n=%d", p.domains, p.n)
 	}
 	return p, nil
-}
-
-func parseSize(s string) (int, error) {
-	mult := 1
-	low := strings.ToLower(s)
-	switch {
-	case strings.HasSuffix(low, "k"):
-		mult, low = KiB, strings.TrimSuffix(low, "k")
-	case strings.HasSuffix(low, "m"):
-		mult, low = KiB*KiB, strings.TrimSuffix(low, "m")
-	case strings.HasSuffix(low, "b"):
-		low = strings.TrimSuffix(low, "b")
-	}
-	f, err := strconv.ParseFloat(low, 64)
-	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0, fmt.Errorf("%q is not a size like 10k", s)
-	}
-	return int(math.Round(f * float64(mult))), nil
 }
 
 func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)) }

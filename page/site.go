@@ -63,7 +63,7 @@ func (m *Manifest) WriteSite(dir string) error {
 		if err != nil {
 			return err
 		}
-		p := filepath.Join(tmp, filepath.FromSlash(strings.TrimPrefix(m.Resources[id].Path, "/")))
+		p := filepath.Join(tmp, filepath.FromSlash(strings.TrimPrefix(m.Resources[id].SiteFile(), "/")))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}

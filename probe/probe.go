@@ -10,13 +10,19 @@ package probe
 
 import "time"
 
-// Protocols the loader and server know. "https" is HTTP/1.1 over TLS with
+// Protocol names (Condition.Proto). The list with their facts is
+// Protocols in conditions.go. "https" is HTTP/1.1 over TLS with
 // the browser's six persistent connections per host.
 const (
 	ProtoHTTPS  = "https"
 	ProtoSPDY31 = "spdy/3.1"
 	ProtoSPDY3  = "spdy/3"
+	ProtoSPDY2  = "spdy/2" // SPDY draft 2: what Chrome 16 and the CableLabs study spoke
 	ProtoH2     = "h2"
+	ProtoH3     = "h3" // HTTP/3 over QUIC (UDP), always TLS 1.3
+	// ProtoSPDY31SCTP is SPDY/3.1 over SCTP (user-space SCTP over UDP), one
+	// association per host, plaintext as in the 2011 Delaware study.
+	ProtoSPDY31SCTP = "spdy/3.1+sctp"
 )
 
 // Link describes the emulated bottleneck. Zero rate means unlimited; zero
@@ -49,7 +55,7 @@ type TCP struct {
 // random seed of the run.
 type Condition struct {
 	Page          string        `json:"page"`                     // generator name (pageA, twitter, ...) or a manifest path
-	Shards        int           `json:"shards"`                   // servers the page is spread over (1..8)
+	Shards        int           `json:"shards"`                   // servers the page is spread over (1..MaxShards; 0 = the page's default)
 	ShardMode     string        `json:"shard_mode,omitempty"`     // "equal" (default) or "roundrobin"
 	Proto         string        `json:"proto"`                    // one of the Proto* constants
 	TLS           string        `json:"tls"`                      // "1.2" (full 2-RTT handshake, as in 2012) or "1.3"
@@ -61,6 +67,14 @@ type Condition struct {
 	TCP           TCP           `json:"tcp"`
 	NoLink        bool          `json:"no_link,omitempty"` // loopback, no emulated link
 	Timeout       time.Duration `json:"timeout_ns,omitempty"`
+	SCTP          SCTP          `json:"sctp,omitzero"` // knobs of spdy/3.1+sctp (sctp.go)
+	// Client loads the page: "" is the loader (ClientLoader), "chromium"
+	// real headless Chromium. The default is stored empty so conditions
+	// hashed before the field existed keep their identity.
+	Client string `json:"client,omitempty"`
+	// BrowserProfile is the browser the loader models ("" = chrome16,
+	// the seed studies' browser). Real Chromium is its own profile.
+	BrowserProfile string `json:"browser_profile,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not
@@ -127,6 +141,19 @@ type LinkCheck struct {
 	Problem         string  `json:"problem,omitempty"`
 }
 
+// TLSHandshakes counts a load's handshakes. RoundTrips adds up the round
+// trips each handshake cost before its connection could carry a request:
+// TLS 1.2 full 2, resumed 1; TLS 1.3 full or resumed 1; QUIC 1 (its
+// transport and TLS handshakes are one), 0 with accepted 0-RTT; plus one for
+// a HelloRetryRequest. TCP's own SYN round trip is not included.
+type TLSHandshakes struct {
+	Full          int `json:"full"`
+	Resumed       int `json:"resumed"`        // abbreviated with a session ticket
+	EarlyData     int `json:"early_data"`     // 0-RTT attempted (h3 only)
+	EarlyRejected int `json:"early_rejected"` // of which the server refused the early data
+	RoundTrips    int `json:"round_trips"`
+}
+
 // Result is one page load.
 type Result struct {
 	Condition Condition `json:"condition"`
@@ -147,11 +174,18 @@ type Result struct {
 	HeaderBytesRaw        int64 `json:"header_bytes_raw"`        // uncompressed request+response header bytes
 	HeaderBytesCompressed int64 `json:"header_bytes_compressed"` // as sent on the wire (== raw for HTTP/1.1)
 
+	// TLS counts the load's handshakes by kind and their round trips.
+	TLS TLSHandshakes `json:"tls_handshakes"`
+
 	// Phases sums each HAR phase over all entries (ms); handy for breakdown bars.
 	Phases Phases `json:"phases"`
 
 	TCP  []TCPInfo    `json:"tcp,omitempty"`
 	Link LinkCounters `json:"link"`
+
+	// SCTP holds the transport counters of spdy/3.1+sctp loads (nil for
+	// TCP and QUIC, whose counters are in TCP and the HAR).
+	SCTP *SCTPCounters `json:"sctp,omitempty"`
 
 	// HAR is the HAR 1.2 document of this load, JSON encoded.
 	HAR []byte `json:"-"`

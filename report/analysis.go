@@ -6,23 +6,21 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
 
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
-	"github.com/spdylab/spdylab/study"
+	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/store"
 )
 
-// Stats summarises the successful loads of one metric.
-type Stats struct {
-	N                int
-	Median, P25, P75 float64
-	Min, Max         float64
-}
+// Stats summarises the successful loads of one metric (internal/stats
+// owns the definition, shared with `spdylab load`).
+type Stats = stats.Summary
 
 // Gateway are per-load means of the bottleneck and TCP counters.
 type Gateway struct {
@@ -45,7 +43,7 @@ const LateLimitMs = 1.0
 
 // Condition is the analysis of one condition.
 type Condition struct {
-	study.Cond
+	spec.Cond
 	Label    string // values of the baseline factors, e.g. "spdy/3.1 iw10"
 	Attempts int    // stored attempts
 	Loads    int    // keys (runs) with any attempt
@@ -72,14 +70,14 @@ type Condition struct {
 
 // Analysis is a whole study's results.
 type Analysis struct {
-	Study     *study.Study
-	Meta      study.Meta
-	Sessions  []study.Provenance
+	Study     *spec.Study
+	Meta      store.Meta
+	Sessions  []store.Provenance
 	Conds     []*Condition
 	ByHash    map[string]*Condition
 	Labels    []string // variant labels in study order, baseline first
 	BaseLabel string
-	Probes    []study.Probe // HAR not loaded
+	Probes    []store.Probe // HAR not loaded
 	Manifests map[string]*page.Manifest
 	MinLoads  int
 	Stored    int // stored attempts
@@ -109,7 +107,24 @@ const (
 func MinLoads(runs int) int { return max(1, (runs+1)/2) }
 
 // Analyze reads a store and computes everything the report shows.
-func Analyze(st *study.Store) (*Analysis, error) {
+func Analyze(st *store.Store) (*Analysis, error) {
+	a, err := readStore(st)
+	if err != nil {
+		return nil, err
+	}
+	byValues := a.indexConditions()
+	samples, late := a.collectSamples()
+	a.summarizeSamples(samples)
+	a.judgeLateLoads(late)
+	baseSingle := a.baselineSingles()
+	for _, c := range a.Conds {
+		a.boundAndGain(c, byValues, baseSingle)
+	}
+	return a, nil
+}
+
+// readStore loads what the analysis reads from the store.
+func readStore(st *store.Store) (*Analysis, error) {
 	s, err := st.Study()
 	if err != nil {
 		return nil, err
@@ -132,12 +147,19 @@ func Analyze(st *study.Store) (*Analysis, error) {
 	}
 	a := &Analysis{Study: s, Meta: meta, Sessions: sess, Probes: probes, ByHash: map[string]*Condition{},
 		Manifests: map[string]*page.Manifest{}, MinLoads: MinLoads(s.Runs), Stored: len(probes), Expected: len(s.Conditions) * s.Runs}
-	for k, j := range mans {
-		var m page.Manifest
-		if err := json.Unmarshal(j, &m); err == nil && len(m.Resources) > 0 {
-			a.Manifests[k] = &m
+	for k, m := range mans {
+		if len(m.Resources) > 0 {
+			a.Manifests[k] = m
 		}
 	}
+	return a, nil
+}
+
+// indexConditions creates the per-condition records and the variant
+// labels (study order, baseline first); it returns the conditions by their
+// factor values.
+func (a *Analysis) indexConditions() map[string]*Condition {
+	s := a.Study
 	byValues := map[string]*Condition{}
 	for _, c := range s.Conditions {
 		ac := &Condition{Cond: c, Label: label(c.Values, s.Baseline), Gain: math.NaN(), ToWRedPct: math.NaN(), BoundMs: math.NaN(), PLTOverBound: math.NaN()}
@@ -145,7 +167,6 @@ func Analyze(st *study.Store) (*Analysis, error) {
 		a.ByHash[c.Hash] = ac
 		byValues[valuesKey(c.Values)] = ac
 	}
-	// Labels in study order with the baseline's first.
 	a.BaseLabel = label(s.Baseline, s.Baseline)
 	seenLabel := map[string]bool{a.BaseLabel: true}
 	a.Labels = []string{a.BaseLabel}
@@ -155,25 +176,32 @@ func Analyze(st *study.Store) (*Analysis, error) {
 			a.Labels = append(a.Labels, c.Label)
 		}
 	}
+	return byValues
+}
 
-	// Collect per-condition samples: one value per run (its successful
-	// attempt, if any).
-	type sample struct {
-		plt, tow []float64
-		ids      []int64
-		runsOK   map[int]bool
-		runsAny  map[int]bool
-		phases   probe.Phases
-		gw       Gateway
-		errs     map[string]int
-	}
+// sample is one condition's successful loads: one value per run (its
+// successful attempt, if any), with sums of the per-load counters.
+type sample struct {
+	plt, tow []float64
+	ids      []int64
+	runsOK   map[int]bool
+	runsAny  map[int]bool
+	phases   probe.Phases
+	gw       Gateway
+	errs     map[string]int
+}
+
+// lateLoad is a successful load whose emulator ran late.
+type lateLoad struct {
+	cond string
+	plt  float64
+}
+
+// collectSamples sorts the stored probes into per-condition samples.
+func (a *Analysis) collectSamples() (map[string]*sample, []lateLoad) {
 	samples := map[string]*sample{}
-	type lateLoad struct {
-		cond string
-		plt  float64
-	}
-	var lateLoads []lateLoad
-	for _, p := range probes {
+	var late []lateLoad
+	for _, p := range a.Probes {
 		c := a.ByHash[p.CondHash]
 		if c == nil {
 			continue // a condition the study no longer has; the fingerprint check makes this rare
@@ -197,36 +225,44 @@ func Analyze(st *study.Store) (*Analysis, error) {
 			continue
 		}
 		sm.runsOK[p.Run] = true
-		sm.plt = append(sm.plt, r.PLTms)
-		sm.tow = append(sm.tow, r.ToWms)
-		sm.ids = append(sm.ids, p.ID)
-		addPhases(&sm.phases, r.Phases)
-		sm.gw.QueueDrops += float64(r.Link.Down.PktsQueueDrop + r.Link.Up.PktsQueueDrop)
-		sm.gw.RandomLoss += float64(r.Link.Down.PktsLost + r.Link.Up.PktsLost)
-		sm.gw.QDelayP50ms += r.Link.Down.QDelayP50ms
-		sm.gw.QDelayP95ms += r.Link.Down.QDelayP95ms
-		sm.gw.PktsSent += float64(r.Link.Down.PktsOffered + r.Link.Up.PktsOffered)
-		sm.gw.Connections += float64(r.Connections)
-		late := max(r.Link.Down.LateP99ms, r.Link.Up.LateP99ms)
-		sm.gw.LateP99ms += late
-		if late > LateLimitMs {
-			lateLoads = append(lateLoads, lateLoad{p.CondHash, r.PLTms})
+		if lateMs := sm.add(p.ID, r); lateMs > LateLimitMs {
+			late = append(late, lateLoad{p.CondHash, r.PLTms})
 		}
 		a.OKLoads++
-		a.LateWorstMs = max(a.LateWorstMs, late)
-		for _, t := range r.TCP {
-			sm.gw.Retransmits += float64(t.Retransmits)
-		}
-		if r.Resources > c.Resources {
-			c.Resources = r.Resources
-		}
+		a.LateWorstMs = max(a.LateWorstMs, max(r.Link.Down.LateP99ms, r.Link.Up.LateP99ms))
+		c.Resources = max(c.Resources, r.Resources)
 	}
+	return samples, late
+}
+
+// add counts one successful load and returns its emulator lateness (ms).
+func (sm *sample) add(id int64, r probe.Result) float64 {
+	sm.plt = append(sm.plt, r.PLTms)
+	sm.tow = append(sm.tow, r.ToWms)
+	sm.ids = append(sm.ids, id)
+	addPhases(&sm.phases, r.Phases)
+	sm.gw.QueueDrops += float64(r.Link.Down.PktsQueueDrop + r.Link.Up.PktsQueueDrop)
+	sm.gw.RandomLoss += float64(r.Link.Down.PktsLost + r.Link.Up.PktsLost)
+	sm.gw.QDelayP50ms += r.Link.Down.QDelayP50ms
+	sm.gw.QDelayP95ms += r.Link.Down.QDelayP95ms
+	sm.gw.PktsSent += float64(r.Link.Down.PktsOffered + r.Link.Up.PktsOffered)
+	sm.gw.Connections += float64(r.Connections)
+	late := max(r.Link.Down.LateP99ms, r.Link.Up.LateP99ms)
+	sm.gw.LateP99ms += late
+	for _, t := range r.TCP {
+		sm.gw.Retransmits += float64(t.Retransmits)
+	}
+	return late
+}
+
+// summarizeSamples turns each condition's sample into its statistics.
+func (a *Analysis) summarizeSamples(samples map[string]*sample) {
 	for h, sm := range samples {
 		c := a.ByHash[h]
 		c.Loads = len(sm.runsAny)
 		c.Failed = len(sm.runsAny) - len(sm.runsOK)
-		c.PLT = stats(sm.plt)
-		c.ToW = stats(sm.tow)
+		c.PLT = stats.Summarize(sm.plt)
+		c.ToW = stats.Summarize(sm.tow)
 		n := float64(len(sm.plt))
 		if n > 0 {
 			c.Phases = scalePhases(sm.phases, 1/n)
@@ -239,23 +275,32 @@ func Analyze(st *study.Store) (*Analysis, error) {
 		}
 		sort.Strings(c.Errors)
 	}
-	a.LateLoads = len(lateLoads)
+}
+
+// judgeLateLoads measures how far the late-emulator loads lie from their
+// conditions' medians.
+func (a *Analysis) judgeLateLoads(late []lateLoad) {
+	a.LateLoads = len(late)
 	a.LateShiftPct = math.NaN()
-	if len(lateLoads) > 0 {
-		var shifts []float64
-		for _, l := range lateLoads {
-			if m := a.ByHash[l.cond].PLT.Median; m > 0 {
-				shifts = append(shifts, 100*(l.plt/m-1))
-			}
-		}
-		sort.Float64s(shifts)
-		a.LateShiftPct = quantile(shifts, 0.5)
+	if len(late) == 0 {
+		return
 	}
-	// Factors that take a single value across all baseline conditions.
+	var shifts []float64
+	for _, l := range late {
+		if m := a.ByHash[l.cond].PLT.Median; m > 0 {
+			shifts = append(shifts, 100*(l.plt/m-1))
+		}
+	}
+	a.LateShiftPct = stats.Median(shifts)
+}
+
+// baselineSingles are the factors that take a single value across all
+// baseline conditions, with that value.
+func (a *Analysis) baselineSingles() map[string]string {
 	baseVals := map[string]map[string]bool{}
 	for _, c := range a.Conds {
 		isBase := true
-		for k, v := range s.Baseline {
+		for k, v := range a.Study.Baseline {
 			if c.Values[k] != v {
 				isBase = false
 			}
@@ -270,59 +315,66 @@ func Analyze(st *study.Store) (*Analysis, error) {
 			baseVals[f][v] = true
 		}
 	}
-	baseSingle := map[string]string{}
+	single := map[string]string{}
 	for f, vals := range baseVals {
 		if len(vals) == 1 {
 			for v := range vals {
-				baseSingle[f] = v
+				single[f] = v
 			}
 		}
 	}
-	for _, c := range a.Conds {
-		c.TooFew = c.PLT.N < a.MinLoads
-		if m := a.Manifests[study.ManifestKey(c.Condition)]; m != nil {
-			c.BoundMs = study.LowerBound(m, c.Condition).Total
-			if c.Resources == 0 {
-				c.Resources = len(m.Resources)
-			}
-			if c.PLT.N > 0 {
-				c.PLTOverBound = c.PLT.Median / c.BoundMs
-			}
+	return single
+}
+
+// boundAndGain sets c's lower bound, and its gain and ToW reduction
+// against its baseline twin.
+func (a *Analysis) boundAndGain(c *Condition, byValues map[string]*Condition, baseSingle map[string]string) {
+	c.TooFew = c.PLT.N < a.MinLoads
+	if m := a.Manifests[spec.ManifestKey(c.Condition)]; m != nil {
+		c.BoundMs = spec.LowerBound(m, c.Condition).Total
+		if c.Resources == 0 {
+			c.Resources = len(m.Resources)
 		}
-		// The baseline twin: the same values with the baseline's factors.
-		bv := map[string]string{}
-		for k, v := range c.Values {
-			bv[k] = v
-		}
-		for k, v := range s.Baseline {
-			bv[k] = v
-		}
-		base := byValues[valuesKey(bv)]
-		if base == nil {
-			// A factor the baseline is measured at one value only (e.g.
-			// max_streams, which means nothing to https and is excluded
-			// for it) is compared at that value.
-			for f, v := range baseSingle {
-				bv[f] = v
-			}
-			base = byValues[valuesKey(bv)]
-		}
-		if base == nil {
-			continue
-		}
-		if base == c {
-			c.IsBaseline = true
-			continue
-		}
-		c.BaseHash = base.Hash
-		if c.PLT.N > 0 && base.PLT.N > 0 {
-			c.Gain = base.PLT.Median / c.PLT.Median
-		}
-		if c.ToW.N > 0 && base.ToW.N > 0 && base.ToW.Median > 0 {
-			c.ToWRedPct = 100 * (base.ToW.Median - c.ToW.Median) / base.ToW.Median
+		if c.PLT.N > 0 {
+			c.PLTOverBound = c.PLT.Median / c.BoundMs
 		}
 	}
-	return a, nil
+	base := baselineTwin(c, a.Study.Baseline, byValues, baseSingle)
+	if base == nil {
+		return
+	}
+	if base == c {
+		c.IsBaseline = true
+		return
+	}
+	c.BaseHash = base.Hash
+	if c.PLT.N > 0 && base.PLT.N > 0 {
+		c.Gain = base.PLT.Median / c.PLT.Median
+	}
+	if c.ToW.N > 0 && base.ToW.N > 0 && base.ToW.Median > 0 {
+		c.ToWRedPct = 100 * (base.ToW.Median - c.ToW.Median) / base.ToW.Median
+	}
+}
+
+// baselineTwin is the condition with c's values and the baseline's
+// factors. A factor the baseline is measured at one value only (e.g.
+// max_streams, which means nothing to https and is excluded for it) is
+// compared at that value.
+func baselineTwin(c *Condition, baseline map[string]string, byValues map[string]*Condition, baseSingle map[string]string) *Condition {
+	bv := map[string]string{}
+	for k, v := range c.Values {
+		bv[k] = v
+	}
+	for k, v := range baseline {
+		bv[k] = v
+	}
+	if base := byValues[valuesKey(bv)]; base != nil {
+		return base
+	}
+	for f, v := range baseSingle {
+		bv[f] = v
+	}
+	return byValues[valuesKey(bv)]
 }
 
 func nearest(vals []float64, ids []int64, target float64) int64 {
@@ -357,7 +409,7 @@ func label(values, baseline map[string]string) string {
 	if _, ok := baseline["protocol"]; ok {
 		parts = append(parts, values["protocol"])
 	}
-	for _, f := range study.FactorNames() {
+	for _, f := range spec.FactorNames() {
 		if _, ok := baseline[f]; !ok || f == "protocol" {
 			continue
 		}
@@ -394,26 +446,4 @@ func valuesKey(v map[string]string) string {
 		b.WriteString(k + "=" + v[k] + "\x00")
 	}
 	return b.String()
-}
-
-// stats computes median and quartiles with linear interpolation between
-// order statistics (type 7, as R and NumPy default).
-func stats(v []float64) Stats {
-	if len(v) == 0 {
-		nan := math.NaN()
-		return Stats{Median: nan, P25: nan, P75: nan, Min: nan, Max: nan}
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	return Stats{N: len(s), Median: quantile(s, 0.5), P25: quantile(s, 0.25), P75: quantile(s, 0.75), Min: s[0], Max: s[len(s)-1]}
-}
-
-func quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 1 {
-		return sorted[0]
-	}
-	pos := q * float64(len(sorted)-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(sorted)-1)
-	return sorted[lo] + (pos-float64(lo))*(sorted[hi]-sorted[lo])
 }

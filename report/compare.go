@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"text/tabwriter"
 
-	"github.com/spdylab/spdylab/study"
+	"github.com/spdylab/spdylab/internal/stats"
+	"github.com/spdylab/spdylab/study/store"
 )
 
 // Comparison sets two runs of the same conditions side by side, e.g. a
@@ -54,7 +54,7 @@ type CompareRow struct {
 // Compare matches the conditions of two stores by hash.
 func Compare(dirA, dirB string) (*Comparison, error) {
 	load := func(dir string) (*Analysis, error) {
-		st, err := study.OpenStore(dir)
+		st, err := store.OpenStore(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -112,16 +112,13 @@ func Compare(dirA, dirB string) (*Comparison, error) {
 	if c.Common == 0 {
 		return nil, fmt.Errorf("%s and %s have no condition with successful loads in common", dirA, dirB)
 	}
-	sort.Float64s(diffs)
-	sort.Float64s(iqrs)
-	c.MedianAbsDiffPct = quantile(diffs, 0.5)
-	c.MedianRelIQRPct = quantile(iqrs, 0.5)
-	mean, half := meanCI95(logs)
+	c.MedianAbsDiffPct = stats.Median(diffs)
+	c.MedianRelIQRPct = stats.Median(iqrs)
+	mean, half := stats.MeanCI95(logs)
 	c.ShiftPct = 100 * (math.Exp(mean) - 1)
 	c.ShiftCIPct = 100 * (math.Exp(mean+half) - math.Exp(mean))
 	if len(gainDiffs) > 0 {
-		sort.Float64s(gainDiffs)
-		c.MedianGainDiffPct = quantile(gainDiffs, 0.5)
+		c.MedianGainDiffPct = stats.Median(gainDiffs)
 	}
 	return c, nil
 }
@@ -153,22 +150,4 @@ func (c *Comparison) Write(w io.Writer) {
 	}
 	fmt.Fprintf(w, "loads with a late emulator (p99 > %.0f ms): A %d of %d, B %d of %d\n", LateLimitMs, c.LateA, c.LoadsA, c.LateB, c.LoadsB)
 	fmt.Fprintf(w, "sum of successful PLTs (serial lower bound of wall time): A %.0f s, B %.0f s\n", c.SumPLTa/1000, c.SumPLTb/1000)
-}
-
-// meanCI95 returns the mean of xs and the half-width of its 95% confidence
-// interval (normal approximation; 0 for fewer than two values).
-func meanCI95(xs []float64) (m, half float64) {
-	if len(xs) == 0 {
-		return 0, 0
-	}
-	m = mean(xs)
-	if len(xs) < 2 {
-		return m, 0
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	sd := math.Sqrt(ss / float64(len(xs)-1))
-	return m, 1.96 * sd / math.Sqrt(float64(len(xs)))
 }

@@ -147,6 +147,11 @@ func minMax(v []float64) (float64, float64) {
 
 // cdfPlot draws the empirical CDF of each series' X values.
 func cdfPlot(title, xl string, series []Series) (string, []legendItem, error) {
+	return cdfPlotOf(title, xl, "fraction of loads", series)
+}
+
+// cdfPlotOf is cdfPlot of other things than loads (yl names them).
+func cdfPlotOf(title, xl, yl string, series []Series) (string, []legendItem, error) {
 	var legend []legendItem
 	var cdf []Series
 	for _, s := range series {
@@ -158,7 +163,7 @@ func cdfPlot(title, xl string, series []Series) (string, []legendItem, error) {
 		}
 		cdf = append(cdf, Series{Name: s.Name, X: x, Y: y})
 	}
-	p := newPlot(title, xl, "fraction of loads")
+	p := newPlot(title, xl, yl)
 	for i, s := range cdf {
 		pts := make(plotter.XYs, len(s.X))
 		for j := range s.X {

@@ -16,6 +16,8 @@ import (
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study"
+	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/store"
 )
 
 // These tests feed the analysis hand-made results with known medians; the
@@ -58,26 +60,25 @@ func fakeHAR(start time.Time) []byte {
 		start.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano), start.Add(210*time.Millisecond).Format(time.RFC3339Nano)))
 }
 
-func fillStore(t *testing.T, dir string, src string, failEvery map[string]int) *study.Study {
+func fillStore(t *testing.T, dir string, src string, failEvery map[string]int) *spec.Study {
 	t.Helper()
-	s, err := study.Parse([]byte(src), "")
+	s, err := spec.Parse([]byte(src), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := study.CreateStore(dir, s)
+	st, err := store.CreateStore(dir, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	sess, _ := st.StartSession(study.CollectProvenance(s.Seed, 1, study.Shard{}, "test"))
+	sess, _ := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test"))
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, c := range s.Conditions {
 		m, err := page.Generate(c.Page, c.Shards, s.Seed, c.ShardMode)
 		if err != nil {
 			t.Fatal(err)
 		}
-		mj, _ := json.Marshal(m)
-		st.PutManifest(study.ManifestKey(c.Condition), mj)
+		st.PutManifest(spec.ManifestKey(c.Condition), m)
 		base := pltFor(c.Values)
 		for run := 0; run < s.Runs; run++ {
 			r := probe.Result{Condition: c.Condition, Run: run, Started: t0,
@@ -94,7 +95,7 @@ func fillStore(t *testing.T, dir string, src string, failEvery map[string]int) *
 			if n := failEvery[c.Values["protocol"]]; n > 0 && run%n == 0 {
 				r = probe.Result{Condition: c.Condition, Run: run, Started: t0, Failed: true, Error: "GET /img/7.jpg: stalled"}
 			}
-			if _, err := st.Put(study.Probe{CondHash: c.Hash, Run: run, SessionID: sess, Result: r, Check: probe.LinkCheck{OK: true}}); err != nil {
+			if _, err := st.Put(store.Probe{CondHash: c.Hash, Run: run, SessionID: sess, Result: r, Check: probe.LinkCheck{OK: true}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -105,7 +106,7 @@ func fillStore(t *testing.T, dir string, src string, failEvery map[string]int) *
 func TestAnalysisGainsAndStats(t *testing.T) {
 	dir := t.TempDir()
 	fillStore(t, dir, cableStudy, nil)
-	st, err := study.OpenStore(dir)
+	st, err := store.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestFailuresCountedAndTooFewFlagged(t *testing.T) {
 	dir := t.TempDir()
 	// spdy fails runs 0, 1, 2, 3, 4 -> every run; https fails runs 0 and 3.
 	fillStore(t, dir, cableStudy, map[string]int{"spdy/3.1": 1, "https": 3})
-	st, _ := study.OpenStore(dir)
+	st, _ := store.OpenStore(dir)
 	defer st.Close()
 	a, err := Analyze(st)
 	if err != nil {
@@ -364,18 +365,17 @@ max_streams = [1, 6]
 // regression come out.
 func TestStreamsStudy(t *testing.T) {
 	dir := t.TempDir()
-	s, err := study.Parse([]byte(streamsStudy), "")
+	s, err := spec.Parse([]byte(streamsStudy), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := study.CreateStore(dir, s)
+	st, err := store.CreateStore(dir, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range s.Conditions {
 		m, _ := page.Generate(c.Page, 1, 2, "")
-		mj, _ := json.Marshal(m)
-		st.PutManifest(study.ManifestKey(c.Condition), mj)
+		st.PutManifest(spec.ManifestKey(c.Condition), m)
 		// https: 1000 ms; spdy: worse with few streams, better with many;
 		// imgur (more resources) needs more streams.
 		tow := 1000.0
@@ -390,7 +390,7 @@ func TestStreamsStudy(t *testing.T) {
 		}
 		for run := 0; run < s.Runs; run++ {
 			r := probe.Result{Condition: c.Condition, Run: run, PLTms: tow + 50, ToWms: tow, Resources: len(m.Resources)}
-			st.Put(study.Probe{CondHash: c.Hash, Run: run, Result: r})
+			st.Put(store.Probe{CondHash: c.Hash, Run: run, Result: r})
 		}
 	}
 	st.Close()
@@ -433,8 +433,8 @@ func TestStreamsStudy(t *testing.T) {
 // still gets a report that says so, not an error or a panic.
 func TestBuildEmptyStore(t *testing.T) {
 	dir := t.TempDir()
-	s, _ := study.Parse([]byte(cableStudy), "")
-	st, err := study.CreateStore(dir, s)
+	s, _ := spec.Parse([]byte(cableStudy), "")
+	st, err := store.CreateStore(dir, s)
 	if err != nil {
 		t.Fatal(err)
 	}

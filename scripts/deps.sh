@@ -11,6 +11,10 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
 [ -x /usr/lib/chromium/chromium ] || need_apt+=(chromium)
 command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
 command -v tcpdump >/dev/null 2>&1 || need_apt+=(tcpdump)
+# sctp/ binds the user-space SCTP stack usrsctp through cgo.
+[ -f /usr/include/usrsctp.h ] || need_apt+=(libusrsctp-dev)
+command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
+command -v gcc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
 	echo "deps: installing ${need_apt[*]} from apt" >&2
 	export DEBIAN_FRONTEND=noninteractive

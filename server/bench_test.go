@@ -34,10 +34,14 @@ func BenchmarkLargeResponses(b *testing.B) {
 func benchProtocol(b *testing.B, proto, path string, parallel int) {
 	s := startServer(b, Config{})
 	c := dial(b, s, proto, nil)
-	url := s.URL() + path
 	if proto == ProtoHTTP11 {
 		parallel = 1
 	}
+	benchRoundTrips(b, c.rt, s.URL()+path, parallel)
+}
+
+// benchRoundTrips sends b.N GETs of url through rt, parallel at a time.
+func benchRoundTrips(b *testing.B, rt func(*http.Request) (*http.Response, error), url string, parallel int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	sem := make(chan struct{}, parallel)
@@ -47,7 +51,7 @@ func benchProtocol(b *testing.B, proto, path string, parallel int) {
 		go func() {
 			defer func() { <-sem }()
 			req, _ := http.NewRequest("GET", url, nil)
-			resp, err := c.rt(req)
+			resp, err := rt(req)
 			if err == nil {
 				_, err = io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()

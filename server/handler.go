@@ -64,7 +64,16 @@ type RequestInfo struct {
 type resourceMeta struct {
 	ContentType string
 	Headers     map[string]string
+	// Recorded pages only: the site file with the body, the status to
+	// answer and, for a redirect, its Location.
+	File     string
+	Status   int
+	Location string
 }
+
+// replayKey identifies a resource of a recorded page: one site serves all
+// of its hosts, and they share paths ("/", "/favicon.ico").
+func replayKey(host, target string) string { return strings.ToLower(host) + target }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Log != nil {
@@ -223,6 +232,10 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	if meta, ok := s.replay[replayKey(requestHostname(r), r.URL.RequestURI())]; ok {
+		s.serveRecorded(w, r, meta)
+		return
+	}
 	urlPath := path.Clean("/" + r.URL.Path)
 	name := strings.TrimPrefix(urlPath, "/")
 	if name == "" {
@@ -268,6 +281,48 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	s.push(w, r, h)
 	// ServeContent sets the exact Content-Length and handles HEAD and Range.
 	http.ServeContent(w, r, name, st.ModTime(), f)
+}
+
+// serveRecorded answers a resource of a recorded page as the recording
+// did: its status (a redirect with its Location), its recorded headers and
+// the synthesized body, identity-encoded with an exact Content-Length.
+func (s *Server) serveRecorded(w http.ResponseWriter, r *http.Request, meta resourceMeta) {
+	f, err := s.root.Open(strings.TrimPrefix(meta.File, "/"))
+	if err != nil {
+		http.Error(w, "recorded resource "+r.URL.RequestURI()+": "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		http.Error(w, "recorded resource "+r.URL.RequestURI()+": body file is not a regular file", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	for k, v := range meta.Headers {
+		h.Set(k, v)
+	}
+	if meta.Location != "" {
+		h.Set("Location", meta.Location)
+	}
+	h.Set("Content-Type", meta.ContentType)
+	h.Set("Content-Length", strconv.FormatInt(st.Size(), 10))
+	s.push(w, r, h)
+	w.WriteHeader(meta.Status)
+	if r.Method == http.MethodHead {
+		return
+	}
+	bp := copyBufs.Get().(*[]byte)
+	io.CopyBuffer(w, f, *bp)
+	copyBufs.Put(bp)
+}
+
+// requestHostname is the request's host name without a port.
+func requestHostname(r *http.Request) string {
+	if h, _, err := net.SplitHostPort(r.Host); err == nil {
+		return h
+	}
+	return r.Host
 }
 
 // loggingWriter records status and size for the access log and keeps the

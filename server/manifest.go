@@ -30,8 +30,22 @@ func (s *Server) loadManifest() error {
 		return fmt.Errorf("server: %w", err)
 	}
 	s.meta = make(map[string]resourceMeta, len(m.Resources))
-	for _, r := range m.Resources {
-		s.meta[r.Path] = resourceMeta{ContentType: r.ContentType, Headers: r.Headers}
+	for id, r := range m.Resources {
+		if r.File == "" {
+			s.meta[r.Path] = resourceMeta{ContentType: r.ContentType, Headers: r.Headers}
+			continue
+		}
+		if s.replay == nil {
+			s.replay = map[string]resourceMeta{}
+		}
+		rm := resourceMeta{ContentType: r.ContentType, Headers: r.Headers, File: r.File, Status: r.StatusCode()}
+		if c := m.RedirectChild(id); c >= 0 {
+			rm.Location = m.URL(c)
+		}
+		key := replayKey(r.Host, r.Target())
+		if _, dup := s.replay[key]; !dup {
+			s.replay[key] = rm
+		}
 	}
 	s.pushMap = m.PushMap()
 	return nil

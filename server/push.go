@@ -4,13 +4,15 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+
+	"github.com/spdylab/spdylab/probe"
 )
 
 // Push policies.
 const (
-	PushNone     = "none"
-	PushManifest = "manifest" // push Config.PushMap[parent] with the parent
-	PushPreload  = "preload"  // push what the response's Link rel=preload headers name
+	PushNone     = probe.PushNone
+	PushManifest = probe.PushManifest // push Config.PushMap[parent] with the parent
+	PushPreload  = probe.PushPreload  // push what the response's Link rel=preload headers name
 )
 
 // pushedHeaders are the request headers a pushed request inherits from the

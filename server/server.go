@@ -47,12 +47,16 @@ import (
 const (
 	ProtoSPDY31 = "spdy/3.1"
 	ProtoSPDY3  = "spdy/3"
+	ProtoSPDY2  = "spdy/2"
 	ProtoH2     = "h2"
 	ProtoHTTP11 = "http/1.1"
 )
 
 // DefaultProtocols is the ALPN preference when Config.Protocols is empty.
-var DefaultProtocols = []string{ProtoSPDY31, ProtoSPDY3, ProtoH2, ProtoHTTP11}
+var DefaultProtocols = []string{ProtoSPDY31, ProtoSPDY3, ProtoSPDY2, ProtoH2, ProtoHTTP11}
+
+// spdyVersions are the SPDY protocols the server speaks.
+var spdyVersions = []string{ProtoSPDY31, ProtoSPDY3, ProtoSPDY2}
 
 // H2Config are the HTTP/2 settings the server advertises.
 type H2Config struct {
@@ -69,7 +73,7 @@ type Config struct {
 	// and the push map from; "" = Root/manifest.json when that exists.
 	Manifest string
 	// Protocols lists the ALPN protocols offered over TLS, most preferred
-	// first: a subset of spdy/3.1, spdy/3, h2, http/1.1. Empty = DefaultProtocols.
+	// first: a subset of spdy/3.1, spdy/3, spdy/2, h2, http/1.1. Empty = DefaultProtocols.
 	Protocols []string
 	// PlainSPDY, when set to a SPDY version, serves that version over plain
 	// TCP without TLS (and nothing else).
@@ -81,6 +85,7 @@ type Config struct {
 	TLSMax      uint16 // tls.VersionTLS13 when 0
 	SPDY        spdy.Config
 	H2          H2Config
+	H3          H3Config            // HTTP/3 over UDP, served by ServeH3
 	Push        string              // PushNone (""), PushManifest or PushPreload
 	PushMap     map[string][]string // parent path -> paths to push with it (PushManifest)
 	// CC is the TCP congestion control set on the listener; accepted
@@ -91,7 +96,11 @@ type Config struct {
 	NotSentLowat int
 	// HandshakeTimeout bounds the TLS handshake; 0 = 10 s.
 	HandshakeTimeout time.Duration
-	Log              *log.Logger // access and connection log; nil = silent
+	// MaxConns caps the connections served at once; 0 = DefaultMaxConns.
+	// SPDY.IdleTimeout (0 = DefaultIdleTimeout) also bounds idle h2 and
+	// HTTP/1.1 connections (limits.go).
+	MaxConns int
+	Log      *log.Logger // access and connection log; nil = silent
 }
 
 // Server serves one Config on any number of listeners.
@@ -100,11 +109,15 @@ type Server struct {
 	tls        *tls.Config
 	root       *os.Root
 	meta       map[string]resourceMeta
+	replay     map[string]resourceMeta // recorded pages: host+target -> body and answer
 	pushMap    map[string][]string
 	spdySrv    spdyServers
 	httpSrv    *http.Server
 	httpConn   *connListener
 	bytesCache bytesCache
+	h3         h3Servers
+	gate       connGate
+	sctp       sctpServed // SPDY over SCTP (sctp.go)
 
 	ctx    context.Context // cancelled by Shutdown: SPDY sessions go away
 	cancel context.CancelFunc
@@ -120,51 +133,10 @@ type Server struct {
 
 // New checks cfg and prepares a server; nothing listens until Serve.
 func New(cfg Config) (*Server, error) {
-	if len(cfg.Protocols) == 0 {
-		cfg.Protocols = slices.Clone(DefaultProtocols)
+	if err := cfg.normalize(); err != nil {
+		return nil, err
 	}
-	for i, p := range cfg.Protocols {
-		switch p {
-		case ProtoSPDY31, ProtoSPDY3, ProtoH2, ProtoHTTP11:
-		default:
-			return nil, fmt.Errorf("server: unknown protocol %q (want spdy/3.1, spdy/3, h2 or http/1.1)", p)
-		}
-		if slices.Contains(cfg.Protocols[:i], p) {
-			return nil, fmt.Errorf("server: protocol %q listed twice", p)
-		}
-	}
-	switch cfg.PlainSPDY {
-	case "", ProtoSPDY31, ProtoSPDY3:
-	default:
-		return nil, fmt.Errorf("server: plain-TCP SPDY version %q is not spdy/3.1 or spdy/3", cfg.PlainSPDY)
-	}
-	switch cfg.Push {
-	case "":
-		cfg.Push = PushNone
-	case PushNone, PushManifest, PushPreload:
-	default:
-		return nil, fmt.Errorf("server: push policy %q is not none, manifest or preload", cfg.Push)
-	}
-	if cfg.TLSMin == 0 {
-		cfg.TLSMin = tls.VersionTLS12
-	}
-	if cfg.TLSMax == 0 {
-		cfg.TLSMax = tls.VersionTLS13
-	}
-	if cfg.TLSMin > cfg.TLSMax {
-		return nil, fmt.Errorf("server: TLS minimum version %#x is above the maximum %#x", cfg.TLSMin, cfg.TLSMax)
-	}
-	if cfg.NotSentLowat < 0 {
-		return nil, fmt.Errorf("server: negative TCP_NOTSENT_LOWAT %d", cfg.NotSentLowat)
-	}
-	if cfg.HandshakeTimeout == 0 {
-		cfg.HandshakeTimeout = 10 * time.Second
-	}
-	if cfg.NotSentLowat > 0 && cfg.SPDY.NotSentLowat == 0 {
-		cfg.SPDY.NotSentLowat = cfg.NotSentLowat
-	}
-
-	s := &Server{cfg: cfg, listeners: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}}
+	s := &Server{cfg: cfg, listeners: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}, gate: connGate{max: cfg.MaxConns}}
 	var err error
 	if s.root, err = openRoot(cfg.Root); err != nil {
 		return nil, err
@@ -176,32 +148,92 @@ func New(cfg Config) (*Server, error) {
 	if cfg.PushMap != nil {
 		s.pushMap = cfg.PushMap
 	}
-
 	if cfg.PlainSPDY == "" {
-		cert := cfg.Certificate
-		if cert == nil {
-			c, err := certs.SelfSigned(cfg.HostNames...)
-			if err != nil {
-				s.closeRoot()
-				return nil, err
-			}
-			cert = &c
-		}
-		s.tls = &tls.Config{
-			Certificates: []tls.Certificate{*cert},
-			NextProtos:   cfg.Protocols,
-			MinVersion:   cfg.TLSMin,
-			MaxVersion:   cfg.TLSMax,
+		if s.tls, err = cfg.tlsConfig(); err != nil {
+			s.closeRoot()
+			return nil, err
 		}
 	}
-
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.spdySrv = s.newSPDYServers()
 	s.httpConn = newConnListener()
+	s.httpSrv = s.newHTTPServer()
+	return s, nil
+}
+
+// normalize checks the configuration and fills in its defaults.
+func (cfg *Config) normalize() error {
+	if len(cfg.Protocols) == 0 {
+		cfg.Protocols = slices.Clone(DefaultProtocols)
+	}
+	for i, p := range cfg.Protocols {
+		switch p {
+		case ProtoSPDY31, ProtoSPDY3, ProtoSPDY2, ProtoH2, ProtoHTTP11:
+		default:
+			return fmt.Errorf("server: unknown protocol %q (want spdy/3.1, spdy/3, spdy/2, h2 or http/1.1)", p)
+		}
+		if slices.Contains(cfg.Protocols[:i], p) {
+			return fmt.Errorf("server: protocol %q listed twice", p)
+		}
+	}
+	switch cfg.PlainSPDY {
+	case "", ProtoSPDY31, ProtoSPDY3, ProtoSPDY2:
+	default:
+		return fmt.Errorf("server: plain-TCP SPDY version %q is not spdy/3.1, spdy/3 or spdy/2", cfg.PlainSPDY)
+	}
+	switch cfg.Push {
+	case "":
+		cfg.Push = PushNone
+	case PushNone, PushManifest, PushPreload:
+	default:
+		return fmt.Errorf("server: push policy %q is not none, manifest or preload", cfg.Push)
+	}
+	if cfg.TLSMin == 0 {
+		cfg.TLSMin = tls.VersionTLS12
+	}
+	if cfg.TLSMax == 0 {
+		cfg.TLSMax = tls.VersionTLS13
+	}
+	if cfg.TLSMin > cfg.TLSMax {
+		return fmt.Errorf("server: TLS minimum version %#x is above the maximum %#x", cfg.TLSMin, cfg.TLSMax)
+	}
+	if cfg.NotSentLowat < 0 {
+		return fmt.Errorf("server: negative TCP_NOTSENT_LOWAT %d", cfg.NotSentLowat)
+	}
+	cfg.applyLimitDefaults()
+	if cfg.NotSentLowat > 0 && cfg.SPDY.NotSentLowat == 0 {
+		cfg.SPDY.NotSentLowat = cfg.NotSentLowat
+	}
+	return nil
+}
+
+// tlsConfig is the listener's TLS: the given certificate (or a throw-away
+// one for the host names) and the protocols offered by ALPN.
+func (cfg *Config) tlsConfig() (*tls.Config, error) {
+	cert := cfg.Certificate
+	if cert == nil {
+		c, err := certs.SelfSigned(cfg.HostNames...)
+		if err != nil {
+			return nil, err
+		}
+		cert = &c
+	}
+	return &tls.Config{
+		Certificates: []tls.Certificate{*cert},
+		NextProtos:   cfg.Protocols,
+		MinVersion:   cfg.TLSMin,
+		MaxVersion:   cfg.TLSMax,
+	}, nil
+}
+
+// newHTTPServer is Go's server for h2 and HTTP/1.1 connections, which the
+// ALPN dispatcher hands over through s.httpConn.
+func (s *Server) newHTTPServer() *http.Server {
+	cfg := &s.cfg
 	var protos http.Protocols
 	protos.SetHTTP1(slices.Contains(cfg.Protocols, ProtoHTTP11))
 	protos.SetHTTP2(slices.Contains(cfg.Protocols, ProtoH2))
-	s.httpSrv = &http.Server{
+	hs := &http.Server{
 		Handler:   s,
 		Protocols: &protos,
 		HTTP2: &http.HTTP2Config{
@@ -209,10 +241,8 @@ func New(cfg Config) (*Server, error) {
 			MaxReceiveBufferPerStream:     int(cfg.H2.InitialWindowSize),
 			MaxReceiveBufferPerConnection: int(cfg.H2.ConnWindowSize),
 		},
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          cfg.Log,
-		BaseContext:       func(net.Listener) context.Context { return s.ctx },
+		ErrorLog:    cfg.Log,
+		BaseContext: func(net.Listener) context.Context { return s.ctx },
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			return context.WithValue(ctx, connKey{}, c)
 		},
@@ -222,10 +252,11 @@ func New(cfg Config) (*Server, error) {
 			}
 		},
 	}
+	cfg.h2Limits(hs)
 	if cfg.Log == nil {
-		s.httpSrv.ErrorLog = log.New(discard{}, "", 0)
+		hs.ErrorLog = log.New(discard{}, "", 0)
 	}
-	return s, nil
+	return hs
 }
 
 type discard struct{}
@@ -279,7 +310,12 @@ func (s *Server) Serve(l net.Listener) error {
 			return err
 		}
 		backoff = 0
+		if !s.gate.admit(c, s.logf) {
+			c.Close()
+			continue
+		}
 		if !s.track(c) {
+			s.gate.release()
 			c.Close()
 			return http.ErrServerClosed
 		}
@@ -324,8 +360,12 @@ func (s *Server) track(c net.Conn) bool {
 
 func (s *Server) untrack(c net.Conn) {
 	s.mu.Lock()
+	_, live := s.conns[c]
 	delete(s.conns, c)
 	s.mu.Unlock()
+	if live {
+		s.gate.release()
+	}
 }
 
 // retrack replaces a raw connection by its TLS wrapper in the set of live
@@ -375,7 +415,7 @@ func (s *Server) handleConn(c net.Conn) {
 		proto = ProtoHTTP11 // a client without ALPN speaks HTTP/1.1
 	}
 	switch proto {
-	case ProtoSPDY31, ProtoSPDY3:
+	case ProtoSPDY31, ProtoSPDY3, ProtoSPDY2:
 		defer s.untrack(c)
 		defer tc.Close()
 		s.serveSPDY(tc, proto)
@@ -412,7 +452,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	s.cancel()
-	herr := s.httpSrv.Shutdown(ctx)
+	herr := errors.Join(s.httpSrv.Shutdown(ctx), s.h3.shutdown(ctx))
 	s.httpConn.Close()
 
 	done := make(chan struct{})

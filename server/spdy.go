@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 
 	"github.com/spdylab/spdylab/spdy"
 )
@@ -16,7 +17,7 @@ type spdyServers map[string]*spdy.Server
 
 func (s *Server) newSPDYServers() spdyServers {
 	out := spdyServers{}
-	for _, v := range []string{ProtoSPDY31, ProtoSPDY3} {
+	for _, v := range spdyVersions {
 		cfg := s.cfg.SPDY
 		cfg.Version = v
 		out[v] = &spdy.Server{Config: cfg, Handler: withProtocol(v, s)}
@@ -42,7 +43,7 @@ func (s *Server) serveSPDY(c net.Conn, version string) {
 // requestPriority is the SPDY priority (0 highest .. 7) of r, -1 for other
 // protocols.
 func requestPriority(r *http.Request) int {
-	if p, ok := r.Context().Value(protoKey{}).(string); ok && (p == ProtoSPDY31 || p == ProtoSPDY3) {
+	if p, ok := r.Context().Value(protoKey{}).(string); ok && slices.Contains(spdyVersions, p) {
 		return int(spdy.RequestPriority(r))
 	}
 	return -1

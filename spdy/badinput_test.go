@@ -172,9 +172,11 @@ func TestServerAnswersBadInput(t *testing.T) {
 					break
 				}
 			}
-			// A late WINDOW_UPDATE is ignored (section 2.6.8), DATA is answered.
+			// A late WINDOW_UPDATE is ignored (section 2.6.8); DATA on a
+			// closed stream is PROTOCOL_ERROR (2.3.7), not the half-closed
+			// STREAM_ALREADY_CLOSED.
 			p.send(&WindowUpdateFrame{Stream: 1, Delta: 100}, &DataFrame{Stream: 1, Data: []byte("x")})
-			p.expectRst(1, RstStreamAlreadyClosed)
+			p.expectRst(1, RstProtocolError)
 			p.send(&HeadersFrame{Stream: 7, Headers: Header{"x": {"y"}}})
 			p.expectRst(7, RstInvalidStream)
 			p.expectAlive(1)
@@ -244,7 +246,10 @@ func TestServerAnswersBadInput(t *testing.T) {
 			raw[1] = 2
 			p.sendRaw(raw)
 			p.expectRst(1, RstUnsupportedVersion)
-			p.expectGoAway(0, GoAwayProtocolError)
+			p.expectAlive(1) // a stream error (2.4.2), not a session error
+			p.send(&SynStreamFrame{Stream: 3, Flags: FlagFin, Headers: getHeaders("/")})
+			p.send(&RstStreamFrame{Stream: 3, Status: RstCancel})
+			p.expectAlive(3)
 		})
 		t.Run("decompression bomb", func(t *testing.T) {
 			p := newRawClient(t, cfg, h)
@@ -258,7 +263,8 @@ func TestServerAnswersBadInput(t *testing.T) {
 			c.zw.Flush()
 			p.sendRaw(synStreamWire(t, 1, 0, 0, FlagFin, c.buf.Bytes()))
 			p.expectRst(1, RstFrameTooLarge)
-			p.expectGoAway(0, GoAwayProtocolError) // stream 1 was never processed
+			// 2.6.6: last-good-stream-id counts streams answered with RST_STREAM.
+			p.expectGoAway(1, GoAwayProtocolError)
 		})
 		t.Run("invalid header block contents", func(t *testing.T) {
 			p := newRawClient(t, cfg, h)

@@ -365,11 +365,10 @@ func (cc *ClientConn) acceptPush(f *SynStreamFrame) *StreamError {
 	if assoc == nil || assoc.isPush {
 		return refuse(RstInvalidStream, "push associated with a stream that is not open")
 	}
-	scheme, host, path := f.Headers.Get(":scheme"), f.Headers.Get(":host"), f.Headers.Get(":path")
-	if scheme == "" || host == "" || path == "" {
-		return refuse(RstProtocolError, "push without :scheme, :host and :path")
+	u, ok := pushURL(f.Headers)
+	if !ok {
+		return refuse(RstProtocolError, "push without :scheme, :host and :path (or, in SPDY/2, an absolute url)")
 	}
-	u := (&url.URL{Scheme: scheme, Host: host}).String() + path
 	p := &PushPromise{URL: u, AssociatedStreamID: f.AssociatedTo, StreamID: f.Stream, Header: toHTTPHeader(f.Headers), Priority: f.Priority}
 	s.stats.add(func(st *Stats) { st.PushesOffered++ })
 	if cc.onPush != nil && !cc.onPush(p) {
@@ -532,4 +531,18 @@ func AddServerHints(h http.Header, urls ...string) {
 	if len(quoted) > 0 {
 		h.Add("X-Associated-Content", strings.Join(quoted, ", "))
 	}
+}
+
+// pushURL is the URL a push SYN_STREAM names: :scheme, :host and :path, or,
+// as draft 2 words it ("url" holds the full URL of the pushed resource), an
+// absolute URL in :path alone.
+func pushURL(h Header) (string, bool) {
+	scheme, host, path := h.Get(":scheme"), h.Get(":host"), h.Get(":path")
+	if abs, err := url.Parse(path); err == nil && abs.IsAbs() && abs.Host != "" {
+		return abs.String(), true
+	}
+	if scheme == "" || host == "" || path == "" {
+		return "", false
+	}
+	return (&url.URL{Scheme: scheme, Host: host}).String() + path, true
 }

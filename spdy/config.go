@@ -1,5 +1,8 @@
 // Package spdy implements SPDY/3.1 and SPDY/3 (draft-mbelshe-httpbis-spdy-00
-// plus the 3.1 session flow-control delta): a framer with the shared zlib
+// plus the 3.1 session flow-control delta) and SPDY/2 ("SPDY Protocol -
+// Draft 2": no flow control, its own header dictionary and block layout; the
+// framer and header codec take the wire version, the session is shared and
+// consults it only for flow control): a framer with the shared zlib
 // header compression contexts, sessions with priorities, stream- and
 // session-level flow control, server push, and an HTTP client and server on
 // top (net/http Handler and RoundTrip).
@@ -21,6 +24,7 @@ import (
 const (
 	ProtoSPDY31 = "spdy/3.1"
 	ProtoSPDY3  = "spdy/3"
+	ProtoSPDY2  = "spdy/2"
 )
 
 // Defaults applied to zero Config fields.
@@ -39,14 +43,28 @@ const (
 
 // Config configures one side of a session.
 type Config struct {
-	// Version is ProtoSPDY31 (default) or ProtoSPDY3. The wire version is 3
-	// for both; spdy/3 has no session window.
+	// Version is ProtoSPDY31 (default), ProtoSPDY3 or ProtoSPDY2. The wire
+	// version is 3 for the first two; spdy/3 has no session window, spdy/2
+	// has no flow control at all (wire version 2).
 	Version string
 	// MaxConcurrentStreams is the limit advertised for streams the peer
 	// opens (requests on a server, pushes on a client); 0 = 100.
 	MaxConcurrentStreams uint32
 	// InitialWindowSize is our per-stream receive window; 0 = 65536.
+	// Not used by spdy/2, which has no windows (see MaxUnreadPerStream).
 	InitialWindowSize int32
+	// MaxUnreadPerStream (spdy/2 only) caps the DATA a stream buffers that
+	// the application has not read: the peer has no window to respect, so
+	// more is RST_STREAM FLOW_CONTROL_ERROR instead of unbounded memory.
+	// 0 = DefaultMaxUnreadPerStreamV2.
+	MaxUnreadPerStream int
+	// SPDY2StreamWindows (spdy/2 only) runs SPDY/3's stream flow control
+	// on a spdy/2 session anyway: WINDOW_UPDATE frames with version 2 and
+	// SETTINGS_INITIAL_WINDOW_SIZE, honoured and sent. Draft 2 has none
+	// (Chrome sent none), but node-spdy 4 (spdy-transport) keeps 64 KiB
+	// stream windows on spdy/2 and stalls a peer that never reopens them
+	// (interop/SPDY_ISSUES.md). Off = the draft.
+	SPDY2StreamWindows bool
 	// SessionWindowSize is our session receive window (spdy/3.1); 0 = 65536.
 	SessionWindowSize int32
 	// MaxFrameSize is the largest DATA payload we send; 0 = 16384.
@@ -68,9 +86,53 @@ type Config struct {
 	// IdleTimeout closes a session (GOAWAY OK) with no open streams for this
 	// long. 0 = never.
 	IdleTimeout time.Duration
+
+	// Limits on a hostile peer (limits.go has the defaults and why). 0 =
+	// default; for the per-second rates a negative value turns the limit off.
+
+	// MaxHeaderBytesPerStream caps decompressed header bytes per stream
+	// across all its header frames; more is RST_STREAM FRAME_TOO_LARGE.
+	MaxHeaderBytesPerStream int
+	// MaxInflatedBuffer caps a stream's unread decompressed
+	// FLAG_DATA_COMPRESSED payload; more is RST_STREAM FRAME_TOO_LARGE.
+	// 0 = the larger of 1 MiB and 16 stream windows.
+	MaxInflatedBuffer int
+	// MaxQueuedControlFrames caps control frames the peer makes us queue
+	// (PING echoes, RSTs) while not reading; more ends the session.
+	MaxQueuedControlFrames int
+	// MaxResetsPerSecond, MaxEmptyFramesPerSecond, MaxSettingsPerSecond
+	// and MaxRefusedStreamsPerSecond cap what the peer may send (bursts of
+	// twice the rate); more ends the session with GOAWAY PROTOCOL_ERROR.
+	MaxResetsPerSecond         int
+	MaxEmptyFramesPerSecond    int
+	MaxSettingsPerSecond       int
+	MaxRefusedStreamsPerSecond int
+	// FrameReadTimeout bounds how long the rest of a frame may take once
+	// its header arrived; a peer that stalls mid-frame gets GOAWAY and is
+	// closed. 0 = 30 s on a server and no limit on a client; negative = no limit.
+	FrameReadTimeout time.Duration
 }
 
-func (c *Config) version31() bool { return c.Version != ProtoSPDY3 }
+func (c *Config) version31() bool { return c.Version != ProtoSPDY3 && c.Version != ProtoSPDY2 }
+
+// wireVersion is the version in control frames: 2 for spdy/2, else 3.
+func (c *Config) wireVersion() uint16 {
+	if c.Version == ProtoSPDY2 {
+		return Version2
+	}
+	return Version
+}
+
+// flowControlled: spdy/3 and 3.1 have stream windows, spdy/2 none unless
+// SPDY2StreamWindows asks for node-spdy's variant.
+func (c *Config) flowControlled() bool { return c.Version != ProtoSPDY2 || c.SPDY2StreamWindows }
+
+func (c *Config) maxUnreadPerStream() int64 {
+	if c.MaxUnreadPerStream <= 0 {
+		return DefaultMaxUnreadPerStreamV2
+	}
+	return int64(c.MaxUnreadPerStream)
+}
 
 func (c *Config) maxConcurrent() uint32 {
 	if c.MaxConcurrentStreams == 0 {
@@ -104,8 +166,8 @@ func (c *Config) maxFrameSize() int {
 }
 
 func (c *Config) validate() error {
-	if c.Version != "" && c.Version != ProtoSPDY31 && c.Version != ProtoSPDY3 {
-		return &ConfigError{Field: "Version", Problem: "must be \"spdy/3.1\" or \"spdy/3\", got \"" + c.Version + "\""}
+	if c.Version != "" && c.Version != ProtoSPDY31 && c.Version != ProtoSPDY3 && c.Version != ProtoSPDY2 {
+		return &ConfigError{Field: "Version", Problem: "must be \"spdy/3.1\", \"spdy/3\" or \"spdy/2\", got \"" + c.Version + "\""}
 	}
 	return nil
 }

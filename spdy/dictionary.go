@@ -187,3 +187,7 @@ var headerDictionary = []byte{
 	0x31, 0x2c, 0x75, 0x74, 0x66, 0x2d, 0x2c, 0x2a, // 1,utf-,*
 	0x2c, 0x65, 0x6e, 0x71, 0x3d, 0x30, 0x2e, // ,enq=0.
 }
+
+// HeaderDictionary returns a copy of the zlib dictionary of SPDY/3 header
+// blocks (section 2.6.10.1), for tools that build raw header blocks.
+func HeaderDictionary() []byte { return append([]byte(nil), headerDictionary...) }

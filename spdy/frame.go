@@ -14,6 +14,13 @@ import (
 // version 3 on the wire; only ALPN/NPN tells the two apart.
 const Version = 3
 
+// Version2 is the wire version of SPDY/2 ("SPDY Protocol - Draft 2"). A
+// Framer made with NewFramerVersion(Version2, ...) speaks it: 16-bit header
+// block fields, its own zlib dictionary, 2-bit priorities, two unused bytes
+// after the stream id of SYN_REPLY and HEADERS, a GOAWAY without status,
+// little-endian SETTINGS ids, and NOOP.
+const Version2 = 2
+
 // FrameType identifies a frame. Control frames use their wire type (1..10);
 // DATA frames, which have no type field, are TypeData.
 type FrameType uint16
@@ -24,6 +31,7 @@ const (
 	TypeSynReply     FrameType = 2
 	TypeRstStream    FrameType = 3
 	TypeSettings     FrameType = 4
+	TypeNoop         FrameType = 5 // SPDY/2 only
 	TypePing         FrameType = 6
 	TypeGoAway       FrameType = 7
 	TypeHeaders      FrameType = 8
@@ -35,7 +43,7 @@ var frameTypeNames = map[FrameType]string{
 	TypeData: "DATA", TypeSynStream: "SYN_STREAM", TypeSynReply: "SYN_REPLY",
 	TypeRstStream: "RST_STREAM", TypeSettings: "SETTINGS", TypePing: "PING",
 	TypeGoAway: "GOAWAY", TypeHeaders: "HEADERS", TypeWindowUpdate: "WINDOW_UPDATE",
-	TypeCredential: "CREDENTIAL",
+	TypeCredential: "CREDENTIAL", TypeNoop: "NOOP",
 }
 
 func (t FrameType) String() string {
@@ -170,11 +178,14 @@ type DataFrame struct {
 type SynStreamFrame struct {
 	Stream       uint32
 	AssociatedTo uint32
-	Priority     uint8 // 0 (highest) .. 7
-	Slot         uint8
-	Flags        uint8
-	Headers      Header
-	Size         BlockSize // filled by the framer
+	// Priority is 0 (highest) .. 7. SPDY/2 has two bits: the wire carries
+	// Priority>>1 and a received v2 priority p reads as 2p, the way
+	// node-spdy maps its 3-bit priorities onto SPDY/2.
+	Priority uint8
+	Slot     uint8 // SPDY/3 credential slot; unused (0) in SPDY/2
+	Flags    uint8
+	Headers  Header
+	Size     BlockSize // filled by the framer
 }
 
 // SynReplyFrame accepts a stream.
@@ -200,7 +211,11 @@ type SettingsFrame struct {
 // PingFrame measures round trips.
 type PingFrame struct{ ID uint32 }
 
-// GoAwayFrame stops new streams.
+// NoopFrame is SPDY/2's no-operation frame (type 5), read and ignored.
+type NoopFrame struct{}
+
+// GoAwayFrame stops new streams. SPDY/2's GOAWAY has no status (it reads
+// as GoAwayOK and is not sent).
 type GoAwayFrame struct {
 	LastGoodStream uint32
 	Status         GoAwayStatus
@@ -248,6 +263,9 @@ func (f *HeadersFrame) Type() FrameType      { return TypeHeaders }
 func (f *WindowUpdateFrame) Type() FrameType { return TypeWindowUpdate }
 func (f *CredentialFrame) Type() FrameType   { return TypeCredential }
 func (f *UnknownFrame) Type() FrameType      { return f.FrameType }
+func (f *NoopFrame) Type() FrameType         { return TypeNoop }
+func (f *NoopFrame) StreamID() uint32        { return 0 }
+func (f *NoopFrame) String() string          { return "NOOP" }
 
 func (f *DataFrame) StreamID() uint32         { return f.Stream }
 func (f *SynStreamFrame) StreamID() uint32    { return f.Stream }
@@ -397,13 +415,26 @@ type Framer struct {
 	enc *headerEncoder
 	dec *headerDecoder
 
+	stall *stallGuard // set by sessions: a deadline for frames cut short
+
+	version uint16 // wire version: Version (3) or Version2
+
 	wb []byte // scratch for encoding
 }
 
 // NewFramer returns a Framer writing to w and reading from r (either may be
 // nil). maxHeaderBlock caps a decompressed header block (0 = 256 KiB).
 func NewFramer(w io.Writer, r io.Reader, maxHeaderBlock int) *Framer {
-	f := &Framer{r: r, MaxReadFrameSize: DefaultMaxReadFrameSize}
+	return NewFramerVersion(Version, w, r, maxHeaderBlock)
+}
+
+// NewFramerVersion is NewFramer for a wire version: Version (SPDY/3 and
+// 3.1) or Version2. Any other version is treated as Version.
+func NewFramerVersion(version uint16, w io.Writer, r io.Reader, maxHeaderBlock int) *Framer {
+	if version != Version2 {
+		version = Version
+	}
+	f := &Framer{r: r, MaxReadFrameSize: DefaultMaxReadFrameSize, version: version}
 	if w != nil {
 		if bw, ok := w.(*bufio.Writer); ok {
 			f.w = bw
@@ -411,8 +442,8 @@ func NewFramer(w io.Writer, r io.Reader, maxHeaderBlock int) *Framer {
 			f.w = bufio.NewWriterSize(w, 32<<10)
 		}
 	}
-	f.enc = newHeaderEncoder()
-	f.dec = newHeaderDecoder(maxHeaderBlock)
+	f.enc = newHeaderEncoderVersion(version)
+	f.dec = newHeaderDecoderVersion(version, maxHeaderBlock)
 	return f
 }
 
@@ -439,11 +470,20 @@ func (f *Framer) readCap() int {
 //   - *SessionError: the session must send GOAWAY and close.
 //   - anything else: an I/O error from the reader.
 func (f *Framer) ReadFrame() (Frame, error) {
+	if f.stall != nil {
+		if err := f.stall.begin(); err != nil {
+			return nil, err
+		}
+		defer f.stall.end()
+	}
 	var hdr [frameHeaderLen]byte
 	if _, err := io.ReadFull(f.r, hdr[:]); err != nil {
 		return nil, err
 	}
 	length := int(hdr[5])<<16 | int(hdr[6])<<8 | int(hdr[7])
+	if f.stall != nil {
+		f.stall.need(length)
+	}
 	flags := hdr[4]
 	control := hdr[0]&0x80 != 0
 	if length > f.readCap() {
@@ -494,14 +534,18 @@ func (f *Framer) ReadFrame() (Frame, error) {
 	}
 	version := binary.BigEndian.Uint16(hdr[0:2]) & 0x7fff
 	typ := FrameType(binary.BigEndian.Uint16(hdr[2:4]))
-	if version != Version {
+	if version != f.version {
 		if typ == TypeSynStream && length >= 4 {
-			// The header block was compressed for another protocol version
-			// and cannot be fed to our context: refuse the stream, then end
-			// the session since the compression state is now unknowable.
-			return nil, &SessionError{Status: GoAwayProtocolError,
-				Reason:    fmt.Sprintf("SYN_STREAM with unsupported version %d", version),
-				RstStream: binary.BigEndian.Uint32(p[0:4]) & 0x7fffffff, RstStatus: RstUnsupportedVersion}
+			// The header block belongs to the other version's compression
+			// context, not to ours, so skipping it leaves our context in
+			// sync: refuse the stream with UNSUPPORTED_VERSION (2.6.3) and
+			// carry on (2.4.2: a stream error does not close the session).
+			id := binary.BigEndian.Uint32(p[0:4]) & 0x7fffffff
+			if id == 0 {
+				return nil, sessionErrorf("SYN_STREAM with unsupported version %d on stream 0", version)
+			}
+			return &SynStreamFrame{Stream: id}, &StreamError{Stream: id, Status: RstUnsupportedVersion,
+				Reason: fmt.Sprintf("SYN_STREAM with unsupported version %d", version)}
 		}
 		return nil, sessionErrorf("%s frame with unsupported version %d", typ, version)
 	}
@@ -519,115 +563,177 @@ func (f *Framer) parseControl(typ FrameType, flags uint8, p []byte) (Frame, erro
 	be := binary.BigEndian
 	switch typ {
 	case TypeSynStream:
-		if len(p) < 10 {
-			return nil, sessionErrorf("SYN_STREAM frame length %d, want at least 10", len(p))
-		}
-		fr := &SynStreamFrame{
-			Stream:       be.Uint32(p[0:4]) & 0x7fffffff,
-			AssociatedTo: be.Uint32(p[4:8]) & 0x7fffffff,
-			Priority:     p[8] >> 5,
-			Slot:         p[9],
-			Flags:        flags,
-		}
-		h, sz, err := f.dec.decode(p[10:], fr.Stream)
-		fr.Headers, fr.Size = h, sz
-		if err != nil {
-			return fr, err
-		}
-		return fr, nil
+		return f.parseSynStream(flags, p)
 	case TypeSynReply, TypeHeaders:
-		if len(p) < 4 {
-			return nil, sessionErrorf("%s frame length %d, want at least 4", typ, len(p))
-		}
-		id := be.Uint32(p[0:4]) & 0x7fffffff
-		h, sz, err := f.dec.decode(p[4:], id)
-		var fr Frame
-		if typ == TypeSynReply {
-			fr = &SynReplyFrame{Stream: id, Flags: flags, Headers: h, Size: sz}
-		} else {
-			fr = &HeadersFrame{Stream: id, Flags: flags, Headers: h, Size: sz}
-		}
-		return fr, err
+		return f.parseReplyOrHeaders(typ, flags, p)
 	case TypeRstStream:
-		if err := fixedLen(typ, p, 8); err != nil {
-			return nil, err
-		}
-		fr := &RstStreamFrame{Stream: be.Uint32(p[0:4]) & 0x7fffffff, Status: RstStatus(be.Uint32(p[4:8]))}
-		if fr.Stream == 0 {
-			return nil, sessionErrorf("RST_STREAM on stream 0")
-		}
-		if fr.Status == 0 {
-			return nil, sessionErrorf("RST_STREAM with status 0 on stream %d", fr.Stream)
-		}
-		return fr, nil
+		return parseRstStream(p)
 	case TypeSettings:
-		if len(p) < 4 {
-			return nil, sessionErrorf("SETTINGS frame length %d, want at least 4", len(p))
-		}
-		n := be.Uint32(p[0:4])
-		if uint64(len(p)) != 4+8*uint64(n) {
-			return nil, sessionErrorf("SETTINGS frame with %d entries has length %d, want %d", n, len(p), 4+8*uint64(n))
-		}
-		fr := &SettingsFrame{Flags: flags, Entries: make([]Setting, 0, n)}
-		seen := map[SettingID]bool{}
-		for i := 0; i < int(n); i++ {
-			e := p[4+8*i:]
-			s := Setting{Flags: e[0], ID: SettingID(uint32(e[1])<<16 | uint32(e[2])<<8 | uint32(e[3])), Value: be.Uint32(e[4:8])}
-			if seen[s.ID] { // section 2.6.4: only the first value of an id counts
-				continue
-			}
-			seen[s.ID] = true
-			fr.Entries = append(fr.Entries, s)
-		}
-		return fr, nil
+		return f.parseSettings(flags, p)
 	case TypePing:
 		if err := fixedLen(typ, p, 4); err != nil {
 			return nil, err
 		}
 		return &PingFrame{ID: be.Uint32(p)}, nil
 	case TypeGoAway:
-		if err := fixedLen(typ, p, 8); err != nil {
-			return nil, err
-		}
-		return &GoAwayFrame{LastGoodStream: be.Uint32(p[0:4]) & 0x7fffffff, Status: GoAwayStatus(be.Uint32(p[4:8]))}, nil
+		return f.parseGoAway(p)
 	case TypeWindowUpdate:
 		if err := fixedLen(typ, p, 8); err != nil {
 			return nil, err
 		}
 		fr := &WindowUpdateFrame{Stream: be.Uint32(p[0:4]) & 0x7fffffff, Delta: be.Uint32(p[4:8]) & 0x7fffffff}
 		return fr, nil
+	case TypeNoop:
+		if f.version != Version2 {
+			break // not a SPDY/3 frame type: unknown, ignored
+		}
+		if err := fixedLen(typ, p, 0); err != nil {
+			return nil, err
+		}
+		return &NoopFrame{}, nil
 	case TypeCredential:
-		fr := &CredentialFrame{}
-		if len(p) < 6 {
-			return nil, sessionErrorf("CREDENTIAL frame length %d, want at least 6", len(p))
+		if f.version == Version2 {
+			break
 		}
-		fr.Slot = be.Uint16(p[0:2])
-		plen := be.Uint32(p[2:6])
-		rest := p[6:]
-		if uint64(plen) > uint64(len(rest)) {
-			return nil, sessionErrorf("CREDENTIAL proof length %d exceeds frame", plen)
-		}
-		fr.Proof = append([]byte(nil), rest[:plen]...)
-		rest = rest[plen:]
-		for len(rest) > 0 {
-			if len(rest) < 4 {
-				return nil, sessionErrorf("CREDENTIAL certificate length truncated")
-			}
-			cl := be.Uint32(rest)
-			rest = rest[4:]
-			if uint64(cl) > uint64(len(rest)) {
-				return nil, sessionErrorf("CREDENTIAL certificate length %d exceeds frame", cl)
-			}
-			fr.Certificates = append(fr.Certificates, append([]byte(nil), rest[:cl]...))
-			rest = rest[cl:]
-		}
-		return fr, nil
+		return parseCredential(p)
 	}
 	return &UnknownFrame{FrameType: typ, Flags: flags, Length: len(p)}, nil
 }
 
+func (f *Framer) parseSynStream(flags uint8, p []byte) (Frame, error) {
+	be := binary.BigEndian
+	if len(p) < 10 {
+		return nil, sessionErrorf("SYN_STREAM frame length %d, want at least 10", len(p))
+	}
+	fr := &SynStreamFrame{
+		Stream:       be.Uint32(p[0:4]) & 0x7fffffff,
+		AssociatedTo: be.Uint32(p[4:8]) & 0x7fffffff,
+		Priority:     p[8] >> 5,
+		Slot:         p[9],
+		Flags:        flags,
+	}
+	if f.version == Version2 {
+		fr.Priority, fr.Slot = p[8]>>6<<1, 0
+	}
+	h, sz, err := f.dec.decode(p[10:], fr.Stream)
+	fr.Headers, fr.Size = h, sz
+	if err != nil {
+		return fr, err
+	}
+	return fr, nil
+}
+
+func (f *Framer) parseReplyOrHeaders(typ FrameType, flags uint8, p []byte) (Frame, error) {
+	start := 4
+	if f.version == Version2 {
+		start = 6 // two unused bytes after the stream id
+	}
+	if len(p) < start {
+		return nil, sessionErrorf("%s frame length %d, want at least %d", typ, len(p), start)
+	}
+	id := binary.BigEndian.Uint32(p[0:4]) & 0x7fffffff
+	h, sz, err := f.dec.decode(p[start:], id)
+	var fr Frame
+	if typ == TypeSynReply {
+		fr = &SynReplyFrame{Stream: id, Flags: flags, Headers: h, Size: sz}
+	} else {
+		fr = &HeadersFrame{Stream: id, Flags: flags, Headers: h, Size: sz}
+	}
+	return fr, err
+}
+
+func parseRstStream(p []byte) (Frame, error) {
+	be := binary.BigEndian
+	if err := fixedLen(TypeRstStream, p, 8); err != nil {
+		return nil, err
+	}
+	fr := &RstStreamFrame{Stream: be.Uint32(p[0:4]) & 0x7fffffff, Status: RstStatus(be.Uint32(p[4:8]))}
+	if fr.Stream == 0 {
+		return nil, sessionErrorf("RST_STREAM on stream 0")
+	}
+	// Status 0 is not defined (2.6.3), but the frame still says the
+	// stream is over: treat it like any unknown status, a stream reset,
+	// rather than ending every other stream's session with it.
+	return fr, nil
+}
+
+func (f *Framer) parseGoAway(p []byte) (Frame, error) {
+	be := binary.BigEndian
+	if f.version == Version2 && len(p) != 8 {
+		// Draft 2's GOAWAY is the last-good id alone; node-spdy sends
+		// SPDY/3's 8 bytes in v2 as well, so both are accepted.
+		if err := fixedLen(TypeGoAway, p, 4); err != nil {
+			return nil, err
+		}
+		return &GoAwayFrame{LastGoodStream: be.Uint32(p[0:4]) & 0x7fffffff}, nil
+	}
+	if err := fixedLen(TypeGoAway, p, 8); err != nil {
+		return nil, err
+	}
+	return &GoAwayFrame{LastGoodStream: be.Uint32(p[0:4]) & 0x7fffffff, Status: GoAwayStatus(be.Uint32(p[4:8]))}, nil
+}
+
+// parseSettings reads a SETTINGS payload; draft 2 puts the 24-bit id
+// little-endian before the flags byte.
+func (f *Framer) parseSettings(flags uint8, p []byte) (Frame, error) {
+	be := binary.BigEndian
+	if len(p) < 4 {
+		return nil, sessionErrorf("SETTINGS frame length %d, want at least 4", len(p))
+	}
+	n := be.Uint32(p[0:4])
+	if uint64(len(p)) != 4+8*uint64(n) {
+		return nil, sessionErrorf("SETTINGS frame with %d entries has length %d, want %d", n, len(p), 4+8*uint64(n))
+	}
+	fr := &SettingsFrame{Flags: flags, Entries: make([]Setting, 0, n)}
+	seen := map[SettingID]bool{}
+	for i := 0; i < int(n); i++ {
+		e := p[4+8*i:]
+		s := Setting{Flags: e[0], ID: SettingID(uint32(e[1])<<16 | uint32(e[2])<<8 | uint32(e[3])), Value: be.Uint32(e[4:8])}
+		if f.version == Version2 {
+			// Draft 2: the id is little-endian and the flags follow it
+			// (a bug of the first implementation, kept by all).
+			s.Flags, s.ID = e[3], SettingID(uint32(e[0])|uint32(e[1])<<8|uint32(e[2])<<16)
+		}
+		if seen[s.ID] { // section 2.6.4: only the first value of an id counts
+			continue
+		}
+		seen[s.ID] = true
+		fr.Entries = append(fr.Entries, s)
+	}
+	return fr, nil
+}
+
+func parseCredential(p []byte) (Frame, error) {
+	be := binary.BigEndian
+	fr := &CredentialFrame{}
+	if len(p) < 6 {
+		return nil, sessionErrorf("CREDENTIAL frame length %d, want at least 6", len(p))
+	}
+	fr.Slot = be.Uint16(p[0:2])
+	plen := be.Uint32(p[2:6])
+	rest := p[6:]
+	if uint64(plen) > uint64(len(rest)) {
+		return nil, sessionErrorf("CREDENTIAL proof length %d exceeds frame", plen)
+	}
+	fr.Proof = append([]byte(nil), rest[:plen]...)
+	rest = rest[plen:]
+	for len(rest) > 0 {
+		if len(rest) < 4 {
+			return nil, sessionErrorf("CREDENTIAL certificate length truncated")
+		}
+		cl := be.Uint32(rest)
+		rest = rest[4:]
+		if uint64(cl) > uint64(len(rest)) {
+			return nil, sessionErrorf("CREDENTIAL certificate length %d exceeds frame", cl)
+		}
+		fr.Certificates = append(fr.Certificates, append([]byte(nil), rest[:cl]...))
+		rest = rest[cl:]
+	}
+	return fr, nil
+}
+
 func (f *Framer) startControl(typ FrameType, flags uint8) {
-	f.wb = append(f.wb[:0], 0x80|Version>>8, Version&0xff, byte(typ>>8), byte(typ), flags, 0, 0, 0)
+	f.wb = append(f.wb[:0], 0x80|byte(f.version>>8), byte(f.version), byte(typ>>8), byte(typ), flags, 0, 0, 0)
 }
 
 func (f *Framer) finish() error {
@@ -669,21 +775,7 @@ func (f *Framer) WriteFrame(fr Frame) error {
 		_, err := f.w.Write(fr.Data)
 		return err
 	case *SynStreamFrame:
-		if fr.Stream == 0 || fr.Stream > 0x7fffffff || fr.AssociatedTo > 0x7fffffff {
-			return ErrInvalidStreamID
-		}
-		if fr.Priority > 7 {
-			return fmt.Errorf("spdy: priority %d out of range 0-7", fr.Priority)
-		}
-		f.startControl(TypeSynStream, fr.Flags)
-		f.putU32(fr.Stream)
-		f.putU32(fr.AssociatedTo)
-		f.wb = append(f.wb, fr.Priority<<5, fr.Slot)
-		var err error
-		if f.wb, fr.Size, err = f.enc.encode(f.wb, fr.Headers); err != nil {
-			return err
-		}
-		return f.finish()
+		return f.writeSynStream(fr)
 	case *SynReplyFrame:
 		return f.writeHeaderFrame(TypeSynReply, fr.Stream, fr.Flags, fr.Headers, &fr.Size)
 	case *HeadersFrame:
@@ -694,21 +786,16 @@ func (f *Framer) WriteFrame(fr Frame) error {
 		}
 		f.startControl(TypeRstStream, 0)
 		f.putU32(fr.Stream)
-		f.putU32(uint32(fr.Status))
+		status := fr.Status
+		if f.version == Version2 && status > RstFlowControlError {
+			// Draft 2 defines codes 1-7 only; the later ones are all
+			// protocol errors to a v2 peer.
+			status = RstProtocolError
+		}
+		f.putU32(uint32(status))
 		return f.finish()
 	case *SettingsFrame:
-		f.startControl(TypeSettings, fr.Flags)
-		f.putU32(uint32(len(fr.Entries)))
-		entries := append([]Setting(nil), fr.Entries...)
-		sort.SliceStable(entries, func(i, j int) bool { return entries[i].ID < entries[j].ID }) // spec: lowest id first
-		for _, e := range entries {
-			if e.ID > 0xffffff {
-				return fmt.Errorf("spdy: setting id %d does not fit in 24 bits", e.ID)
-			}
-			f.putU32(uint32(e.Flags)<<24 | uint32(e.ID))
-			f.putU32(e.Value)
-		}
-		return f.finish()
+		return f.writeSettings(fr)
 	case *PingFrame:
 		f.startControl(TypePing, 0)
 		f.putU32(fr.ID)
@@ -716,9 +803,19 @@ func (f *Framer) WriteFrame(fr Frame) error {
 	case *GoAwayFrame:
 		f.startControl(TypeGoAway, 0)
 		f.putU32(fr.LastGoodStream & 0x7fffffff)
-		f.putU32(uint32(fr.Status))
+		if f.version != Version2 {
+			f.putU32(uint32(fr.Status))
+		}
+		return f.finish()
+	case *NoopFrame:
+		if f.version != Version2 {
+			return errors.New("spdy: NOOP is a SPDY/2 frame")
+		}
+		f.startControl(TypeNoop, 0)
 		return f.finish()
 	case *WindowUpdateFrame:
+		// Draft 2 dropped WINDOW_UPDATE, but node-spdy sends it with
+		// version 2, so a v2 framer writes it too (sessions decide).
 		if fr.Stream > 0x7fffffff {
 			return ErrInvalidStreamID
 		}
@@ -730,6 +827,9 @@ func (f *Framer) WriteFrame(fr Frame) error {
 		f.putU32(fr.Delta)
 		return f.finish()
 	case *CredentialFrame:
+		if f.version == Version2 {
+			return errors.New("spdy: CREDENTIAL is not a SPDY/2 frame")
+		}
 		f.startControl(TypeCredential, 0)
 		f.wb = binary.BigEndian.AppendUint16(f.wb, fr.Slot)
 		f.putU32(uint32(len(fr.Proof)))
@@ -743,12 +843,58 @@ func (f *Framer) WriteFrame(fr Frame) error {
 	return fmt.Errorf("spdy: cannot write frame of type %T", fr)
 }
 
+func (f *Framer) writeSynStream(fr *SynStreamFrame) error {
+	if fr.Stream == 0 || fr.Stream > 0x7fffffff || fr.AssociatedTo > 0x7fffffff {
+		return ErrInvalidStreamID
+	}
+	if fr.Priority > 7 {
+		return fmt.Errorf("spdy: priority %d out of range 0-7", fr.Priority)
+	}
+	f.startControl(TypeSynStream, fr.Flags)
+	f.putU32(fr.Stream)
+	f.putU32(fr.AssociatedTo)
+	if f.version == Version2 {
+		f.wb = append(f.wb, fr.Priority>>1<<6, 0)
+	} else {
+		f.wb = append(f.wb, fr.Priority<<5, fr.Slot)
+	}
+	var err error
+	if f.wb, fr.Size, err = f.enc.encode(f.wb, fr.Headers); err != nil {
+		return err
+	}
+	return f.finish()
+}
+
+// writeSettings writes entries lowest id first; draft 2 puts the 24-bit id
+// little-endian before the flags byte.
+func (f *Framer) writeSettings(fr *SettingsFrame) error {
+	f.startControl(TypeSettings, fr.Flags)
+	f.putU32(uint32(len(fr.Entries)))
+	entries := append([]Setting(nil), fr.Entries...)
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].ID < entries[j].ID }) // spec: lowest id first
+	for _, e := range entries {
+		if e.ID > 0xffffff {
+			return fmt.Errorf("spdy: setting id %d does not fit in 24 bits", e.ID)
+		}
+		if f.version == Version2 {
+			f.wb = binary.LittleEndian.AppendUint32(f.wb, uint32(e.Flags)<<24|uint32(e.ID))
+		} else {
+			f.putU32(uint32(e.Flags)<<24 | uint32(e.ID))
+		}
+		f.putU32(e.Value)
+	}
+	return f.finish()
+}
+
 func (f *Framer) writeHeaderFrame(typ FrameType, id uint32, flags uint8, h Header, size *BlockSize) error {
 	if id == 0 || id > 0x7fffffff {
 		return ErrInvalidStreamID
 	}
 	f.startControl(typ, flags)
 	f.putU32(id)
+	if f.version == Version2 {
+		f.wb = append(f.wb, 0, 0) // unused
+	}
 	var err error
 	if f.wb, *size, err = f.enc.encode(f.wb, h); err != nil {
 		return err

@@ -205,6 +205,37 @@ func TestUnknownControlFrameIgnored(t *testing.T) {
 	}
 }
 
+// Stream-level problems the framer reports without ending the session.
+func TestFrameStreamErrors(t *testing.T) {
+	cases := []struct {
+		name   string
+		wire   string
+		stream uint32
+		status RstStatus // 0: no error, the frame is returned
+	}{
+		// 2.6.3 / 2.4.2: a SYN_STREAM of another version is refused; its
+		// block belongs to another compression context, ours is intact.
+		{"bad version syn_stream", "8002 0001 00 00000a 00000005 00000000 0000", 5, RstUnsupportedVersion},
+		// An undefined status still resets just that stream.
+		{"rst status 0", "8003 0003 00 000008 00000001 00000000", 1, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := NewFramer(nil, bytes.NewReader(unhex(t, c.wire)), 0).ReadFrame()
+			if c.status == 0 {
+				if err != nil || f.StreamID() != c.stream {
+					t.Fatalf("got %v, %v", f, err)
+				}
+				return
+			}
+			var se *StreamError
+			if !errors.As(err, &se) || se.Stream != c.stream || se.Status != c.status {
+				t.Fatalf("err = %v, want stream %d %s", err, c.stream, c.status)
+			}
+		})
+	}
+}
+
 func TestFrameDecodeErrors(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -213,9 +244,7 @@ func TestFrameDecodeErrors(t *testing.T) {
 		rstStatus RstStatus
 	}{
 		{"bad version ping", "8002 0006 00 000004 00000001", 0, 0},
-		{"bad version syn_stream", "8002 0001 00 00000a 00000005 00000000 0000", 5, RstUnsupportedVersion},
 		{"rst wrong length", "8003 0003 00 000004 00000001", 0, 0},
-		{"rst status 0", "8003 0003 00 000008 00000001 00000000", 0, 0},
 		{"rst stream 0", "8003 0003 00 000008 00000000 00000001", 0, 0},
 		{"ping wrong length", "8003 0006 00 000005 0000000100", 0, 0},
 		{"goaway wrong length", "8003 0007 00 000004 00000001", 0, 0},

@@ -76,18 +76,21 @@ func validateValue(name, v string) error {
 
 // headerEncoder is the send-direction compression context of one session.
 type headerEncoder struct {
-	buf bytes.Buffer
-	zw  *zlib.Writer
-	raw []byte
+	buf     bytes.Buffer
+	zw      *zlib.Writer
+	raw     []byte
+	version uint16 // 2 or 3: field widths, names and dictionary
 }
 
 // headerCompressionLevel: header blocks are small and written once, so the
 // best ratio costs little CPU; it is what makes SPDY's header savings real.
 const headerCompressionLevel = zlib.BestCompression
 
-func newHeaderEncoder() *headerEncoder {
-	e := &headerEncoder{}
-	zw, err := zlib.NewWriterLevelDict(&e.buf, headerCompressionLevel, headerDictionary)
+func newHeaderEncoder() *headerEncoder { return newHeaderEncoderVersion(Version) }
+
+func newHeaderEncoderVersion(version uint16) *headerEncoder {
+	e := &headerEncoder{version: version}
+	zw, err := zlib.NewWriterLevelDict(&e.buf, headerCompressionLevel, dictionaryFor(version))
 	if err != nil { // only possible for an invalid level
 		panic(err)
 	}
@@ -95,11 +98,35 @@ func newHeaderEncoder() *headerEncoder {
 	return e
 }
 
+// dictionaryFor is the zlib dictionary of a wire version's header blocks.
+func dictionaryFor(version uint16) []byte {
+	if version == Version2 {
+		return headerDictionaryV2
+	}
+	return headerDictionary
+}
+
 // marshalBlock appends the uncompressed SPDY/3 encoding of h (names sorted
 // so the output is deterministic) after validating it.
-func marshalBlock(dst []byte, h Header) ([]byte, error) {
+func marshalBlock(dst []byte, h Header) ([]byte, error) { return marshalBlockVersion(dst, h, Version) }
+
+// marshalBlockVersion encodes h for a wire version. SPDY/2 counts and
+// lengths are 16 bits and its request/response names have no colon, so a
+// v2 block is renamed first (toWireNamesV2).
+func marshalBlockVersion(dst []byte, h Header, version uint16) ([]byte, error) {
+	putLen := func(dst []byte, n int) []byte { return binary.BigEndian.AppendUint32(dst, uint32(n)) }
+	if version == Version2 {
+		var err error
+		if h, err = toWireNamesV2(h); err != nil {
+			return nil, err
+		}
+		putLen = func(dst []byte, n int) []byte { return binary.BigEndian.AppendUint16(dst, uint16(n)) }
+	}
 	names := h.names()
-	dst = binary.BigEndian.AppendUint32(dst, uint32(len(names)))
+	if version == Version2 && len(names) > 0xffff {
+		return nil, fmt.Errorf("spdy: %d headers do not fit SPDY/2's 16-bit count", len(names))
+	}
+	dst = putLen(dst, len(names))
 	for _, name := range names {
 		if err := validateName(name); err != nil {
 			return nil, fmt.Errorf("spdy: %v", err)
@@ -108,13 +135,16 @@ func marshalBlock(dst []byte, h Header) ([]byte, error) {
 		if len(vals) == 0 {
 			return nil, fmt.Errorf("spdy: header %q has no value", name)
 		}
-		dst = binary.BigEndian.AppendUint32(dst, uint32(len(name)))
-		dst = append(dst, name...)
 		vlen := len(vals) - 1
 		for _, v := range vals {
 			vlen += len(v)
 		}
-		dst = binary.BigEndian.AppendUint32(dst, uint32(vlen))
+		if version == Version2 && (len(name) > 0xffff || vlen > 0xffff) {
+			return nil, fmt.Errorf("spdy: header %q does not fit SPDY/2's 16-bit lengths", name)
+		}
+		dst = putLen(dst, len(name))
+		dst = append(dst, name...)
+		dst = putLen(dst, vlen)
 		start := len(dst)
 		for i, v := range vals {
 			if i > 0 {
@@ -132,7 +162,7 @@ func marshalBlock(dst []byte, h Header) ([]byte, error) {
 // encode appends the compressed block for h to dst. Validation happens before
 // any byte reaches the compressor, so an error leaves the context intact.
 func (e *headerEncoder) encode(dst []byte, h Header) ([]byte, BlockSize, error) {
-	raw, err := marshalBlock(e.raw[:0], h)
+	raw, err := marshalBlockVersion(e.raw[:0], h, e.version)
 	if err != nil {
 		return dst, BlockSize{}, err
 	}
@@ -181,19 +211,36 @@ func (c *compressedInput) ReadByte() (byte, error) {
 // Once it fails, it stays failed: the shared zlib state is gone and the
 // session must end with GOAWAY.
 type headerDecoder struct {
-	in       compressedInput
-	zr       io.ReadCloser
-	max      int
-	broken   error
-	scratch  []byte
-	leftover []byte // compressed bytes not yet consumed when the block was complete
+	z       *flushInflater
+	max     int
+	broken  error
+	scratch []byte
+	version uint16 // 2 or 3
 }
 
-func newHeaderDecoder(max int) *headerDecoder {
+func newHeaderDecoder(max int) *headerDecoder { return newHeaderDecoderVersion(Version, max) }
+
+func newHeaderDecoderVersion(version uint16, max int) *headerDecoder {
 	if max <= 0 {
 		max = DefaultMaxHeaderBlockSize
 	}
-	return &headerDecoder{max: max}
+	return &headerDecoder{max: max, z: newFlushInflater(dictionaryFor(version)), version: version}
+}
+
+// readLen reads one count or length field: 32 bits, 16 in SPDY/2.
+func (d *headerDecoder) readLen(used *int) (uint32, error) {
+	if d.version == Version2 {
+		b, err := d.read(2, used)
+		if err != nil {
+			return 0, err
+		}
+		return uint32(binary.BigEndian.Uint16(b)), nil
+	}
+	b, err := d.read(4, used)
+	if err != nil {
+		return 0, err
+	}
+	return binary.BigEndian.Uint32(b), nil
 }
 
 // decode decompresses and parses one block. A *SessionError means the
@@ -208,26 +255,49 @@ func (d *headerDecoder) decode(block []byte, stream uint32) (Header, BlockSize, 
 	if len(block) == 0 {
 		return nil, size, &StreamError{Stream: stream, Status: RstProtocolError, Reason: "missing header block"}
 	}
-	// Anything the previous block left unconsumed (normally part of its
-	// SYNC_FLUSH marker) comes first: the zlib stream is one continuous stream.
-	d.leftover = append(append(d.leftover[:0], d.in.pending...), block...)
-	d.in.pending = d.leftover
-	if d.zr == nil {
-		zr, err := zlib.NewReaderDict(&d.in, headerDictionary)
-		if err != nil {
-			return d.fail(stream, size, err)
-		}
-		d.zr = zr
+	if err := d.z.begin(block); err != nil {
+		return d.fail(stream, size, err)
 	}
 	h, raw, verr, err := d.parse(stream)
 	size.Raw = raw
 	if err != nil {
 		return nil, size, err
 	}
+	if err := d.consumeRest(stream, len(block)); err != nil {
+		return nil, size, err
+	}
 	if verr != nil {
 		return h, size, verr
 	}
 	return h, size, nil
+}
+
+// consumeRest makes a header block end exactly where its frame ends (a
+// second block smuggled after the first used to become the start of the
+// next stream's headers). Whatever follows the last pair is decompressed
+// and dropped, so the context stays in step with the peer's compressor and
+// nothing reaches the next block; if anything came out, the stream is
+// refused with PROTOCOL_ERROR (2.6.10: the block is the rest of the frame).
+// Bytes that do not decompress lose the context (2.4.1).
+func (d *headerDecoder) consumeRest(stream uint32, compressed int) error {
+	if cap(d.scratch) < 4096 {
+		d.scratch = make([]byte, 4096)
+	}
+	extra, err := d.z.drain(d.scratch[:cap(d.scratch)], d.max)
+	if errors.Is(err, errInflateBudget) {
+		_, _, se := d.fail(stream, BlockSize{}, fmt.Errorf("%w: more than %d bytes after the end of the header block", errTooLarge, d.max))
+		se.(*SessionError).RstStatus = RstFrameTooLarge
+		return se
+	}
+	if err != nil {
+		_, _, se := d.fail(stream, BlockSize{}, fmt.Errorf("bytes after the end of the header block do not decompress: %v", err))
+		return se
+	}
+	if extra > 0 {
+		return &StreamError{Stream: stream, Status: RstProtocolError,
+			Reason: fmt.Sprintf("%d decompressed bytes after the end of the header block", extra)}
+	}
+	return nil
 }
 
 func (d *headerDecoder) fail(stream uint32, size BlockSize, err error) (Header, BlockSize, error) {
@@ -249,7 +319,7 @@ func (d *headerDecoder) read(n int, used *int) ([]byte, error) {
 		d.scratch = make([]byte, n)
 	}
 	b := d.scratch[:n]
-	if _, err := io.ReadFull(d.zr, b); err != nil {
+	if _, err := io.ReadFull(d.z, b); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			err = errBlockExhausted
 		}
@@ -266,23 +336,21 @@ func (d *headerDecoder) parse(stream uint32) (h Header, used int, verr error, er
 		}
 		return nil, used, nil, se
 	}
-	b, err := d.read(4, &used)
+	count, err := d.readLen(&used)
 	if err != nil {
 		return fail(err)
 	}
-	count := binary.BigEndian.Uint32(b)
-	// Every pair needs at least 8 bytes of lengths: reject absurd counts
+	// Every pair needs at least two length fields: reject absurd counts
 	// before allocating anything for them.
-	if uint64(count)*8 > uint64(d.max-used) {
+	if uint64(count)*uint64(2*d.lenWidth()) > uint64(d.max-used) {
 		return fail(fmt.Errorf("%w: header block claims %d pairs", errTooLarge, count))
 	}
 	h = make(Header, count)
 	for i := uint32(0); i < count; i++ {
-		b, err := d.read(4, &used)
+		nlen, err := d.readLen(&used)
 		if err != nil {
 			return fail(err)
 		}
-		nlen := binary.BigEndian.Uint32(b)
 		if uint64(nlen) > uint64(d.max-used) {
 			return fail(fmt.Errorf("%w: header name of %d bytes", errTooLarge, nlen))
 		}
@@ -291,11 +359,10 @@ func (d *headerDecoder) parse(stream uint32) (h Header, used int, verr error, er
 			return fail(err)
 		}
 		name := string(nb)
-		b, err = d.read(4, &used)
+		vlen, err := d.readLen(&used)
 		if err != nil {
 			return fail(err)
 		}
-		vlen := binary.BigEndian.Uint32(b)
 		if uint64(vlen) > uint64(d.max-used) {
 			return fail(fmt.Errorf("%w: value of header %q has %d bytes", errTooLarge, name, vlen))
 		}
@@ -312,6 +379,13 @@ func (d *headerDecoder) parse(stream uint32) (h Header, used int, verr error, er
 		if e := validateName(name); e != nil {
 			verr = &StreamError{Stream: stream, Status: RstProtocolError, Reason: e.Error()}
 			continue
+		}
+		if d.version == Version2 {
+			var e error
+			if name, e = fromWireNameV2(name); e != nil {
+				verr = &StreamError{Stream: stream, Status: RstProtocolError, Reason: e.Error()}
+				continue
+			}
 		}
 		if e := validateValue(name, value); e != nil {
 			verr = &StreamError{Stream: stream, Status: RstProtocolError, Reason: e.Error()}

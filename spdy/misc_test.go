@@ -90,9 +90,9 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 	c, s := tcpPipe(t)
 	defer c.Close()
 	defer s.Close()
-	_, err := NewClientConn(c, &ClientConfig{Config: Config{Version: "spdy/2"}})
+	_, err := NewClientConn(c, &ClientConfig{Config: Config{Version: "spdy/1"}})
 	var ce *ConfigError
-	if !errors.As(err, &ce) || ce.Field != "Version" || !strings.Contains(err.Error(), "spdy/2") {
+	if !errors.As(err, &ce) || ce.Field != "Version" || !strings.Contains(err.Error(), "spdy/1") {
 		t.Fatalf("err = %v", err)
 	}
 }

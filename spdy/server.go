@@ -381,8 +381,8 @@ func (rw *responseWriter) sendReply(fin bool) error {
 		st.id = id
 		s.streams[id] = st
 		s.localActive++
-		st.sendWindow = s.peerInitWindow
-		st.recvAvail = s.streamRecvIW
+		st.send.avail = s.peerInitWindow
+		st.recv.avail = s.streamRecvIW
 		st.remoteClosed, st.recvFin = true, true // the client never sends on a push
 		p.info.stream = id
 		s.sched.pushControl(&SynStreamFrame{Stream: id, AssociatedTo: p.assoc.id, Priority: st.priority,
@@ -438,10 +438,13 @@ func (rw *responseWriter) finish() {
 		rw.st.discard = true
 		if n := int64(rw.st.buf.len()); n > 0 {
 			rw.st.buf.reset()
-			rw.st.creditBufferedLocked(n)
-			if !rw.st.recvFin && !rw.st.closed {
-				rw.st.recvAvail += n
-				s.queueControl(&WindowUpdateFrame{Stream: rw.st.id, Delta: uint32(n)})
+			w := rw.st.windowBytes(n)
+			rw.st.creditBufferedLocked(w)
+			if !rw.st.recvFin && !rw.st.closed && w > 0 {
+				rw.st.recv.grow(w)
+				if s.flow { // spdy/2: the cap is freed, nothing to announce
+					s.queueControl(&WindowUpdateFrame{Stream: rw.st.id, Delta: uint32(w)})
+				}
 			}
 		}
 		s.mu.Unlock()

@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"time"
-
-	"github.com/spdylab/spdylab/internal/tcpopt"
 )
 
 var (
@@ -64,9 +63,6 @@ func (e *GoAwayError) Is(target error) bool {
 }
 
 const (
-	// maxQueuedControl bounds control frames waiting to be written; a peer
-	// that makes us queue more (PING floods, RST storms) is cut off.
-	maxQueuedControl = 10000
 	// recentlyClosedCap bounds the memory of closed stream ids kept to answer
 	// late frames with the right status.
 	recentlyClosedCap = 1024
@@ -90,7 +86,8 @@ type session struct {
 	cfg      Config
 	isClient bool
 	v31      bool
-	fr       *Framer
+	flow     bool    // stream windows; false for spdy/2
+	fr       frameIO // a *Framer on the conn, or SCTP messages (transport.go)
 	maxFrame int
 
 	mu   sync.Mutex
@@ -106,11 +103,10 @@ type session struct {
 	peerMaxStreams uint32
 	peerInitWindow int64 // the peer's SETTINGS_INITIAL_WINDOW_SIZE: our new streams' send window
 
-	sendWindow   int64 // session send window (3.1)
-	recvAvail    int64 // session receive window the peer may still use (3.1)
-	recvUnacked  int64 // consumed bytes not yet returned by WINDOW_UPDATE
-	streamRecvIW int64 // our per-stream receive window
-	recvSlack    int64 // see newStream: tolerance while our SETTINGS is in flight
+	send         outflow // session send window (3.1)
+	recv         inflow  // session receive window (3.1)
+	streamRecvIW int64   // our per-stream receive window
+	recvSlack    int64   // see newStream: tolerance while our SETTINGS is in flight
 
 	recentlyClosed map[uint32]closeKind
 	closedOrder    []uint32
@@ -128,12 +124,17 @@ type session struct {
 	onPeerStream func(f *SynStreamFrame) *StreamError // called with mu held
 	onPersist    func(f *SettingsFrame)               // client: SETTINGS persistence, mu held
 
-	stats statsCounter
+	stats  statsCounter
+	limits limiters
 
 	readerDone chan struct{}
 	writerDone chan struct{}
 	done       chan struct{} // closed when both loops exited and conn is closed
 }
+
+// noFlowWindow is a spdy/2 stream's send window: large enough never to run
+// out, small enough that adding to it cannot overflow.
+const noFlowWindow = 1 << 62
 
 func newSession(conn net.Conn, cfg Config, isClient bool) (*session, error) {
 	if err := cfg.validate(); err != nil {
@@ -144,12 +145,13 @@ func newSession(conn net.Conn, cfg Config, isClient bool) (*session, error) {
 		cfg:            cfg,
 		isClient:       isClient,
 		v31:            cfg.version31(),
+		flow:           cfg.flowControlled(),
 		maxFrame:       cfg.maxFrameSize(),
 		streams:        make(map[uint32]*stream),
 		peerMaxStreams: ^uint32(0), // spec: no limit until the peer says so
 		peerInitWindow: DefaultInitialWindowSize,
-		sendWindow:     DefaultInitialWindowSize,
-		recvAvail:      int64(cfg.sessionWindow()),
+		send:           outflow{avail: DefaultInitialWindowSize},
+		recv:           inflow{avail: int64(cfg.sessionWindow())},
 		streamRecvIW:   int64(cfg.initialWindow()),
 		recentlyClosed: make(map[uint32]closeKind),
 		slotFreed:      make(chan struct{}),
@@ -157,8 +159,15 @@ func newSession(conn net.Conn, cfg Config, isClient bool) (*session, error) {
 		readerDone:     make(chan struct{}),
 		writerDone:     make(chan struct{}),
 		done:           make(chan struct{}),
+		limits:         newLimiters(&cfg),
 	}
-	if s.streamRecvIW < DefaultInitialWindowSize {
+	if !s.flow {
+		// SPDY/2: no windows. Sends never wait; a stream's "receive
+		// window" is only the unread-buffer cap, returned as the
+		// application reads, never announced.
+		s.peerInitWindow = noFlowWindow
+		s.streamRecvIW = cfg.maxUnreadPerStream()
+	} else if s.streamRecvIW < DefaultInitialWindowSize {
 		// The peer may send up to the default window before our smaller
 		// SETTINGS reaches it (section 2.6.8); accept that, nothing more.
 		s.recvSlack = DefaultInitialWindowSize - s.streamRecvIW
@@ -170,17 +179,20 @@ func newSession(conn net.Conn, cfg Config, isClient bool) (*session, error) {
 		s.nextLocalID, s.nextPingID = 2, 2
 	}
 	if cfg.NotSentLowat > 0 {
-		if tc, ok := tcpopt.Unwrap(conn); ok {
-			if err := tcpopt.SetNotSentLowat(tc, cfg.NotSentLowat); err != nil {
-				return nil, fmt.Errorf("spdy: setting TCP_NOTSENT_LOWAT: %w", err)
-			}
+		if err := setNotSentLowat(conn, cfg.NotSentLowat); err != nil {
+			return nil, fmt.Errorf("spdy: setting TCP_NOTSENT_LOWAT: %w", err)
 		}
 	}
-	s.fr = NewFramer(bufio.NewWriterSize(conn, 64<<10), bufio.NewReaderSize(conn, 32<<10), cfg.MaxHeaderBlockSize)
-	s.fr.MaxReadFrameSize = cfg.MaxReadFrameSize
-	if s.fr.MaxReadFrameSize == 0 {
-		s.fr.MaxReadFrameSize = DefaultMaxReadFrameSize
+	br := bufio.NewReaderSize(conn, 32<<10)
+	fr := NewFramerVersion(cfg.wireVersion(), bufio.NewWriterSize(conn, 64<<10), br, cfg.MaxHeaderBlockSize)
+	if t := cfg.frameReadTimeout(isClient); t > 0 {
+		fr.stall = &stallGuard{br: br, conn: conn, timeout: t}
 	}
+	fr.MaxReadFrameSize = cfg.MaxReadFrameSize
+	if fr.MaxReadFrameSize == 0 {
+		fr.MaxReadFrameSize = DefaultMaxReadFrameSize
+	}
+	s.fr = frameIOFor(conn, fr, cfg, isClient) // SCTP: frames as messages (transport.go)
 	return s, nil
 }
 
@@ -188,7 +200,7 @@ func newSession(conn net.Conn, cfg Config, isClient bool) (*session, error) {
 // the reader and writer goroutines.
 func (s *session) start(extra []Setting) {
 	entries := []Setting{{ID: SettingMaxConcurrentStreams, Value: s.cfg.maxConcurrent()}}
-	if s.streamRecvIW != DefaultInitialWindowSize {
+	if s.flow && s.streamRecvIW != DefaultInitialWindowSize {
 		entries = append(entries, Setting{ID: SettingInitialWindowSize, Value: uint32(s.streamRecvIW)})
 	}
 	for _, e := range extra {
@@ -197,8 +209,8 @@ func (s *session) start(extra []Setting) {
 		}
 	}
 	s.sched.pushControl(&SettingsFrame{Entries: entries}, nil)
-	if s.v31 && s.recvAvail > DefaultInitialWindowSize {
-		s.sched.pushControl(&WindowUpdateFrame{Stream: 0, Delta: uint32(s.recvAvail - DefaultInitialWindowSize)}, nil)
+	if s.v31 && s.recv.avail > DefaultInitialWindowSize {
+		s.sched.pushControl(&WindowUpdateFrame{Stream: 0, Delta: uint32(s.recv.avail - DefaultInitialWindowSize)}, nil)
 	}
 	if s.cfg.IdleTimeout > 0 {
 		s.idleTimer = time.AfterFunc(s.cfg.IdleTimeout, s.idleCheck)
@@ -281,8 +293,8 @@ func (s *session) queueControl(f Frame) {
 	if s.dead {
 		return
 	}
-	if s.sched.controlLen() >= maxQueuedControl {
-		s.fatalLocked(sessionErrorf("peer caused more than %d queued control frames", maxQueuedControl), GoAwayProtocolError, nil, true)
+	if max := s.cfg.maxQueuedControl(); s.sched.controlLen() >= max {
+		s.fatalLocked(sessionErrorf("peer caused more than %d queued control frames", max), GoAwayProtocolError, nil, true)
 		return
 	}
 	s.sched.pushControl(f, nil)
@@ -297,9 +309,9 @@ func (s *session) writeLoop() {
 		var item writeItem
 		for {
 			var ok bool
-			var sw *int64
+			var sw *outflow
 			if s.v31 {
-				sw = &s.sendWindow
+				sw = &s.send
 			}
 			item, ok = s.sched.next(sw, s.maxFrame, s.dead)
 			if ok {
@@ -391,21 +403,34 @@ func (s *session) readLoop() {
 				continue
 			case errors.As(err, &sess):
 				var rst *RstStreamFrame
-				if sess.RstStream != 0 {
-					rst = &RstStreamFrame{Stream: sess.RstStream, Status: sess.RstStatus}
+				s.mu.Lock()
+				if id := sess.RstStream; id != 0 {
+					rst = &RstStreamFrame{Stream: id, Status: sess.RstStatus}
+					if s.isPeerID(id) && id > s.lastGoodID {
+						// The RST answers the stream: GOAWAY must count it (2.6.6).
+						s.lastPeerID, s.lastGoodID = max(s.lastPeerID, id), id
+					}
 				}
-				s.fatal(sess, sess.Status, rst)
+				s.fatalLocked(sess, sess.Status, rst, true)
+				s.mu.Unlock()
 				return
 			default:
 				s.mu.Lock()
 				if !s.dead {
+					// Section 2.1: an endpoint closing the connection MUST
+					// first send GOAWAY, also when the peer half-closed or
+					// stopped mid-frame (PROTOCOL_ERROR: a frame was cut).
+					status := GoAwayOK
+					if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrDeadlineExceeded) {
+						status = GoAwayProtocolError
+					}
 					if err == io.EOF {
 						err = ErrSessionClosed
 						if s.goAwayReceived != nil {
 							err = &GoAwayError{LastGoodStream: s.goAwayReceived.LastGoodStream, Status: s.goAwayReceived.Status}
 						}
 					}
-					s.fatalLocked(err, GoAwayOK, nil, false)
+					s.fatalLocked(err, status, nil, true)
 				}
 				s.mu.Unlock()
 				return
@@ -446,7 +471,7 @@ func (s *session) onStreamErrorFrame(f Frame, se *StreamError) {
 	if df, ok := f.(*DataFrame); ok && s.v31 {
 		// The peer charged the skipped payload to the session window:
 		// account for it, then give it back.
-		s.recvAvail -= int64(df.skipped)
+		s.recv.take(int64(df.skipped), 0)
 		s.creditSessionLocked(int64(df.skipped))
 	}
 	if st := s.streams[se.Stream]; st != nil {
@@ -482,6 +507,9 @@ func (s *session) sendRstLocked(id uint32, status RstStatus) {
 	}
 	if s.recentlyClosed[id] == closedByLocalRst {
 		return // coalesce: one RST per stream is enough (section 2.4.2)
+	}
+	if s.isPeerID(id) && id <= s.lastPeerID && id > s.lastGoodID {
+		s.lastGoodID = id // a RST_STREAM is a reply (2.6.6 last-good-stream-id)
 	}
 	s.rememberClosed(id, closedByLocalRst)
 	s.queueControl(&RstStreamFrame{Stream: id, Status: status})
@@ -530,7 +558,7 @@ func (s *session) closeStreamLocked(st *stream, err error, kind closeKind) {
 	// peers answer a late WINDOW_UPDATE that way) must not destroy it.
 	if n := int64(st.buf.len()); n > 0 && err != nil && !st.recvFin {
 		st.buf.reset()
-		st.creditBufferedLocked(n)
+		st.dropBufferedLocked(n)
 	}
 	if st.onClose != nil {
 		st.onClose()
@@ -565,11 +593,8 @@ func (s *session) creditSessionLocked(n int64) {
 	if !s.v31 || n <= 0 {
 		return
 	}
-	s.recvUnacked += n
-	if s.recvUnacked >= int64(s.cfg.sessionWindow())/2 {
-		s.recvAvail += s.recvUnacked
-		s.queueControl(&WindowUpdateFrame{Stream: 0, Delta: uint32(s.recvUnacked)})
-		s.recvUnacked = 0
+	if d := s.recv.consumed(n, int64(s.cfg.sessionWindow())); d > 0 {
+		s.queueControl(&WindowUpdateFrame{Stream: 0, Delta: uint32(d)})
 	}
 }
 
@@ -579,8 +604,8 @@ func (s *session) newStreamLocked(id uint32, priority uint8) *stream {
 		s:           s,
 		id:          id,
 		priority:    priority & 7,
-		sendWindow:  s.peerInitWindow,
-		recvAvail:   s.streamRecvIW,
+		send:        outflow{avail: s.peerInitWindow},
+		recv:        inflow{avail: s.streamRecvIW},
 		declaredLen: -1,
 		notify:      make(chan struct{}, 1),
 		replied:     make(chan struct{}),
@@ -626,8 +651,9 @@ func (s *session) lateFrameLocked(id uint32, typ FrameType) {
 	case closedByLocalRst:
 		return // in flight before our RST arrived; no RST loops
 	case closedNormally:
-		if typ == TypeData || typ == TypeSynReply || typ == TypeHeaders {
-			s.sendRstLocked(id, RstStreamAlreadyClosed)
+		if typ == TypeData {
+			// 2.3.7: DATA after the stream is closed gets PROTOCOL_ERROR.
+			s.sendRstLocked(id, RstProtocolError)
 			return
 		}
 	}
@@ -636,10 +662,12 @@ func (s *session) lateFrameLocked(id uint32, typ FrameType) {
 
 func (s *session) onData(f *DataFrame) {
 	n := int64(len(f.Data))
+	if n == 0 && f.Flags&FlagFin == 0 && s.overLimitLocked(&s.limits.empty, "empty frames") {
+		return
+	}
 	if s.v31 {
-		s.recvAvail -= n
-		if s.recvAvail < 0 {
-			s.fatalLocked(&SessionError{Status: GoAwayProtocolError, Reason: fmt.Sprintf("FLOW_CONTROL_ERROR: peer overran the session window by %d bytes", -s.recvAvail)}, GoAwayProtocolError, nil, true)
+		if !s.recv.take(n, 0) {
+			s.fatalLocked(&SessionError{Status: GoAwayProtocolError, Reason: fmt.Sprintf("FLOW_CONTROL_ERROR: peer overran the session window by %d bytes", s.recv.overrun())}, GoAwayProtocolError, nil, true)
 			return
 		}
 	}
@@ -659,20 +687,36 @@ func (s *session) onData(f *DataFrame) {
 		s.resetLocked(st, RstStreamAlreadyClosed, &StreamError{Stream: st.id, Status: RstStreamAlreadyClosed, Reason: "DATA after FIN"})
 		return
 	}
-	st.recvAvail -= n
-	if st.recvAvail < -s.recvSlack {
+	if !st.recv.take(n, s.recvSlack) {
 		s.creditSessionLocked(n)
-		s.resetLocked(st, RstFlowControlError, &StreamError{Stream: st.id, Status: RstFlowControlError,
-			Reason: fmt.Sprintf("peer overran the stream window by %d bytes", -st.recvAvail)})
+		reason := fmt.Sprintf("peer overran the stream window by %d bytes", st.recv.overrun())
+		if !s.flow {
+			reason = fmt.Sprintf("more than %d unread bytes buffered (SPDY/2 has no flow control; Config.MaxUnreadPerStream)", s.streamRecvIW)
+		}
+		s.resetLocked(st, RstFlowControlError, &StreamError{Stream: st.id, Status: RstFlowControlError, Reason: reason})
 		return
+	}
+	data := f.Data
+	if f.Flags&FlagDataCompress != 0 && n > 0 {
+		out, err := st.inflateLocked(data)
+		if err != nil {
+			s.creditSessionLocked(n)
+			s.resetLocked(st, err.Status, err)
+			return
+		}
+		data = out
+		if !st.discard {
+			st.inflated += int64(len(out))
+			st.inflatedWire += n
+		}
 	}
 	if n > 0 {
 		if st.discard {
 			s.creditSessionLocked(n)
-			st.recvAvail += n
+			st.recv.grow(n)
 		} else {
-			st.buf.write(f.Data)
-			if st.isPush && !st.claimed {
+			st.buf.write(data)
+			if st.isPush && !st.claimed && f.Flags&FlagDataCompress == 0 {
 				// Nobody may ever read an unclaimed push: do not let it pin
 				// the session window (its stream window still bounds the
 				// buffer). Reading it later credits only what is left.
@@ -680,7 +724,7 @@ func (s *session) onData(f *DataFrame) {
 				st.precredited += n
 			}
 		}
-		st.received += n
+		st.received += int64(len(data))
 	}
 	if f.Flags&FlagFin != 0 {
 		s.remoteFinLocked(st)
@@ -706,6 +750,9 @@ func (s *session) onSynStream(f *SynStreamFrame) {
 	}
 	s.lastPeerID = f.Stream
 	if uint32(s.peerActive) >= s.cfg.maxConcurrent() {
+		if s.overLimitLocked(&s.limits.refused, "refused streams") {
+			return
+		}
 		s.lastGoodID = f.Stream
 		s.sendRstLocked(f.Stream, RstRefusedStream)
 		return
@@ -713,6 +760,9 @@ func (s *session) onSynStream(f *SynStreamFrame) {
 	se := s.onPeerStream(f)
 	if s.dead {
 		return
+	}
+	if st := s.streams[f.Stream]; st != nil {
+		st.headerBytes = f.Size.Raw
 	}
 	s.lastGoodID = f.Stream
 	if se != nil {
@@ -745,6 +795,9 @@ func (s *session) onSynReply(f *SynReplyFrame) {
 		s.resetLocked(st, RstProtocolError, &StreamError{Stream: st.id, Status: RstProtocolError, Reason: "SYN_REPLY without :status or :version"})
 		return
 	}
+	if !s.chargeHeadersLocked(st, f.Size.Raw) {
+		return
+	}
 	st.gotReply = true
 	st.replyHeaders = f.Headers
 	close(st.replied)
@@ -763,6 +816,9 @@ func (s *session) remoteFinLocked(st *stream) {
 }
 
 func (s *session) onHeaders(f *HeadersFrame) {
+	if len(f.Headers) == 0 && f.Flags&FlagFin == 0 && s.overLimitLocked(&s.limits.empty, "empty frames") {
+		return
+	}
 	st := s.streams[f.Stream]
 	if st == nil {
 		s.lateFrameLocked(f.Stream, TypeHeaders)
@@ -770,6 +826,9 @@ func (s *session) onHeaders(f *HeadersFrame) {
 	}
 	if st.remoteClosed {
 		s.resetLocked(st, RstStreamAlreadyClosed, &StreamError{Stream: st.id, Status: RstStreamAlreadyClosed, Reason: "HEADERS after FIN"})
+		return
+	}
+	if !s.chargeHeadersLocked(st, f.Size.Raw) {
 		return
 	}
 	if st.isPush && !st.gotReply {
@@ -800,6 +859,9 @@ func (s *session) onHeaders(f *HeadersFrame) {
 }
 
 func (s *session) onRst(f *RstStreamFrame) {
+	if s.overLimitLocked(&s.limits.resets, "RST_STREAM frames") {
+		return
+	}
 	st := s.streams[f.Stream]
 	if st == nil {
 		return // never answer RST with RST
@@ -830,6 +892,9 @@ func (s *session) onRst(f *RstStreamFrame) {
 }
 
 func (s *session) onSettings(f *SettingsFrame) {
+	if s.overLimitLocked(&s.limits.settings, "SETTINGS frames") {
+		return
+	}
 	if s.isClient && s.onPersist != nil {
 		s.onPersist(f)
 	}
@@ -840,6 +905,9 @@ func (s *session) onSettings(f *SettingsFrame) {
 			close(s.slotFreed)
 			s.slotFreed = make(chan struct{})
 		case SettingInitialWindowSize:
+			if !s.flow {
+				continue // SPDY/2 has no windows (node-spdy still announces one)
+			}
 			if e.Value > maxWindow {
 				s.fatalLocked(sessionErrorf("SETTINGS_INITIAL_WINDOW_SIZE %d exceeds 2^31-1", e.Value), GoAwayProtocolError, nil, true)
 				return
@@ -847,8 +915,7 @@ func (s *session) onSettings(f *SettingsFrame) {
 			delta := int64(e.Value) - s.peerInitWindow
 			s.peerInitWindow = int64(e.Value)
 			for _, st := range s.streams {
-				st.sendWindow += delta // may go negative (section 2.6.8)
-				if st.sendWindow > maxWindow {
+				if !st.send.add(delta) { // may go negative (section 2.6.8)
 					s.resetLocked(st, RstFlowControlError, nil)
 				}
 			}
@@ -860,8 +927,8 @@ func (s *session) onSettings(f *SettingsFrame) {
 func (s *session) onPing(f *PingFrame) {
 	if s.isPeerID(f.ID) {
 		// Echo at once, ahead of queued data (section 2.6.5).
-		if s.sched.controlLen() >= maxQueuedControl {
-			s.fatalLocked(sessionErrorf("PING flood: more than %d control frames queued", maxQueuedControl), GoAwayProtocolError, nil, true)
+		if max := s.cfg.maxQueuedControl(); s.sched.controlLen() >= max {
+			s.fatalLocked(sessionErrorf("PING flood: more than %d control frames queued", max), GoAwayProtocolError, nil, true)
 			return
 		}
 		s.sched.pushUrgent(&PingFrame{ID: f.ID})
@@ -890,6 +957,9 @@ func (s *session) onGoAway(f *GoAwayFrame) {
 }
 
 func (s *session) onWindowUpdate(f *WindowUpdateFrame) {
+	if !s.flow {
+		return // never implemented in SPDY/2 (the draft removed it): ignored
+	}
 	if f.Stream == 0 {
 		if !s.v31 {
 			return // spdy/3 has no session window; stream 0 means nothing
@@ -898,9 +968,8 @@ func (s *session) onWindowUpdate(f *WindowUpdateFrame) {
 			s.fatalLocked(sessionErrorf("FLOW_CONTROL_ERROR: session WINDOW_UPDATE with delta 0"), GoAwayProtocolError, nil, true)
 			return
 		}
-		s.sendWindow += int64(f.Delta)
-		if s.sendWindow > maxWindow {
-			s.fatalLocked(sessionErrorf("FLOW_CONTROL_ERROR: session window %d exceeds 2^31-1", s.sendWindow), GoAwayProtocolError, nil, true)
+		if !s.send.add(int64(f.Delta)) {
+			s.fatalLocked(sessionErrorf("FLOW_CONTROL_ERROR: session window %d exceeds 2^31-1", s.send.avail), GoAwayProtocolError, nil, true)
 			return
 		}
 		s.wake.Signal()
@@ -914,8 +983,7 @@ func (s *session) onWindowUpdate(f *WindowUpdateFrame) {
 		s.resetLocked(st, RstFlowControlError, &StreamError{Stream: st.id, Status: RstFlowControlError, Reason: "WINDOW_UPDATE with delta 0"})
 		return
 	}
-	st.sendWindow += int64(f.Delta)
-	if st.sendWindow > maxWindow {
+	if !st.send.add(int64(f.Delta)) {
 		s.resetLocked(st, RstFlowControlError, &StreamError{Stream: st.id, Status: RstFlowControlError, Reason: "stream window exceeds 2^31-1"})
 		return
 	}
@@ -933,7 +1001,7 @@ func (s *session) setInitialWindowLocked(n int32) {
 		s.recvSlack = -delta
 	}
 	for _, st := range s.streams {
-		st.recvAvail += delta
+		st.recv.grow(delta)
 	}
 	s.queueControl(&SettingsFrame{Entries: []Setting{{ID: SettingInitialWindowSize, Value: uint32(n)}}})
 }

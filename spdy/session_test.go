@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 )
 
 func randomBytes(n int, seed int64) []byte {
@@ -24,7 +23,7 @@ func randomBytes(n int, seed int64) []byte {
 }
 
 func TestLargeResponseAndUpload(t *testing.T) {
-	both(t, func(t *testing.T, version string) {
+	allVersions(t, func(t *testing.T, version string) {
 		base := runtime.NumGoroutine()
 		download := randomBytes(3<<20, 1)
 		mux := http.NewServeMux()
@@ -87,7 +86,7 @@ func TestLargeResponseAndUpload(t *testing.T) {
 }
 
 func TestFiftyConcurrentStreams(t *testing.T) {
-	both(t, func(t *testing.T, version string) {
+	allVersions(t, func(t *testing.T, version string) {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 			w.Write(randomBytes(n, int64(n)))
@@ -212,18 +211,15 @@ func TestSlowReaderThrottlesSender(t *testing.T) {
 		}
 		// Wait until the sender is stuck: the client has the full window
 		// buffered and the handler's write count stops growing.
-		for {
+		eventually(t, "the client buffers a full stream window", func() bool {
 			p.cc.s.mu.Lock()
+			defer p.cc.s.mu.Unlock()
 			var buffered int
 			for _, st := range p.cc.s.streams {
 				buffered = st.buf.len()
 			}
-			p.cc.s.mu.Unlock()
-			if buffered >= DefaultInitialWindowSize {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
+			return buffered >= DefaultInitialWindowSize
+		})
 		p.cc.s.mu.Lock()
 		for _, st := range p.cc.s.streams {
 			if st.buf.len() != DefaultInitialWindowSize {
@@ -267,18 +263,15 @@ func TestInitialWindowReductionMidTransfer(t *testing.T) {
 		}
 		<-started
 		// Wait until the first 50 KiB are here, then shrink the window.
-		for {
+		eventually(t, "50 KiB buffered on the client", func() bool {
 			p.cc.s.mu.Lock()
+			defer p.cc.s.mu.Unlock()
 			n := 0
 			for _, st := range p.cc.s.streams {
 				n = st.buf.len()
 			}
-			p.cc.s.mu.Unlock()
-			if n >= 50<<10 {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
+			return n >= 50<<10
+		})
 		p.cc.s.mu.Lock()
 		p.cc.s.setInitialWindowLocked(16 << 10)
 		p.cc.s.mu.Unlock()
@@ -295,7 +288,7 @@ func TestInitialWindowReductionMidTransfer(t *testing.T) {
 }
 
 func TestMaxConcurrentStreamsQueuesOnClient(t *testing.T) {
-	both(t, func(t *testing.T, version string) {
+	allVersions(t, func(t *testing.T, version string) {
 		var mu sync.Mutex
 		active, maxActive := 0, 0
 		release := make(chan struct{})
@@ -334,18 +327,15 @@ func TestMaxConcurrentStreamsQueuesOnClient(t *testing.T) {
 		}
 		// Wait until two requests are in the handler and the rest are queued
 		// on the client, not refused by the server.
-		for {
+		eventually(t, "two requests in the handler, the rest queued", func() bool {
 			p.cc.s.mu.Lock()
 			n := p.cc.s.localActive
 			p.cc.s.mu.Unlock()
 			mu.Lock()
 			a := active
 			mu.Unlock()
-			if n == 2 && a == 2 {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
+			return n == 2 && a == 2
+		})
 		close(release)
 		wg.Wait()
 		close(errs)
@@ -362,7 +352,7 @@ func TestMaxConcurrentStreamsQueuesOnClient(t *testing.T) {
 }
 
 func TestPingWhileBigTransferQueued(t *testing.T) {
-	both(t, func(t *testing.T, version string) {
+	allVersions(t, func(t *testing.T, version string) {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Write(make([]byte, 4<<20))
 		})
@@ -389,7 +379,7 @@ func TestPingWhileBigTransferQueued(t *testing.T) {
 }
 
 func TestPushAcceptedAndCancelled(t *testing.T) {
-	both(t, func(t *testing.T, version string) {
+	allVersions(t, func(t *testing.T, version string) {
 		mux := http.NewServeMux()
 		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 			pusher, ok := w.(http.Pusher)
@@ -459,7 +449,7 @@ func TestPushAcceptedAndCancelled(t *testing.T) {
 func TestGoAwayLastGoodStream(t *testing.T) {
 	// The server processes stream 1 and then goes away; stream 3, opened
 	// concurrently, is above last-good and must fail with a retryable error.
-	both(t, func(t *testing.T, version string) {
+	allVersions(t, func(t *testing.T, version string) {
 		inHandler := make(chan struct{})
 		release := make(chan struct{})
 		var srvSession *session

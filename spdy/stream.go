@@ -16,22 +16,25 @@ type stream struct {
 	isPush     bool
 
 	// send side
-	sendWindow  int64
+	send        outflow      // stream send window
 	pending     []*dataWrite // writes waiting in the scheduler
 	queued      bool         // in a scheduler round-robin level
 	localClosed bool         // FIN written
 
 	// receive side
-	recvAvail    int64 // window the peer may still use
-	recvUnacked  int64 // consumed, not yet returned by WINDOW_UPDATE
+	recv         inflow // stream receive window
 	buf          recvBuffer
 	received     int64
 	declaredLen  int64 // request Content-Length the body must match (server side); -1 = none
 	recvFin      bool
 	remoteClosed bool
-	discard      bool  // the application is not going to read (body closed)
-	claimed      bool  // a push the application took with Pushed
-	precredited  int64 // buffered bytes already returned to the session window
+	discard      bool           // the application is not going to read (body closed)
+	claimed      bool           // a push the application took with Pushed
+	precredited  int64          // buffered bytes already returned to the session window
+	headerBytes  int            // decompressed header bytes received (all header frames)
+	inflate      *flushInflater // FLAG_DATA_COMPRESSED context, made on first use
+	inflated     int64          // buffered bytes that came out of the inflater
+	inflatedWire int64          // the wire bytes those came from, not yet returned to the windows
 	err          error
 	notify       chan struct{} // capacity 1: wakes a blocked reader
 
@@ -121,17 +124,39 @@ func (st *stream) creditBufferedLocked(n int64) {
 	st.s.creditSessionLocked(n - c)
 }
 
+// windowBytes converts n buffered bytes leaving the buffer into the window
+// they occupied: plain DATA byte for byte, inflated DATA in proportion to
+// the compressed bytes it came from (which are what flow control counted).
+func (st *stream) windowBytes(n int64) int64 {
+	c := min(n, st.inflated)
+	if c == 0 {
+		return n
+	}
+	wire := st.inflatedWire
+	if c < st.inflated {
+		wire = st.inflatedWire * c / st.inflated
+	}
+	st.inflated -= c
+	st.inflatedWire -= wire
+	return n - c + wire
+}
+
+// dropBufferedLocked returns the window of n buffered bytes thrown away.
+func (st *stream) dropBufferedLocked(n int64) { st.creditBufferedLocked(st.windowBytes(n)) }
+
 func (st *stream) consumedLocked(n int64) {
 	s := st.s
+	n = st.windowBytes(n)
 	st.creditBufferedLocked(n)
-	if st.recvFin || st.closed {
+	if !s.flow {
+		st.recv.grow(n) // only frees the unread-buffer cap: nothing to announce
+		return
+	}
+	if st.recvFin || st.closed || n == 0 {
 		return // no WINDOW_UPDATE after the peer's FIN (section 2.6.8)
 	}
-	st.recvUnacked += n
-	if st.recvUnacked >= s.streamRecvIW/2 {
-		st.recvAvail += st.recvUnacked
-		s.queueControl(&WindowUpdateFrame{Stream: st.id, Delta: uint32(st.recvUnacked)})
-		st.recvUnacked = 0
+	if d := st.recv.consumed(n, s.streamRecvIW); d > 0 {
+		s.queueControl(&WindowUpdateFrame{Stream: st.id, Delta: uint32(d)})
 	}
 }
 
@@ -145,7 +170,7 @@ func (st *stream) closeRead() {
 	st.discard = true
 	if n := int64(st.buf.len()); n > 0 {
 		st.buf.reset()
-		st.creditBufferedLocked(n)
+		st.dropBufferedLocked(n)
 	}
 	if !st.recvFin && !st.closed {
 		s.resetLocked(st, RstCancel, errBodyClosed)

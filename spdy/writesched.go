@@ -97,7 +97,7 @@ func (ws *writeScheduler) dropData() []*dataWrite {
 
 // next pops the next frame to write. sessionWindow is nil when the session
 // has no session-level flow control (spdy/3).
-func (ws *writeScheduler) next(sessionWindow *int64, maxFrame int, controlOnly bool) (writeItem, bool) {
+func (ws *writeScheduler) next(sessionWindow *outflow, maxFrame int, controlOnly bool) (writeItem, bool) {
 	if len(ws.urgent) > 0 {
 		c := ws.urgent[0]
 		ws.urgent[0] = nil
@@ -122,9 +122,9 @@ func (ws *writeScheduler) next(sessionWindow *int64, maxFrame int, controlOnly b
 				n = maxFrame
 			}
 			if n > 0 {
-				avail := st.sendWindow
-				if sessionWindow != nil && *sessionWindow < avail {
-					avail = *sessionWindow
+				avail := st.send.avail
+				if sessionWindow != nil && sessionWindow.avail < avail {
+					avail = sessionWindow.avail
 				}
 				if avail <= 0 {
 					continue // blocked by flow control; let others go
@@ -135,9 +135,9 @@ func (ws *writeScheduler) next(sessionWindow *int64, maxFrame int, controlOnly b
 			}
 			chunk := dw.data[:n:n]
 			dw.data = dw.data[n:]
-			st.sendWindow -= int64(n)
+			st.send.take(int64(n))
 			if sessionWindow != nil {
-				*sessionWindow -= int64(n)
+				sessionWindow.take(int64(n))
 			}
 			item := writeItem{st: st}
 			var flags uint8

@@ -7,7 +7,7 @@ import (
 )
 
 func schedStream(id uint32, pri uint8, window int64) *stream {
-	return &stream{id: id, priority: pri, sendWindow: window}
+	return &stream{id: id, priority: pri, send: outflow{avail: window}}
 }
 
 func queue(ws *writeScheduler, st *stream, n int, fin bool) *dataWrite {
@@ -17,7 +17,7 @@ func queue(ws *writeScheduler, st *stream, n int, fin bool) *dataWrite {
 }
 
 // drain pops everything sendable and renders it as "id:len[F]" items.
-func drain(ws *writeScheduler, session *int64, maxFrame int) string {
+func drain(ws *writeScheduler, session *outflow, maxFrame int) string {
 	var out []string
 	for {
 		item, ok := ws.next(session, maxFrame, false)
@@ -61,25 +61,25 @@ func TestSchedulerFlowControl(t *testing.T) {
 	b := schedStream(3, 3, 100)
 	queue(&ws, a, 40, true)
 	queue(&ws, b, 40, true)
-	session := int64(50)
+	session := outflow{avail: 50}
 	// a: 10 then 5 (its window), b: 10,10,10 limited by the session's 50.
 	got := drain(&ws, &session, 10)
 	if want := "1:10 3:10 1:5 3:10 3:10 3:5"; got != want {
 		t.Fatalf("with windows\n got %s\nwant %s", got, want)
 	}
-	if session != 0 || a.sendWindow != 0 || b.sendWindow != 65 {
-		t.Fatalf("windows: session %d a %d b %d", session, a.sendWindow, b.sendWindow)
+	if session.avail != 0 || a.send.avail != 0 || b.send.avail != 65 {
+		t.Fatalf("windows: session %d a %d b %d", session.avail, a.send.avail, b.send.avail)
 	}
 	// Opening only the session window lets b finish; a is still blocked.
-	session = 100
+	session.avail = 100
 	if got, want := drain(&ws, &session, 10), "3:5F"; got != want {
 		t.Fatalf("after session update got %s want %s", got, want)
 	}
-	a.sendWindow = -5 // e.g. after a SETTINGS reduction: still blocked
+	a.send.avail = -5 // e.g. after a SETTINGS reduction: still blocked
 	if got := drain(&ws, &session, 10); got != "" {
 		t.Fatalf("negative window sent %s", got)
 	}
-	a.sendWindow = 100
+	a.send.avail = 100
 	if got, want := drain(&ws, &session, 10), "1:10 1:10 1:5F"; got != want {
 		t.Fatalf("after stream update got %s want %s", got, want)
 	}
@@ -89,7 +89,7 @@ func TestSchedulerEmptyFinNeedsNoWindow(t *testing.T) {
 	var ws writeScheduler
 	a := schedStream(1, 3, 0)
 	queue(&ws, a, 0, true)
-	session := int64(0)
+	session := outflow{avail: 0}
 	if got, want := drain(&ws, &session, 10), "1:0F"; got != want {
 		t.Fatalf("got %s want %s", got, want)
 	}

@@ -2,7 +2,6 @@ package study
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +19,8 @@ import (
 
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/store"
 )
 
 // Bench is one condition's testbed: network, servers and page, able to load
@@ -28,91 +28,31 @@ import (
 type Bench interface {
 	Load(ctx context.Context, proto string, run int) probe.Result
 	Check(ctx context.Context) probe.LinkCheck
-	// Manifest is the page the bench serves, JSON encoded (for the report's
-	// lower bound).
-	Manifest() ([]byte, error)
+	// Manifest is the page the bench serves (stored for the report's lower
+	// bound); nil when the bench has none to tell.
+	Manifest() *page.Manifest
 	Close() error
 }
 
-// Opener builds a bench for a condition (its Proto is irrelevant). workDir
+// Opener builds a bench for a condition (its Proto is irrelevant). pg is
+// the condition's page as the runner opened it for its ETA, shared by every
+// bench of that page and never to be changed (nil when the runner could not
+// open it: the opener then opens the page itself and reports why). workDir
 // is a fresh directory the bench may fill and that is removed after Close;
 // its parent (Runner.WorkDir) lives for the whole run and may hold files
 // shared between benches, such as generated pages.
-type Opener func(ctx context.Context, c probe.Condition, seed int64, workDir string) (Bench, error)
-
-// Shard selects a deterministic slice of a study: groups (conditions that
-// differ only in protocol) are dealt round-robin to N shards, index I
-// (0-based) runs its own.
-type Shard struct{ I, N int }
-
-// ParseShard parses "i/N" with 0 <= i < N.
-func ParseShard(s string) (Shard, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("--shard %q: want i/N with 0 <= i < N, e.g. 0/4 (i is 0-based like $SLURM_ARRAY_TASK_ID and $JOB_COMPLETION_INDEX)", s)
-	}
-	return Shard{i, n}, nil
-}
-
-func (s Shard) String() string {
-	if s.N <= 1 {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d", s.I, s.N)
-}
-
-// Group is the conditions that share one bench: identical except for the
-// protocol, so a runner can interleave protocols on the same network.
-type Group struct {
-	Key   string // hash of the condition without its protocol
-	Conds []Cond // in the study's protocol order
-}
-
-// Groups partitions a study's conditions into bench groups in study order.
-func Groups(s *Study) []Group {
-	var out []Group
-	at := map[string]int{}
-	for _, c := range s.Conditions {
-		bc := c.Condition
-		bc.Proto = ""
-		k := HashCondition(bc)
-		i, ok := at[k]
-		if !ok {
-			i = len(out)
-			at[k] = i
-			out = append(out, Group{Key: k})
-		}
-		out[i].Conds = append(out[i].Conds, c)
-	}
-	return out
-}
-
-// ShardGroups returns the groups shard sh runs.
-func ShardGroups(s *Study, sh Shard) []Group {
-	all := Groups(s)
-	if sh.N <= 1 {
-		return all
-	}
-	// Deal by sorted key so the partition does not depend on file order.
-	sort.SliceStable(all, func(i, j int) bool { return all[i].Key < all[j].Key })
-	var out []Group
-	for i, g := range all {
-		if i%sh.N == sh.I {
-			out = append(out, g)
-		}
-	}
-	return out
-}
+type Opener func(ctx context.Context, c probe.Condition, pg *page.Manifest, seed int64, workDir string) (Bench, error)
 
 // Runner runs a study into a store.
 type Runner struct {
-	Study *Study
-	Store *Store
+	Study *spec.Study
+	Store *store.Store
 	Open  Opener
-	Jobs  int   // parallel benches; <1 = 1
-	Shard Shard // zero = everything
+	Jobs  int        // parallel benches; <1 = 1
+	Shard spec.Shard // zero = everything
+	// BrowserJobs caps the benches among them whose client is a real
+	// browser; <1 = DefaultBrowserJobs (browserjobs.go).
+	BrowserJobs int
 	// WorkDir holds per-bench scratch directories (generated pages,
 	// certificates); removed when the run ends.
 	WorkDir string
@@ -123,6 +63,7 @@ type Runner struct {
 	Args     string // command line, for provenance
 
 	weight map[string]float64 // modelled ms per load, by condition hash
+	pages  spec.Pages         // opened once per ManifestKey for the ETA, shared with the benches
 }
 
 // Summary is what a run did.
@@ -141,8 +82,8 @@ type Summary struct {
 var Revision string
 
 // CollectProvenance describes this process and machine.
-func CollectProvenance(seed int64, jobs int, sh Shard, args string) Provenance {
-	p := Provenance{Started: time.Now(), Go: runtime.Version(), Seed: seed, Jobs: jobs, Shard: sh.String(), Args: args}
+func CollectProvenance(seed int64, jobs int, sh spec.Shard, args string) store.Provenance {
+	p := store.Provenance{Started: time.Now(), Go: runtime.Version(), Seed: seed, Jobs: jobs, Shard: sh.String(), Args: args}
 	p.Hostname, _ = os.Hostname()
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
@@ -201,7 +142,7 @@ func worktreeRevision() string {
 }
 
 type task struct {
-	group Group
+	group spec.Group
 	// pending[r] lists indexes into group.Conds still to load at run r, with
 	// the number of attempts already stored.
 	pending map[int][]pendingProbe
@@ -218,18 +159,46 @@ type pendingProbe struct {
 func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	start := time.Now()
 	jobs := max(r.Jobs, 1)
+	tasks, sum, err := r.plan()
+	if err != nil || sum.Planned == 0 {
+		return sum, err
+	}
+	sess, err := r.Store.StartSession(CollectProvenance(r.Study.Seed, jobs, r.Shard, r.Args))
+	if err != nil {
+		return sum, err
+	}
+	cleanup, err := r.prepareWorkDir()
+	if err != nil {
+		return sum, err
+	}
+	defer cleanup()
+	plannedWork := r.modelWeights(tasks)
+	tasks = r.longestFirst(tasks)
+	prog := newProgress(r.Progress, r.TTY, sum.Planned, plannedWork)
+	defer prog.finish()
+	runErr := r.runTasks(ctx, tasks, jobs, sess, prog, &sum)
+	sum.Elapsed = time.Since(start)
+	if ctx.Err() != nil {
+		sum.Canceled = true
+		return sum, ctx.Err()
+	}
+	return sum, runErr
+}
+
+// plan lists the shard's benches with the probes each still has to load
+// (a probe is done after a success or a retried failure).
+func (r *Runner) plan() ([]task, Summary, error) {
+	var sum Summary
 	states, err := r.Store.States()
 	if err != nil {
-		return Summary{}, err
+		return nil, sum, err
 	}
-	var sum Summary
 	var tasks []task
-	for _, g := range ShardGroups(r.Study, r.Shard) {
+	for _, g := range spec.ShardGroups(r.Study, r.Shard) {
 		t := task{group: g, pending: map[int][]pendingProbe{}}
 		for run := 0; run < r.Study.Runs; run++ {
 			for ci, c := range g.Conds {
-				st := states[ProbeKey{c.Hash, run}]
-				// Done: a success, or a failure that was already retried.
+				st := states[store.ProbeKey{CondHash: c.Hash, Run: run}]
 				if st.OK || st.Attempts >= 2 {
 					sum.Skipped++
 					continue
@@ -242,61 +211,65 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			tasks = append(tasks, t)
 		}
 	}
-	if sum.Planned == 0 {
-		return sum, nil
-	}
-	sess, err := r.Store.StartSession(CollectProvenance(r.Study.Seed, jobs, r.Shard, r.Args))
-	if err != nil {
-		return sum, err
-	}
+	return tasks, sum, nil
+}
+
+// prepareWorkDir makes sure the work directory exists and returns how to
+// clean it up: all of it when we made it, else only if it is left empty
+// (never someone else's files).
+func (r *Runner) prepareWorkDir() (func(), error) {
 	if r.WorkDir == "" {
 		r.WorkDir = filepath.Join(os.TempDir(), "spdylab-work")
 	}
 	if _, err := os.Stat(r.WorkDir); errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(r.WorkDir, 0o755); err != nil {
-			return sum, err
+			return nil, err
 		}
-		// We made it, so everything in it (pages shared between benches,
-		// certificates) is ours to remove.
-		defer os.RemoveAll(r.WorkDir)
-	} else {
-		defer os.Remove(r.WorkDir) // only if empty: never someone else's files
+		// Pages shared between benches, certificates: ours to remove.
+		return func() { os.RemoveAll(r.WorkDir) }, nil
 	}
+	return func() { os.Remove(r.WorkDir) }, nil
+}
 
-	// Model each condition's load time for the ETA (0 when its page
-	// cannot be built here; the runner's Open will say why).
-	weight := map[string]float64{}
-	var plannedWork float64
-	manifests := map[string]*page.Manifest{}
+// modelWeights models each condition's load time (ms) for the ETA and the
+// bench order, opening each page once (0 when its page cannot be built
+// here; the bench's Open will say why), and returns the planned total.
+func (r *Runner) modelWeights(tasks []task) float64 {
+	r.weight = map[string]float64{}
+	if r.pages == nil {
+		r.pages = spec.Pages{}
+	}
+	var planned float64
 	for _, t := range tasks {
 		for _, c := range t.group.Conds {
-			key := ManifestKey(c.Condition)
-			m, ok := manifests[key]
-			if !ok {
-				m, _ = manifestFor(c.Condition, r.Study.Seed)
-				manifests[key] = m
-			}
-			if m != nil {
-				weight[c.Hash] = LowerBound(m, c.Condition).Total*estBoundFactor + float64(estLoadOverhead/time.Millisecond)
+			if m, _ := r.pages.Open(c.Condition, r.Study.Seed); m != nil {
+				r.weight[c.Hash] = float64(spec.ModelledLoad(m, c.Condition)) / float64(time.Millisecond)
 			}
 		}
-		for _, pps := range t.pending {
-			for _, pp := range pps {
-				plannedWork += weight[t.group.Conds[pp.cond].Hash]
-			}
+		planned += r.taskWork(t)
+	}
+	return planned
+}
+
+// taskWork is the modelled work of a bench's pending probes.
+func (r *Runner) taskWork(t task) float64 {
+	var w float64
+	for _, pps := range t.pending {
+		for _, pp := range pps {
+			w += r.weight[t.group.Conds[pp.cond].Hash]
 		}
 	}
-	r.weight = weight
-	// Longest modelled bench first: with the long ones started early the
-	// run does not end with a few long benches running alone while the
-	// other slots sit idle (the classic longest-processing-time order).
+	return w
+}
+
+// longestFirst orders benches by modelled work, longest first: with the
+// long ones started early the run does not end with a few long benches
+// running alone while the other slots sit idle (the classic
+// longest-processing-time order).
+func (r *Runner) longestFirst(tasks []task) []task {
 	modelled := make([]float64, len(tasks))
 	for i, t := range tasks {
-		for _, pps := range t.pending {
-			for _, pp := range pps {
-				modelled[i] += weight[t.group.Conds[pp.cond].Hash]
-			}
-		}
+		modelled[i] = r.taskWork(t)
 	}
 	order := make([]int, len(tasks))
 	for i := range order {
@@ -307,16 +280,17 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	for i, k := range order {
 		sorted[i] = tasks[k]
 	}
-	tasks = sorted
-	prog := newProgress(r.Progress, r.TTY, sum.Planned, plannedWork)
-	defer prog.finish()
+	return sorted
+}
 
-	// A fatal error (a bench that cannot be built twice, a store that
-	// cannot be written) stops the whole run.
+// runTasks feeds the benches to jobs workers. A fatal error (a bench that
+// cannot be built twice, a store that cannot be written) stops the whole
+// run and is returned.
+func (r *Runner) runTasks(ctx context.Context, tasks []task, jobs int, sess int64, prog *progress, sum *Summary) error {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-
 	var mu sync.Mutex
+	browsers := newBrowserSlots(r.BrowserJobs)
 	work := make(chan task)
 	var wg sync.WaitGroup
 	for w := 0; w < jobs; w++ {
@@ -324,7 +298,12 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		go func() {
 			defer wg.Done()
 			for t := range work {
+				release, ok := browsers.acquire(t.group, runCtx.Done())
+				if !ok {
+					continue
+				}
 				done, failed, err := r.runTask(runCtx, t, sess, prog)
+				release()
 				mu.Lock()
 				sum.Done += done
 				sum.Failed += failed
@@ -345,15 +324,10 @@ feed:
 	}
 	close(work)
 	wg.Wait()
-	sum.Elapsed = time.Since(start)
-	if ctx.Err() != nil {
-		sum.Canceled = true
-		return sum, ctx.Err()
-	}
 	if err := context.Cause(runCtx); err != nil && !errors.Is(err, context.Canceled) {
-		return sum, err
+		return err
 	}
-	return sum, nil
+	return nil
 }
 
 // runTask opens one bench and runs its pending probes, protocols
@@ -368,7 +342,7 @@ func (r *Runner) runTask(ctx context.Context, t task, sess int64, prog *progress
 		if err != nil {
 			return 0, 0, err
 		}
-		b, err = safeOpen(ctx, r.Open, cond0, r.Study.Seed, dir)
+		b, err = safeOpen(ctx, r.Open, cond0, r.pages.Opened(cond0), r.Study.Seed, dir)
 		if err == nil {
 			break
 		}
@@ -378,16 +352,16 @@ func (r *Runner) runTask(ctx context.Context, t task, sess int64, prog *progress
 		}
 	}
 	if err != nil {
-		return 0, 0, fmt.Errorf("building the testbed for %s: %w", describe(t.group.Conds[0]), err)
+		return 0, 0, fmt.Errorf("building the testbed for %s: %w", t.group.Conds[0].Describe(), err)
 	}
 	defer func() {
 		if cerr := b.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("closing the testbed for %s: %w", describe(t.group.Conds[0]), cerr)
+			err = fmt.Errorf("closing the testbed for %s: %w", t.group.Conds[0].Describe(), cerr)
 		}
 		os.RemoveAll(dir)
 	}()
-	if m, merr := b.Manifest(); merr == nil && len(m) > 0 {
-		if err := r.Store.PutManifest(ManifestKey(cond0), m); err != nil {
+	if m := b.Manifest(); m != nil {
+		if err := r.Store.PutManifest(spec.ManifestKey(cond0), m); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -420,7 +394,7 @@ func (r *Runner) runTask(ctx context.Context, t task, sess int64, prog *progress
 				if res.Failed && res.Error == "" {
 					res.Error = "load failed without a reason"
 				}
-				if _, err := r.Store.Put(Probe{CondHash: c.Hash, Run: run, Attempt: attempt, SessionID: sess, Duration: dur, Result: res, Check: check}); err != nil {
+				if _, err := r.Store.Put(store.Probe{CondHash: c.Hash, Run: run, Attempt: attempt, SessionID: sess, Duration: dur, Result: res, Check: check}); err != nil {
 					return done, failed, err
 				}
 				done++
@@ -439,19 +413,6 @@ func (r *Runner) runTask(ctx context.Context, t task, sess int64, prog *progress
 	return done, failed, nil
 }
 
-func describe(c Cond) string {
-	var parts []string
-	for _, f := range factors {
-		if v, ok := c.Values[f.name]; ok && f.name != "protocol" {
-			parts = append(parts, f.name+"="+v)
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-// MarshalManifest is a helper for openers: JSON of any manifest value.
-func MarshalManifest(m any) ([]byte, error) { return json.Marshal(m) }
-
 // safeLoad turns a panic inside a bench into a failed load, so that one
 // bug costs one probe (stored with the panic as its reason) instead of the
 // run, and the benches still get closed.
@@ -464,11 +425,11 @@ func safeLoad(ctx context.Context, b Bench, proto string, run int) (res probe.Re
 	return b.Load(ctx, proto, run)
 }
 
-func safeOpen(ctx context.Context, open Opener, c probe.Condition, seed int64, dir string) (b Bench, err error) {
+func safeOpen(ctx context.Context, open Opener, c probe.Condition, pg *page.Manifest, seed int64, dir string) (b Bench, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			b, err = nil, fmt.Errorf("panic while building the bench: %v", v)
 		}
 	}()
-	return open(ctx, c, seed, dir)
+	return open(ctx, c, pg, seed, dir)
 }

@@ -16,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/store"
 )
 
 // fakeBench stands in for the harness in unit tests of the runner's
@@ -24,6 +27,7 @@ import (
 // can check that the right probe was stored under the right key.
 type fakeBench struct {
 	c      probe.Condition
+	pg     *page.Manifest
 	log    *loadLog
 	delay  time.Duration
 	fail   func(proto string, run int, n int) bool
@@ -37,6 +41,9 @@ type loadLog struct {
 	closes int
 	open   int // benches open right now
 	peak   int
+	// pageless counts benches opened without the runner's page (it opens
+	// every built-in page once, for the ETA, and hands it to the benches).
+	pageless int
 }
 
 func (l *loadLog) add(s string) {
@@ -76,7 +83,7 @@ func (b *fakeBench) Load(ctx context.Context, proto string, run int) probe.Resul
 func (b *fakeBench) Check(context.Context) probe.LinkCheck {
 	return probe.LinkCheck{RTTms: float64(b.c.Link.RTT.Milliseconds()), RTTConfiguredms: float64(b.c.Link.RTT.Milliseconds()), OK: true}
 }
-func (b *fakeBench) Manifest() ([]byte, error) { return []byte(`{"Name":"` + b.c.Page + `"}`), nil }
+func (b *fakeBench) Manifest() *page.Manifest { return b.pg }
 func (b *fakeBench) Close() error {
 	b.log.mu.Lock()
 	b.log.closes++
@@ -87,7 +94,7 @@ func (b *fakeBench) Close() error {
 }
 
 func fakeOpener(log *loadLog, delay time.Duration, fail func(string, int, int) bool) Opener {
-	return func(ctx context.Context, c probe.Condition, seed int64, dir string) (Bench, error) {
+	return func(ctx context.Context, c probe.Condition, pg *page.Manifest, seed int64, dir string) (Bench, error) {
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("work dir %s missing", dir)
 		}
@@ -95,8 +102,11 @@ func fakeOpener(log *loadLog, delay time.Duration, fail func(string, int, int) b
 		log.opens++
 		log.open++
 		log.peak = max(log.peak, log.open)
+		if pg == nil || pg.Name != c.Page {
+			log.pageless++
+		}
 		log.mu.Unlock()
-		return &fakeBench{c: c, log: log, delay: delay, fail: fail}, nil
+		return &fakeBench{c: c, pg: pg, log: log, delay: delay, fail: fail}, nil
 	}
 }
 
@@ -112,10 +122,10 @@ protocol = ["https", "spdy/3.1"]
 
 // newTestStore creates a store for s in a fresh directory, closed when the
 // test ends.
-func newTestStore(t *testing.T, s *Study) (*Store, string) {
+func newTestStore(t *testing.T, s *spec.Study) (*store.Store, string) {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := CreateStore(dir, s)
+	st, err := store.CreateStore(dir, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,9 +133,9 @@ func newTestStore(t *testing.T, s *Study) (*Store, string) {
 	return st, dir
 }
 
-func mustParse(t *testing.T, src string) *Study {
+func mustParse(t *testing.T, src string) *spec.Study {
 	t.Helper()
-	s, err := Parse([]byte(src), "")
+	s, err := spec.Parse([]byte(src), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +182,7 @@ func TestRunnerStoresEveryProbeInterleaved(t *testing.T) {
 		if r.Condition.Proto == probe.ProtoSPDY31 {
 			wantPLT += 1000
 		}
-		if r.PLTms != wantPLT || r.Run != p.Run || HashCondition(r.Condition) != p.CondHash {
+		if r.PLTms != wantPLT || r.Run != p.Run || spec.HashCondition(r.Condition) != p.CondHash {
 			t.Errorf("probe %d stored under the wrong key: %+v", p.ID, p)
 		}
 		if string(r.HAR) != `{"log":{}}` || !p.Check.OK {
@@ -185,6 +195,9 @@ func TestRunnerStoresEveryProbeInterleaved(t *testing.T) {
 	mans, _ := st.Manifests()
 	if len(mans) != 2 {
 		t.Errorf("%d manifests stored, want 2 (pageA, pageB)", len(mans))
+	}
+	if log.pageless != 0 {
+		t.Errorf("%d benches opened without the runner's page", log.pageless)
 	}
 	sess, _ := st.Sessions()
 	if len(sess) != 1 || sess[0].Go == "" || sess[0].Kernel == "" || sess[0].Seed != 7 {
@@ -238,7 +251,7 @@ func TestRunnerBenchThatCannotOpenStopsTheRun(t *testing.T) {
 	st, dir := newTestStore(t, s)
 	var opens atomic.Int32
 	r := &Runner{Study: s, Store: st, Jobs: 2, WorkDir: filepath.Join(dir, "w"),
-		Open: func(context.Context, probe.Condition, int64, string) (Bench, error) {
+		Open: func(context.Context, probe.Condition, *page.Manifest, int64, string) (Bench, error) {
 			opens.Add(1)
 			return nil, errors.New("netem: creating namespace: operation not permitted")
 		}}
@@ -259,8 +272,8 @@ func TestRunnerCancelKeepsStoredAndClosesBenches(t *testing.T) {
 	var once sync.Once
 	open := fakeOpener(log, 5*time.Millisecond, nil)
 	r := &Runner{Study: s, Store: st, Jobs: 2, WorkDir: filepath.Join(dir, "w"),
-		Open: func(ctx context.Context, c probe.Condition, seed int64, d string) (Bench, error) {
-			b, err := open(ctx, c, seed, d)
+		Open: func(ctx context.Context, c probe.Condition, pg *page.Manifest, seed int64, d string) (Bench, error) {
+			b, err := open(ctx, c, pg, seed, d)
 			once.Do(func() { time.AfterFunc(20*time.Millisecond, cancel) })
 			return b, err
 		}}
@@ -287,14 +300,14 @@ func TestRunnerCancelKeepsStoredAndClosesBenches(t *testing.T) {
 }
 
 func TestShardsPartitionTheStudy(t *testing.T) {
-	s, _ := Builtin("study1-cablelabs")
-	all := Groups(s)
-	if len(all) != 144 { // 288 conditions, 2 protocols per bench
+	s, _ := spec.Builtin("study1-cablelabs")
+	all := spec.Groups(s)
+	if len(all) != 144 { // 432 conditions, 3 protocols per bench
 		t.Fatalf("%d groups", len(all))
 	}
 	seen := map[string]int{}
 	for i := 0; i < 5; i++ {
-		for _, g := range ShardGroups(s, Shard{i, 5}) {
+		for _, g := range spec.ShardGroups(s, spec.Shard{I: i, N: 5}) {
 			seen[g.Key]++
 		}
 	}
@@ -307,7 +320,7 @@ func TestShardsPartitionTheStudy(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"5/5", "-1/3", "1", "a/b", "0/0"} {
-		if _, err := ParseShard(bad); err == nil {
+		if _, err := spec.ParseShard(bad); err == nil {
 			t.Errorf("ParseShard(%q) accepted", bad)
 		}
 	}
@@ -319,11 +332,11 @@ func TestMergeShards(t *testing.T) {
 	var dirs []string
 	for i := 0; i < 3; i++ {
 		d := filepath.Join(root, fmt.Sprintf("shard%d", i))
-		st, err := CreateStore(d, s)
+		st, err := store.CreateStore(d, s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &Runner{Study: s, Store: st, Open: fakeOpener(&loadLog{}, 0, nil), Shard: Shard{i, 3}, WorkDir: filepath.Join(d, "w")}
+		r := &Runner{Study: s, Store: st, Open: fakeOpener(&loadLog{}, 0, nil), Shard: spec.Shard{I: i, N: 3}, WorkDir: filepath.Join(d, "w")}
 		if _, err := r.Run(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -331,14 +344,14 @@ func TestMergeShards(t *testing.T) {
 		dirs = append(dirs, d)
 	}
 	out := filepath.Join(root, "merged")
-	n, err := Merge(out, dirs)
+	n, err := store.Merge(out, dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 24 {
 		t.Errorf("merged %d probes, want 24", n)
 	}
-	st, _ := OpenStore(out)
+	st, _ := store.OpenStore(out)
 	states, _ := st.States()
 	sess, _ := st.Sessions()
 	st.Close()
@@ -346,19 +359,19 @@ func TestMergeShards(t *testing.T) {
 		t.Errorf("merged store has %d keys and %d sessions", len(states), len(sess))
 	}
 	// Merging into a directory that already holds results is refused.
-	if _, err := Merge(out, dirs); err == nil || !strings.Contains(err.Error(), "new directory") {
+	if _, err := store.Merge(out, dirs); err == nil || !strings.Contains(err.Error(), "new directory") {
 		t.Errorf("merge into a full directory: err = %v", err)
 	}
 	// Merging a shard twice is a duplicate.
-	if _, err := Merge(filepath.Join(root, "dup"), []string{dirs[0], dirs[0]}); err == nil || !strings.Contains(err.Error(), "in both") {
+	if _, err := store.Merge(filepath.Join(root, "dup"), []string{dirs[0], dirs[0]}); err == nil || !strings.Contains(err.Error(), "in both") {
 		t.Errorf("duplicate shard: err = %v", err)
 	}
 	// Merging another study's shard is refused.
 	other := filepath.Join(root, "other")
 	s2 := mustParse(t, strings.Replace(tinyStudy, "runs = 3", "runs = 2", 1))
-	st2, _ := CreateStore(other, s2)
+	st2, _ := store.CreateStore(other, s2)
 	st2.Close()
-	if _, err := Merge(filepath.Join(root, "mixed"), []string{dirs[0], other}); !errors.Is(err, ErrOtherStudy) {
+	if _, err := store.Merge(filepath.Join(root, "mixed"), []string{dirs[0], other}); !errors.Is(err, store.ErrOtherStudy) {
 		t.Errorf("mixed studies: err = %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "mixed")); !os.IsNotExist(err) {
@@ -369,7 +382,7 @@ func TestMergeShards(t *testing.T) {
 func TestOtherStudyInOutIsRefusedAndUntouched(t *testing.T) {
 	dir := t.TempDir()
 	a := mustParse(t, tinyStudy)
-	st, err := CreateStore(dir, a)
+	st, err := store.CreateStore(dir, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,12 +391,12 @@ func TestOtherStudyInOutIsRefusedAndUntouched(t *testing.T) {
 	st.Close()
 	before := snapshot(t, dir)
 	b := mustParse(t, strings.Replace(tinyStudy, `"tiny"`, `"other"`, 1))
-	_, err = CreateStore(dir, b)
-	if !errors.Is(err, ErrOtherStudy) || !strings.Contains(err.Error(), `study "tiny"`) {
+	_, err = store.CreateStore(dir, b)
+	if !errors.Is(err, store.ErrOtherStudy) || !strings.Contains(err.Error(), `study "tiny"`) {
 		t.Errorf("err = %v, want it to name the study the directory holds", err)
 	}
 	c := mustParse(t, strings.Replace(tinyStudy, "runs = 3", "runs = 5", 1))
-	if _, err := CreateStore(dir, c); err == nil || !strings.Contains(err.Error(), "3 runs") {
+	if _, err := store.CreateStore(dir, c); err == nil || !strings.Contains(err.Error(), "3 runs") {
 		t.Errorf("runs mismatch: err = %v", err)
 	}
 	if after := snapshot(t, dir); after != before {
@@ -401,7 +414,7 @@ func snapshot(t *testing.T, dir string) string {
 		names = append(names, e.Name())
 	}
 	sort.Strings(names)
-	st, err := OpenStore(dir)
+	st, err := store.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,12 +439,12 @@ func TestMain(m *testing.M) {
 }
 
 func runChild(out string) int {
-	s, err := Parse([]byte(tinyStudy), "")
+	s, err := spec.Parse([]byte(tinyStudy), "")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	st, err := CreateStore(out, s)
+	st, err := store.CreateStore(out, s)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -439,8 +452,8 @@ func runChild(out string) int {
 	log := &loadLog{}
 	open := fakeOpener(log, 30*time.Millisecond, nil)
 	r := &Runner{Study: s, Store: st, Jobs: 2, WorkDir: filepath.Join(out, "w"),
-		Open: func(ctx context.Context, c probe.Condition, seed int64, d string) (Bench, error) {
-			b, err := open(ctx, c, seed, d)
+		Open: func(ctx context.Context, c probe.Condition, pg *page.Manifest, seed int64, d string) (Bench, error) {
+			b, err := open(ctx, c, pg, seed, d)
 			if err != nil {
 				return nil, err
 			}
@@ -484,7 +497,7 @@ func TestResumeAfterKill9(t *testing.T) {
 	cmd.Wait()
 
 	s := mustParse(t, tinyStudy)
-	st, err := CreateStore(out, s)
+	st, err := store.CreateStore(out, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -561,8 +574,8 @@ func TestRunnerSurvivesAPanickingBench(t *testing.T) {
 	log := &loadLog{}
 	open := fakeOpener(log, 0, nil)
 	r := &Runner{Study: s, Store: st, Jobs: 2, WorkDir: filepath.Join(dir, "w"),
-		Open: func(ctx context.Context, c probe.Condition, seed int64, d string) (Bench, error) {
-			b, err := open(ctx, c, seed, d)
+		Open: func(ctx context.Context, c probe.Condition, pg *page.Manifest, seed int64, d string) (Bench, error) {
+			b, err := open(ctx, c, pg, seed, d)
 			return panickyBench{b}, err
 		}}
 	sum, err := r.Run(context.Background())

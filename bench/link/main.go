@@ -27,8 +27,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/stats"
+	"github.com/spdylab/spdylab/internal/units"
 	"github.com/spdylab/spdylab/netem"
-	"github.com/spdylab/spdylab/netem/link"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -44,7 +45,7 @@ func main() {
 	flag.Parse()
 	var rateList []int64
 	for _, r := range strings.Split(*rates, ",") {
-		bps, err := link.ParseRate(r)
+		bps, err := units.ParseRate(r)
 		if err != nil || bps == 0 {
 			fmt.Fprintf(os.Stderr, "linkbench: -rates: %v\n", err)
 			os.Exit(2)
@@ -237,8 +238,8 @@ func (b *bench) rtt() error {
 			}
 		}
 		sort.Float64s(errs)
-		fmt.Printf("| %v | %d | %+.3f ms | %+.3f ms | %+.3f ms | %+.3f ms |\n", rtt, len(errs), mean(errs),
-			quantile(errs, 0.5), quantile(errs, 0.99), errs[len(errs)-1])
+		fmt.Printf("| %v | %d | %+.3f ms | %+.3f ms | %+.3f ms | %+.3f ms |\n", rtt, len(errs), stats.Mean(errs),
+			stats.QuantileSorted(errs, 0.5), stats.QuantileSorted(errs, 0.99), errs[len(errs)-1])
 	}
 	fmt.Println()
 	return nil
@@ -306,8 +307,8 @@ func (b *bench) goodput() error {
 			}
 			sort.Float64s(gps)
 			capacity := payloadCapacity(rate)
-			fmt.Printf("| %s | %s | %.4g Mbit/s | %s | %.1f%%, %.1f%% | %s | %s |\n", fmtRate(rate), dirName(down), quantile(gps, 0.5)/1e6,
-				joinf(gps, 1e6, "%.4g"), 100*quantile(gps, 0.5)/capacity, 100*gps[0]/capacity,
+			fmt.Printf("| %s | %s | %.4g Mbit/s | %s | %.1f%%, %.1f%% | %s | %s |\n", fmtRate(rate), dirName(down), stats.Median(gps)/1e6,
+				joinf(gps, 1e6, "%.4g"), 100*stats.Median(gps)/capacity, 100*gps[0]/capacity,
 				strings.Join(qdrops, ", "), strings.Join(tdrops, ", "))
 		}
 	}
@@ -346,7 +347,7 @@ func (b *bench) ceiling() error {
 			gps = append(gps, r.GoodputBps)
 		}
 		sort.Float64s(gps)
-		fmt.Printf("| %s | %.3f Gbit/s | %s |\n", c.name, quantile(gps, 0.5)/1e9, joinf(gps, 1e9, "%.3f"))
+		fmt.Printf("| %s | %.3f Gbit/s | %s |\n", c.name, stats.Median(gps)/1e9, joinf(gps, 1e9, "%.3f"))
 	}
 	fmt.Println()
 	return nil
@@ -609,23 +610,6 @@ func fmtRate(bps int64) string {
 }
 
 func msf(d time.Duration) float64 { return float64(d) / 1e6 }
-
-func mean(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-// quantile of sorted v (nearest rank).
-func quantile(v []float64, q float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	i := int(math.Ceil(q*float64(len(v)))) - 1
-	return v[min(max(i, 0), len(v)-1)]
-}
 
 func joinf(v []float64, div float64, f string) string {
 	s := make([]string, len(v))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/vishvananda/netns"
 
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -151,8 +152,8 @@ func overheadScenario(b *bench) error {
 	sort.Float64s(veth)
 	fmt.Println("| path | fetches | median | p90 |")
 	fmt.Println("|---|---|---|---|")
-	fmt.Printf("| plain veth | %d | %.0f µs | %.0f µs |\n", len(veth), quantile(veth, 0.5), quantile(veth, 0.9))
-	fmt.Printf("| testbed, 0 ms unlimited (TUN + emulator + router) | %d | %.0f µs | %.0f µs |\n", len(emu), quantile(emu, 0.5), quantile(emu, 0.9))
-	fmt.Printf("\nmedian difference: %+.0f µs (%+.1f%%)\n\n", quantile(emu, 0.5)-quantile(veth, 0.5), 100*(quantile(emu, 0.5)/quantile(veth, 0.5)-1))
+	fmt.Printf("| plain veth | %d | %.0f µs | %.0f µs |\n", len(veth), stats.QuantileSorted(veth, 0.5), stats.QuantileSorted(veth, 0.9))
+	fmt.Printf("| testbed, 0 ms unlimited (TUN + emulator + router) | %d | %.0f µs | %.0f µs |\n", len(emu), stats.QuantileSorted(emu, 0.5), stats.QuantileSorted(emu, 0.9))
+	fmt.Printf("\nmedian difference: %+.0f µs (%+.1f%%)\n\n", stats.QuantileSorted(emu, 0.5)-stats.QuantileSorted(veth, 0.5), 100*(stats.QuantileSorted(emu, 0.5)/stats.QuantileSorted(veth, 0.5)-1))
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/spdylab/spdylab/harness"
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -58,10 +59,10 @@ func (b *bench) pltOverhead() error {
 		for _, name := range []string{"loopback", "testbed"} {
 			v := plt[name]
 			sort.Float64s(v)
-			fmt.Printf("| %s | %s | %d | %.2f ms | %.2f ms |\n", proto, name, len(v), quantile(v, 0.5), quantile(v, 0.9))
+			fmt.Printf("| %s | %s | %d | %.2f ms | %.2f ms |\n", proto, name, len(v), stats.QuantileSorted(v, 0.5), stats.QuantileSorted(v, 0.9))
 		}
-		d := quantile(plt["testbed"], 0.5) - quantile(plt["loopback"], 0.5)
-		fmt.Printf("| %s | difference | | %+.2f ms (%+.1f%%) | |\n", proto, d, 100*d/quantile(plt["loopback"], 0.5))
+		d := stats.QuantileSorted(plt["testbed"], 0.5) - stats.QuantileSorted(plt["loopback"], 0.5)
+		fmt.Printf("| %s | difference | | %+.2f ms (%+.1f%%) | |\n", proto, d, 100*d/stats.QuantileSorted(plt["loopback"], 0.5))
 	}
 	fmt.Println()
 	return nil

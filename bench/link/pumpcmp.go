@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/netem/link"
 )
@@ -163,7 +164,7 @@ func (b *bench) pumpCompare() error {
 		if usePump {
 			name = "link.Pump"
 		}
-		fmt.Printf("| %s | %d | %+.3f ms | %+.3f ms | %+.3f ms | %+.3f ms |\n", name, len(e), mean(e), quantile(e, 0.5), quantile(e, 0.99), e[len(e)-1])
+		fmt.Printf("| %s | %d | %+.3f ms | %+.3f ms | %+.3f ms | %+.3f ms |\n", name, len(e), stats.Mean(e), stats.QuantileSorted(e, 0.5), stats.QuantileSorted(e, 0.99), e[len(e)-1])
 	}
 	fmt.Println()
 	return nil

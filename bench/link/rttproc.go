@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -63,7 +64,7 @@ func (b *bench) rttProc() error {
 					continue
 				}
 				fmt.Printf("| %s | %v | %s | %d | %+.3f ms | %+.3f ms | %+.3f ms | %+.3f ms |\n", load, rtt, where, len(e),
-					mean(e), quantile(e, 0.5), quantile(e, 0.99), e[len(e)-1])
+					stats.Mean(e), stats.QuantileSorted(e, 0.5), stats.QuantileSorted(e, 0.99), e[len(e)-1])
 			}
 		}
 	}

@@ -33,7 +33,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,6 +40,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/certs"
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/spdy"
 )
 
@@ -105,55 +105,77 @@ func run(o options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	cert, key := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := certs.WriteFiles(cert, key); err != nil {
-		return err
-	}
-
-	var procs []*exec.Cmd
-	defer func() {
-		// SIGTERM first: spdylab serve writes its CPU profile on a clean exit.
-		for _, p := range procs {
-			p.Process.Signal(syscall.SIGTERM)
-			done := make(chan struct{})
-			go func() { p.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(5 * time.Second):
-				p.Process.Kill()
-				<-done
-			}
-		}
-	}()
-	start := func(name string, args []string, dir string, parse func(string) (string, error)) (*target, error) {
-		cmd := exec.Command(args[0], args[1:]...)
-		cmd.Dir = dir
-		// Die with us: a killed benchmark must not leave servers running.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		cmd.Stderr = os.Stderr
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			return nil, err
-		}
-		if err := cmd.Start(); err != nil {
-			return nil, fmt.Errorf("starting %s: %w", name, err)
-		}
-		procs = append(procs, cmd)
-		line, err := bufio.NewReader(out).ReadString('\n')
-		if err != nil {
-			return nil, fmt.Errorf("%s printed no address: %w", name, err)
-		}
-		go io.Copy(io.Discard, out)
-		addr, err := parse(strings.TrimSpace(line))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		return &target{name: name, addr: addr}, nil
-	}
-
-	bin, err := filepath.Abs(o.spdylab)
+	var procs children
+	defer procs.stop()
+	ours, node, err := startServers(o, dir, &procs)
 	if err != nil {
 		return err
+	}
+	// Warm both up (JIT for node, page cache and connection setup paths).
+	for _, t := range []*target{ours, node} {
+		if _, _, err := load(t.addr, o.plain, "/_spdylab/bytes?n=100&seed=1", 10, 300*time.Millisecond); err != nil {
+			return fmt.Errorf("warm-up against %s: %w", t.name, err)
+		}
+	}
+	return compare(o, ours, node)
+}
+
+// children are the server processes the bench started.
+type children []*exec.Cmd
+
+// stop ends every child, SIGTERM first: spdylab serve writes its CPU
+// profile on a clean exit.
+func (c children) stop() {
+	for _, p := range c {
+		p.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { p.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			p.Process.Kill()
+			<-done
+		}
+	}
+}
+
+// start runs a server and reads its address from the first line it prints.
+func (c *children) start(name string, args []string, dir string, parse func(string) (string, error)) (*target, error) {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	// Die with us: a killed benchmark must not leave servers running.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	*c = append(*c, cmd)
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		return nil, fmt.Errorf("%s printed no address: %w", name, err)
+	}
+	go io.Copy(io.Discard, out)
+	addr, err := parse(strings.TrimSpace(line))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &target{name: name, addr: addr}, nil
+}
+
+// startServers starts spdylab serve and node-spdy with one throw-away
+// certificate written to dir.
+func startServers(o options, dir string, procs *children) (ours, node *target, err error) {
+	cert, key := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := certs.WriteFiles(cert, key); err != nil {
+		return nil, nil, err
+	}
+	bin, err := filepath.Abs(o.spdylab)
+	if err != nil {
+		return nil, nil, err
 	}
 	ourArgs := []string{bin, "serve", "--listen", "127.0.0.1:0", "--quiet", "--protocols", "spdy/3.1", "--cert", cert, "--key", key}
 	nodeArgs := []string{"node", "--no-deprecation", "server.js", "--cert", cert, "--key", key}
@@ -165,11 +187,11 @@ func run(o options) error {
 	if o.profile != "" {
 		p, err := filepath.Abs(o.profile)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		ourArgs = append(ourArgs, "--cpuprofile", p)
 	}
-	ours, err := start("spdylab", ourArgs, "", func(l string) (string, error) {
+	ours, err = procs.start("spdylab", ourArgs, "", func(l string) (string, error) {
 		u := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(l, "https://"), "http://"), "/")
 		if u == l {
 			return "", fmt.Errorf("first line %q is not a URL", l)
@@ -177,22 +199,24 @@ func run(o options) error {
 		return u, nil
 	})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if _, err := os.Stat(filepath.Join(o.nodeDir, "node_modules", "spdy")); err != nil {
-		return fmt.Errorf("%s/node_modules/spdy missing: run scripts/deps.sh", o.nodeDir)
+		return nil, nil, fmt.Errorf("%s/node_modules/spdy missing: run scripts/deps.sh", o.nodeDir)
 	}
-	node, err := start("node-spdy", nodeArgs, o.nodeDir, func(l string) (string, error) {
+	node, err = procs.start("node-spdy", nodeArgs, o.nodeDir, func(l string) (string, error) {
 		var hello struct{ Port int }
 		if err := json.Unmarshal([]byte(l), &hello); err != nil || hello.Port == 0 {
 			return "", fmt.Errorf("first line %q is not {\"port\": N}", l)
 		}
 		return fmt.Sprintf("127.0.0.1:%d", hello.Port), nil
 	})
-	if err != nil {
-		return err
-	}
+	return ours, node, err
+}
 
+// compare runs each workload o.rounds times against both servers,
+// interleaved, and prints the medians and their ratio.
+func compare(o options, ours, node *target) error {
 	type workload struct {
 		name, unit string
 		run        func(*target) (float64, error)
@@ -209,13 +233,6 @@ func run(o options) error {
 			return float64(bytes) / 1e6 / o.duration.Seconds(), err
 		}},
 	}
-	// Warm both up (JIT for node, page cache and connection setup paths).
-	for _, t := range []*target{ours, node} {
-		if _, _, err := load(t.addr, o.plain, small, 10, 300*time.Millisecond); err != nil {
-			return fmt.Errorf("warm-up against %s: %w", t.name, err)
-		}
-	}
-
 	mode := "TLS+ALPN"
 	if o.plain {
 		mode = "plain TCP"
@@ -238,7 +255,7 @@ func run(o options) error {
 				}
 			}
 		}
-		ma, mb := median(a), median(b)
+		ma, mb := stats.Median(a), stats.Median(b)
 		fmt.Printf("%-42s %-6s %14.1f %14.1f %7.2fx\n", w.name, w.unit, ma, mb, ma/mb)
 		fmt.Fprintf(os.Stderr, "  %s rounds: spdylab %s, node-spdy %s\n", w.unit, fmtAll(a), fmtAll(b))
 	}
@@ -251,15 +268,6 @@ func fmtAll(v []float64) string {
 		s[i] = fmt.Sprintf("%.1f", x)
 	}
 	return strings.Join(s, " ")
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // load keeps `streams` requests for path in flight over one new session

@@ -2,18 +2,20 @@ package main
 
 import (
 	"encoding/csv"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
-	"github.com/spdylab/spdylab/study"
+	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/store"
 )
 
 // logFailedProbes prints why loads failed, from the store.
 func logFailedProbes(t *testing.T, out string) {
 	t.Helper()
-	st, err := study.OpenStore(out)
+	st, err := store.OpenStore(out)
 	if err != nil {
 		t.Log(err)
 		return
@@ -47,17 +49,20 @@ func TestEveryBuiltinStudyRuns(t *testing.T) {
 	// The slice of each study: big matrices get thinner slices so the whole
 	// test stays within a few minutes on 2 cores.
 	slices := map[string]string{
-		"quick":            "0/4",
-		"study1-cablelabs": "0/24",
-		"study2-delay":     "0/6",
-		"study2-bandwidth": "0/6",
-		"study2-iw":        "0/6",
-		"study2-loss":      "0/6",
-		"study2-shards":    "0/6",
-		"study2-streams":   "0/6",
-		"study4-google":    "0/12",
+		"quick":               "0/4",
+		"study1-cablelabs":    "0/24",
+		"study2-delay":        "0/6",
+		"study2-bandwidth":    "0/6",
+		"study2-iw":           "0/6",
+		"study2-loss":         "0/6",
+		"study2-shards":       "0/6",
+		"study2-streams":      "0/6",
+		"study3-sctp":         "0/24",
+		"study4-google":       "0/12",
+		"study5-multiplexing": "0/40",
+		"fidelity":            "0/48",
 	}
-	for _, name := range study.BuiltinNames() {
+	for _, name := range spec.BuiltinNames() {
 		shard, ok := slices[name]
 		if !ok {
 			t.Errorf("built-in study %s has no slice in this test: add one", name)
@@ -66,8 +71,8 @@ func TestEveryBuiltinStudyRuns(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			var code int
-			msg := captureStderr(t, func() {
-				code = runCmd([]string{name, "--runs", "1", "--shard", shard, "-j", "4", "-q", "--out", out})
+			msg := captureStderr(t, func(stderr io.Writer) {
+				code = runCmd([]string{name, "--runs", "1", "--shard", shard, "-j", "4", "-q", "--out", out}, io.Discard, stderr)
 			})
 			if code != 0 {
 				t.Fatalf("spdylab run %s --shard %s: exit %d\n%s", name, shard, code, msg)

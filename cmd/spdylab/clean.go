@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spdylab/spdylab/netem"
@@ -16,7 +17,7 @@ func init() {
 	})
 }
 
-func runClean(args []string) int {
+func runClean(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
 	all := fs.Bool("all", false, "also remove testbeds whose owning spdylab process is still running")
 	dry := fs.Bool("n", false, "dry run: list what would be removed")
@@ -30,11 +31,11 @@ func runClean(args []string) int {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "spdylab clean: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "spdylab clean: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
 	if os.Geteuid() != 0 {
-		fmt.Fprintln(os.Stderr, "spdylab clean: needs root (it deletes network namespaces under /run/netns)")
+		fmt.Fprintln(stderr, "spdylab clean: needs root (it deletes network namespaces under /run/netns)")
 		return 1
 	}
 	rep, err := netem.Clean(*all, *dry)
@@ -43,25 +44,25 @@ func runClean(args []string) int {
 		verb = "would remove"
 	}
 	for _, pid := range rep.Killed {
-		fmt.Printf("%s process %d\n", map[bool]string{true: "would kill", false: "killed"}[*dry], pid)
+		fmt.Fprintf(stdout, "%s process %d\n", map[bool]string{true: "would kill", false: "killed"}[*dry], pid)
 	}
 	for _, n := range rep.Namespaces {
-		fmt.Printf("%s namespace %s\n", verb, n)
+		fmt.Fprintf(stdout, "%s namespace %s\n", verb, n)
 	}
 	for _, d := range rep.StateDirs {
-		fmt.Printf("%s %s\n", verb, d)
+		fmt.Fprintf(stdout, "%s %s\n", verb, d)
 	}
 	for _, s := range rep.Skipped {
-		fmt.Printf("kept %s\n", s)
+		fmt.Fprintf(stdout, "kept %s\n", s)
 	}
 	for _, s := range rep.Stuck {
-		fmt.Printf("cannot remove %s\n", s)
+		fmt.Fprintf(stdout, "cannot remove %s\n", s)
 	}
 	if len(rep.Namespaces)+len(rep.StateDirs) == 0 {
-		fmt.Println("nothing to clean")
+		fmt.Fprintln(stdout, "nothing to clean")
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "spdylab clean: %v\n", err)
+		fmt.Fprintf(stderr, "spdylab clean: %v\n", err)
 		return 1
 	}
 	return 0

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,7 +18,7 @@ func init() {
 	register(command{
 		name:    "har",
 		summary: "check HAR files (spdylab's or imported ones) against HAR 1.2, or print one as a waterfall table",
-		run:     func(args []string) int { return runHAR(args, os.Stdout, os.Stderr) },
+		run:     runHAR,
 	})
 }
 
@@ -38,10 +37,7 @@ func runHAR(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, harUsage) }
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return flagExit(err)
 	}
 	if fs.NArg() < 2 {
 		fmt.Fprint(stderr, harUsage)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -21,18 +22,18 @@ func init() {
 	})
 }
 
-func runLink(args []string) int {
+func runLink(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "check" {
-		fmt.Fprintln(os.Stderr, "usage: spdylab link check [link flags] [--json]")
+		fmt.Fprintln(stderr, "usage: spdylab link check [link flags] [--json]")
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 			return 0
 		}
 		return 2
 	}
-	return runLinkCheck(args[1:])
+	return runLinkCheck(args[1:], stdout, stderr)
 }
 
-func runLinkCheck(args []string) (status int) {
+func runLinkCheck(args []string, stdout, stderr io.Writer) (status int) {
 	defer netem.ClosePanicking()
 	fs := flag.NewFlagSet("link check", flag.ContinueOnError)
 	lf := netem.RegisterFlags(fs)
@@ -50,16 +51,16 @@ func runLinkCheck(args []string) (status int) {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "spdylab link check: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "spdylab link check: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
 	cfg, err := lf.Config()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "spdylab link check: %v\n", err)
+		fmt.Fprintf(stderr, "spdylab link check: %v\n", err)
 		return 2
 	}
 	if *probes < 10 {
-		fmt.Fprintf(os.Stderr, "spdylab link check: --probes %d: want at least 10\n", *probes)
+		fmt.Fprintf(stderr, "spdylab link check: --probes %d: want at least 10\n", *probes)
 		return 2
 	}
 	if !netem.Privileged() {
@@ -67,7 +68,7 @@ func runLinkCheck(args []string) (status int) {
 		// namespace, where building namespaces is allowed.
 		code, err := netem.RunInUserNamespace()
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "spdylab link check: %v\n", err)
+			fmt.Fprintf(stderr, "spdylab link check: %v\n", err)
 			return 1
 		}
 		return code
@@ -76,33 +77,33 @@ func runLinkCheck(args []string) (status int) {
 	defer cancel()
 	tb, err := netem.New(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "spdylab link check: %v\n", err)
+		fmt.Fprintf(stderr, "spdylab link check: %v\n", err)
 		return 1
 	}
 	defer func() {
 		if err := tb.Close(); err != nil {
-			fmt.Fprintf(os.Stderr, "spdylab link check: teardown: %v\n", err)
+			fmt.Fprintf(stderr, "spdylab link check: teardown: %v\n", err)
 			status = 1
 		}
 	}()
 	rep, err := tb.CheckLink(ctx, netem.CheckOptions{Pings: *pings, Transfer: *transfer, LossProbes: *probes})
 	if err != nil {
 		if ctx.Err() != nil {
-			fmt.Fprintln(os.Stderr, "spdylab link check: interrupted")
+			fmt.Fprintln(stderr, "spdylab link check: interrupted")
 			return 130
 		}
-		fmt.Fprintf(os.Stderr, "spdylab link check: %v\n", err)
+		fmt.Fprintf(stderr, "spdylab link check: %v\n", err)
 		return 1
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintf(os.Stderr, "spdylab link check: %v\n", err)
+			fmt.Fprintf(stderr, "spdylab link check: %v\n", err)
 			return 1
 		}
 	} else {
-		printCheck(rep)
+		printCheck(stdout, rep)
 	}
 	if !rep.OK {
 		return 1
@@ -110,13 +111,13 @@ func runLinkCheck(args []string) (status int) {
 	return 0
 }
 
-func printCheck(rep netem.CheckReport) {
-	fmt.Printf("testbed sl-%s: %s\n", rep.Testbed, rep.Link)
+func printCheck(stdout io.Writer, rep netem.CheckReport) {
+	fmt.Fprintf(stdout, "testbed sl-%s: %s\n", rep.Testbed, rep.Link)
 	a := rep.Applied
-	fmt.Printf("applied: cc %s (namespace default %s), initcwnd %v, slow start after idle %v, no_metrics_save %v\n",
+	fmt.Fprintf(stdout, "applied: cc %s (namespace default %s), initcwnd %v, slow start after idle %v, no_metrics_save %v\n",
 		a.CC, a.CCDefault, a.InitCwnd, a.SlowStartAfterIdle, a.NoMetricsSave)
-	fmt.Printf("rtt: mean %.2f ms, p50 %.2f ms, p99 %.2f ms\n\n", rep.RTTMeanms, rep.RTTP50ms, rep.RTTP99ms)
-	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(stdout, "rtt: mean %.2f ms, p50 %.2f ms, p99 %.2f ms\n\n", rep.RTTMeanms, rep.RTTP50ms, rep.RTTP99ms)
+	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "what\tconfigured\texpected\tmeasured\taccepted\tverdict\thow")
 	for _, m := range rep.Measurements {
 		verdict, rng := "PASS", fmt.Sprintf("%.4g..%.4g", m.Low, m.High)
@@ -131,12 +132,12 @@ func printCheck(rep netem.CheckReport) {
 	}
 	w.Flush()
 	c := rep.Counters
-	fmt.Printf("\nemulator: down %d pkts offered, %d delivered, %d queue drops, %d lost; up %d offered, %d delivered, %d queue drops, %d lost\n",
+	fmt.Fprintf(stdout, "\nemulator: down %d pkts offered, %d delivered, %d queue drops, %d lost; up %d offered, %d delivered, %d queue drops, %d lost\n",
 		c.Down.PktsOffered, c.Down.PktsDelivered, c.Down.PktsQueueDrop, c.Down.PktsLost,
 		c.Up.PktsOffered, c.Up.PktsDelivered, c.Up.PktsQueueDrop, c.Up.PktsLost)
 	if rep.OK {
-		fmt.Println("link check: PASS")
+		fmt.Fprintln(stdout, "link check: PASS")
 	} else {
-		fmt.Println("link check: FAIL")
+		fmt.Fprintln(stdout, "link check: FAIL")
 	}
 }

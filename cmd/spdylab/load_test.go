@@ -72,7 +72,7 @@ func TestLoadCommandRejectsBadFlags(t *testing.T) {
 		want string
 	}{
 		"page":         {[]string{"--page", "pageZ"}, `unknown page "pageZ"`},
-		"proto":        {[]string{"--proto", "spdy/2"}, `--proto "spdy/2"`},
+		"proto":        {[]string{"--proto", "spdy/1"}, `--proto "spdy/1"`},
 		"runs":         {[]string{"--runs", "0"}, "--runs 0"},
 		"tls":          {[]string{"--tls", "1.0"}, `unknown TLS version "1.0"`},
 		"push":         {[]string{"--push", "all"}, `unknown push policy "all"`},

@@ -7,18 +7,26 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sort"
-	"strings"
 )
 
 // command is one `spdylab NAME ...` subcommand.
 type command struct {
 	name    string
 	summary string
-	// run receives the arguments after the subcommand name and returns the
-	// process exit status. It prints its own errors.
-	run func(args []string) int
+	// run receives the arguments after the subcommand name and the writers
+	// for its output and its diagnostics (os.Stdout and os.Stderr in the
+	// binary, buffers in tests), and returns the process exit status. It
+	// prints its own errors to stderr.
+	run func(args []string, stdout, stderr io.Writer) int
+}
+
+// withoutWriters adapts a command that still prints to os.Stdout and
+// os.Stderr itself to the command signature (for commands not yet moved).
+func withoutWriters(run func(args []string) int) func(args []string, stdout, stderr io.Writer) int {
+	return func(args []string, _, _ io.Writer) int { return run(args) }
 }
 
 var commands = map[string]command{}
@@ -35,9 +43,7 @@ func usage() {
 	fmt.Fprintln(os.Stderr, "\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
-		if !strings.HasPrefix(n, "_") { // internal helpers (re-exec targets) stay hidden
-			names = append(names, n)
-		}
+		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
@@ -63,5 +69,5 @@ func main() {
 		usage()
 		os.Exit(2)
 	}
-	os.Exit(c.run(os.Args[2:]))
+	os.Exit(c.run(os.Args[2:], os.Stdout, os.Stderr))
 }

@@ -12,20 +12,22 @@ import (
 	"syscall"
 
 	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
 )
 
 func init() {
 	register(command{
 		name:    "page",
-		summary: "generate, list and inspect test pages (gen, list, show)",
-		run:     func(args []string) int { return runPage(args, os.Stdout, os.Stderr) },
+		summary: "generate, import, list and inspect test pages (gen, import, list, show)",
+		run:     runPage,
 	})
 }
 
 const pageUsage = `usage:
   spdylab page list
   spdylab page gen NAME [--shards N] [--seed S] [--shard-mode equal|roundrobin] [--preload-links] -o DIR
-  spdylab page show [--json] [--shards N] [--seed S] [--shard-mode M] NAME|MANIFEST.json`
+  spdylab page show [--json] [--tree] [--shards N] [--seed S] [--shard-mode M] NAME|MANIFEST.json
+` + pageImportUsage
 
 func runPage(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -43,6 +45,8 @@ func runPage(args []string, stdout, stderr io.Writer) int {
 		return pageGen(args[1:], stdout, stderr)
 	case "show":
 		return pageShow(args[1:], stdout, stderr)
+	case "import":
+		return pageImport(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, pageUsage)
 		return 0
@@ -60,26 +64,9 @@ type pageFlags struct {
 
 func addPageFlags(fs *flag.FlagSet) pageFlags {
 	return pageFlags{
-		shards: fs.Int("shards", 0, "shard hosts 1..8 (0 = the page's default: 1, or its domain count up to 8)"),
+		shards: fs.Int("shards", 0, fmt.Sprintf("shard hosts 1..%d (0 = the page's default: 1, or its domain count up to %d)", probe.MaxShards, probe.MaxShards)),
 		seed:   fs.Int64("seed", 1, "generator seed; the same seed gives a byte-identical site"),
-		mode:   fs.String("shard-mode", page.ShardEqual, "how resources are spread over hosts: equal or roundrobin"),
-	}
-}
-
-// parseInterspersed parses flags that may come before or after the one
-// positional argument, as users type `page gen pageA -o x` and `page gen -o x pageA`.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+		mode:   fs.String("shard-mode", probe.ShardEqual, "how resources are spread over hosts: "+probe.OneOf(probe.ShardModes)),
 	}
 }
 
@@ -129,6 +116,7 @@ func pageShow(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	pf := addPageFlags(fs)
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	tree := fs.Bool("tree", false, "print the dependency tree (how each resource is discovered) after the summary")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -137,7 +125,7 @@ func pageShow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "spdylab page show: need exactly one page NAME or manifest file\n"+pageUsage)
 		return 2
 	}
-	m, err := openPage(pos[0], *pf.shards, *pf.seed, *pf.mode)
+	m, err := page.Open(pos[0], *pf.shards, *pf.seed, *pf.mode)
 	if err != nil {
 		fmt.Fprintf(stderr, "spdylab page show: %v\n", err)
 		return 2
@@ -170,14 +158,12 @@ func pageShow(args []string, stdout, stderr io.Writer) int {
 	for _, h := range m.Hosts {
 		fmt.Fprintf(stdout, "%-20s %6d %12s\n", h, s.ByHost[h].Count, kb(float64(s.ByHost[h].Total)))
 	}
-	return 0
-}
-
-// openPage generates a built-in or generic page, or loads a manifest file
-// (anything with a path separator or a .json suffix).
-func openPage(nameOrFile string, shards int, seed int64, mode string) (*page.Manifest, error) {
-	if strings.HasSuffix(nameOrFile, ".json") || strings.ContainsRune(nameOrFile, os.PathSeparator) {
-		return page.Load(nameOrFile)
+	for _, n := range m.Notes {
+		fmt.Fprintf(stdout, "note: %s\n", n)
 	}
-	return page.Generate(nameOrFile, shards, seed, mode)
+	if *tree {
+		fmt.Fprintf(stdout, "\ndependency tree (depth %d):\n", s.Depth)
+		m.WriteTree(stdout)
+	}
+	return 0
 }

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -14,7 +14,7 @@ func init() {
 	register(command{name: "report", summary: "rebuild OUT/report.html, conditions.csv and .json from OUT/results.db", run: reportCmd})
 }
 
-func reportCmd(args []string) int {
+func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: spdylab report [--waterfall PROBE_ID] [--screenshot FILE.png] [--compare REF_DIR] DIR\n\nRebuilds DIR/report.html, DIR/conditions.csv and DIR/conditions.json from\nDIR/results.db. Probe ids are in the report's condition table.\n\nflags:\n")
@@ -23,58 +23,55 @@ func reportCmd(args []string) int {
 	waterfall := fs.Int64("waterfall", 0, "also write DIR/waterfall-ID.html for this probe")
 	shot := fs.String("screenshot", "", "also render report.html with headless Chromium into this PNG")
 	compare := fs.String("compare", "", "compare DIR's per-condition PLT medians with those in this directory (e.g. a -j 1 run) instead of writing the report")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return flagExit(err)
 	}
 	if len(pos) != 1 {
 		fs.Usage()
 		return 2
 	}
 	if *waterfall < 0 {
-		fmt.Fprintln(os.Stderr, "spdylab report: --waterfall wants a probe id (a positive number)")
+		fmt.Fprintln(stderr, "spdylab report: --waterfall wants a probe id (a positive number)")
 		return 2
 	}
 	dir := pos[0]
 	if *compare != "" {
 		c, err := report.Compare(*compare, dir)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "spdylab report:", err)
+			fmt.Fprintln(stderr, "spdylab report:", err)
 			return 1
 		}
-		fmt.Printf("A = %s, B = %s\n\n", *compare, dir)
-		c.Write(os.Stdout)
+		fmt.Fprintf(stdout, "A = %s, B = %s\n\n", *compare, dir)
+		c.Write(stdout)
 		return 0
 	}
 	a, err := report.Build(dir)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "spdylab report:", err)
+		fmt.Fprintln(stderr, "spdylab report:", err)
 		return 1
 	}
-	fmt.Fprintf(os.Stderr, "spdylab: %s: %d conditions, %d stored loads -> %s\n", dir, len(a.Conds), a.Stored, filepath.Join(dir, report.HTMLFile))
+	fmt.Fprintf(stderr, "spdylab: %s: %d conditions, %d stored loads -> %s\n", dir, len(a.Conds), a.Stored, filepath.Join(dir, report.HTMLFile))
 	if *waterfall > 0 {
 		p, err := report.WriteWaterfall(dir, *waterfall)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "spdylab report:", err)
+			fmt.Fprintln(stderr, "spdylab report:", err)
 			return 1
 		}
-		fmt.Fprintf(os.Stderr, "spdylab: waterfall -> %s\n", p)
+		fmt.Fprintf(stderr, "spdylab: waterfall -> %s\n", p)
 	}
 	if *shot != "" {
 		prof, err := os.MkdirTemp("", "spdylab-chromium-")
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "spdylab report:", err)
+			fmt.Fprintln(stderr, "spdylab report:", err)
 			return 1
 		}
 		defer os.RemoveAll(prof)
 		if err := report.Screenshot(filepath.Join(dir, report.HTMLFile), *shot, prof); err != nil {
-			fmt.Fprintln(os.Stderr, "spdylab report:", err)
+			fmt.Fprintln(stderr, "spdylab report:", err)
 			return 1
 		}
-		fmt.Fprintf(os.Stderr, "spdylab: screenshot -> %s\n", *shot)
+		fmt.Fprintf(stderr, "spdylab: screenshot -> %s\n", *shot)
 	}
 	return 0
 }

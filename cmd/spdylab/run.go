@@ -17,8 +17,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/spdylab/spdylab/netem"
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/report"
 	"github.com/spdylab/spdylab/study"
+	"github.com/spdylab/spdylab/study/spec"
 )
 
 // defaultJobs is the default number of parallel benches. The loads are
@@ -31,33 +33,11 @@ import (
 // stored emulator lateness says when a machine cannot keep up.
 var defaultJobs = min(8, 4*runtime.NumCPU())
 
-// openBench builds the real bench (the harness); set in run_harness.go.
-var openBench study.Opener
-
 func init() {
 	register(command{name: "run", summary: "run a study (default: quick) and write OUT/report.html", run: runCmd})
 }
 
-// parseInterleaved parses flags that may come before or after the one
-// positional argument (`run quick -j 2` and `run -j 2 quick`).
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
-func runCmd(args []string) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), `usage: spdylab run [STUDY|FILE.toml] [flags]
+const runUsage = `usage: spdylab run [STUDY|FILE.toml] [flags]
 
 Runs every condition of a study (a built-in name from 'spdylab studies' or a
 study file; default quick) and stores each load in OUT/results.db as soon as
@@ -67,87 +47,89 @@ skipped. Needs root for the network namespaces (unless every condition is
 no_link).
 
 flags:
-`)
+`
+
+// runFlags are `spdylab run`'s settings after parsing.
+type runFlags struct {
+	study                    string
+	jobs, runs               int
+	browserJobs              int
+	out, shard, pages        string
+	resume, noLink, noReport bool
+	quiet                    bool
+}
+
+func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
+	var f runFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), runUsage)
 		fs.PrintDefaults()
 	}
-	jobs := fs.Int("j", defaultJobs, "parallel testbeds (each has its own namespaces)")
-	out := fs.String("out", "", "output directory (default out/STUDY)")
-	resume := fs.Bool("resume", true, "continue a run stored in OUT; with --resume=false an OUT holding loads is an error")
-	shardArg := fs.String("shard", "", "run only slice i/N of the conditions (0 <= i < N), for clusters; merge with 'spdylab merge'")
-	runs := fs.Int("runs", 0, "override the loads per condition (smoke tests, CI); changes the study's fingerprint")
-	noLink := fs.Bool("no-link", false, "load over loopback without the emulated link (smoke test without namespaces)")
-	noReport := fs.Bool("no-report", false, "do not write the report after the run")
-	quiet := fs.Bool("q", false, "no progress output")
-	pos, err := parseInterleaved(fs, args)
+	fs.IntVar(&f.jobs, "j", defaultJobs, "parallel testbeds (each has its own namespaces)")
+	fs.IntVar(&f.browserJobs, "browser-jobs", study.DefaultBrowserJobs(), "of those, at most this many with a real browser (client chromium: seconds of CPU per load)")
+	fs.StringVar(&f.out, "out", "", "output directory (default out/STUDY)")
+	fs.BoolVar(&f.resume, "resume", true, "continue a run stored in OUT; with --resume=false an OUT holding loads is an error")
+	fs.StringVar(&f.shard, "shard", "", "run only slice i/N of the conditions (0 <= i < N), for clusters; merge with 'spdylab merge'")
+	fs.IntVar(&f.runs, "runs", 0, "override the loads per condition (smoke tests, CI); changes the study's fingerprint")
+	fs.BoolVar(&f.noLink, "no-link", false, "load over loopback without the emulated link (smoke test without namespaces)")
+	fs.BoolVar(&f.noReport, "no-report", false, "do not write the report after the run")
+	fs.BoolVar(&f.quiet, "q", false, "no progress output")
+	fs.StringVar(&f.pages, "pages", "", "folder of real pages for a study over a corpus (dir:$PAGES): "+page.CorpusHelp)
+	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return f, flagExit(err)
 	}
-	if len(pos) > 1 {
-		fmt.Fprintf(os.Stderr, "spdylab run: one study at a time, got %q\n", pos)
-		return 2
+	fail := func(format string, a ...any) (runFlags, int) {
+		fmt.Fprintf(stderr, "spdylab run: "+format+"\n", a...)
+		return f, 2
 	}
-	if *jobs < 1 || *jobs > 64 {
-		fmt.Fprintf(os.Stderr, "spdylab run: -j %d: want 1..64\n", *jobs)
-		return 2
+	switch {
+	case len(pos) > 1:
+		return fail("one study at a time, got %q", pos)
+	case f.jobs < 1 || f.jobs > 64:
+		return fail("-j %d: want 1..64", f.jobs)
+	case f.browserJobs < 1 || f.browserJobs > 64:
+		return fail("--browser-jobs %d: want 1..64", f.browserJobs)
+	case f.runs < 0 || f.runs > 10000:
+		return fail("--runs %d: want 1..10000", f.runs)
 	}
-	if *runs < 0 || *runs > 10000 {
-		fmt.Fprintf(os.Stderr, "spdylab run: --runs %d: want 1..10000\n", *runs)
-		return 2
+	f.study = "quick"
+	if len(pos) == 1 {
+		f.study = pos[0]
 	}
-	var sh study.Shard
-	if *shardArg != "" {
-		if sh, err = study.ParseShard(*shardArg); err != nil {
-			fmt.Fprintln(os.Stderr, "spdylab run:", err)
+	return f, -1
+}
+
+func runCmd(args []string, stdout, stderr io.Writer) int {
+	f, status := parseRunFlags(args, stderr)
+	if status >= 0 {
+		return status
+	}
+	var sh spec.Shard
+	if f.shard != "" {
+		var err error
+		if sh, err = spec.ParseShard(f.shard); err != nil {
+			fmt.Fprintln(stderr, "spdylab run:", err)
 			return 2
 		}
 	}
-	name := "quick"
-	if len(pos) == 1 {
-		name = pos[0]
-	}
-	s, err := study.Load(name)
+	s, err := spec.LoadPages(f.study, f.pages)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "spdylab run:", err)
+		fmt.Fprintln(stderr, "spdylab run:", err)
 		return 1
 	}
-	if err := s.Override(*runs, *noLink); err != nil {
-		fmt.Fprintln(os.Stderr, "spdylab run:", err)
+	if s.PagesOmitted > 0 {
+		fmt.Fprintf(stderr, "spdylab run: note: %d [[matrix]] block(s) of %s run on real pages and are left out: give --pages DIR to run them\n", s.PagesOmitted, s.Name)
+	}
+	if err := s.Override(f.runs, f.noLink); err != nil {
+		fmt.Fprintln(stderr, "spdylab run:", err)
 		return 2
 	}
-	if *out == "" {
-		*out = filepath.Join("out", s.Name)
+	if f.out == "" {
+		f.out = filepath.Join("out", s.Name)
 	}
-	if !*resume {
-		if st, err := study.OpenStore(*out); err == nil {
-			states, _ := st.States()
-			st.Close()
-			if len(states) > 0 {
-				fmt.Fprintf(os.Stderr, "spdylab run: %s already holds %d loads and --resume=false; choose another --out\n", *out, len(states))
-				return 1
-			}
-		}
-	}
-	st, err := study.CreateStore(*out, s)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "spdylab run:", err)
-		return 1
-	}
-	defer st.Close()
-	lock, err := study.LockRun(*out)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "spdylab run:", err)
-		return 1
-	}
-	defer lock.Release()
-	cleanAfterKilledRun(*out, lock.PrevPID, *quiet)
-	if openBench == nil {
-		fmt.Fprintln(os.Stderr, "spdylab run: this build has no testbed harness")
-		return 1
-	}
-
 	// The first Ctrl-C stops scheduling and lets the benches close (their
 	// namespaces go, stored loads stay); netem's own handler, which would
 	// close every testbed and exit at once, only acts on a second signal.
@@ -156,76 +138,59 @@ flags:
 	var signals atomic.Int32
 	removeHook := netem.OnSignal(func(os.Signal) bool { return signals.Add(1) == 1 })
 	defer removeHook()
-	var progress io.Writer = os.Stderr
-	if *quiet {
-		progress = nil
-	}
-	r := &study.Runner{Study: s, Store: st, Open: openBench, Jobs: *jobs, Shard: sh,
-		WorkDir: filepath.Join(*out, ".work"), Progress: progress, TTY: isTerminal(os.Stderr),
+	cfg := study.RunConfig{Study: s, Out: f.out, Resume: f.resume, Jobs: f.jobs, BrowserJobs: f.browserJobs, Shard: sh, Open: openHarnessBench,
+		Log: stderr, Quiet: f.quiet, TTY: isTerminal(stderr),
 		Args: strings.Join(append([]string{"spdylab", "run"}, args...), " ")}
-	if !*quiet {
-		if e, err := study.EstimateDuration(s, *jobs); err == nil {
-			fmt.Fprintf(os.Stderr, "spdylab: study %s: %d conditions x %d loads into %s (estimate %s at -j %d%s)\n",
-				s.Name, len(s.Conditions), s.Runs, *out, e.Total.Round(1e9), *jobs, shardNote(sh))
-		}
+	if !f.quiet {
+		cfg.Progress = stderr
 	}
-	sum, runErr := r.Run(ctx)
+	sum, runErr := study.RunInto(ctx, cfg)
 	stop()
-	if !*quiet && sum.Skipped > 0 {
-		fmt.Fprintf(os.Stderr, "spdylab: %d loads were already stored and were skipped\n", sum.Skipped)
+	return finishRun(f, sum, runErr, stderr)
+}
+
+// finishRun reports a run's outcome, writes the report and picks the exit
+// status.
+func finishRun(f runFlags, sum study.Summary, runErr error, stderr io.Writer) int {
+	if errors.Is(runErr, study.ErrOutHoldsLoads) || sum == (study.Summary{}) && runErr != nil {
+		fmt.Fprintln(stderr, "spdylab run:", runErr)
+		return 1
 	}
-	fmt.Fprintf(os.Stderr, "spdylab: %d loads stored (%d failed attempts) in %s\n", sum.Done, sum.Failed, sum.Elapsed.Round(1e9))
-	if !*noReport && sum.Done+sum.Skipped > 0 {
-		if a, err := report.Build(*out); err != nil {
-			fmt.Fprintln(os.Stderr, "spdylab run: report:", err)
+	if !f.quiet && sum.Skipped > 0 {
+		fmt.Fprintf(stderr, "spdylab: %d loads were already stored and were skipped\n", sum.Skipped)
+	}
+	fmt.Fprintf(stderr, "spdylab: %d loads stored (%d failed attempts) in %s\n", sum.Done, sum.Failed, sum.Elapsed.Round(1e9))
+	if !f.noReport && sum.Done+sum.Skipped > 0 {
+		if a, err := report.Build(f.out); err != nil {
+			fmt.Fprintln(stderr, "spdylab run: report:", err)
 			if runErr == nil {
 				return 1
 			}
 		} else {
-			fmt.Fprintf(os.Stderr, "spdylab: report: %s\n", filepath.Join(*out, report.HTMLFile))
+			fmt.Fprintf(stderr, "spdylab: report: %s\n", filepath.Join(f.out, report.HTMLFile))
 			if w := a.LateWarning(); w != "" {
-				fmt.Fprintln(os.Stderr, "spdylab: warning:", w)
+				fmt.Fprintln(stderr, "spdylab: warning:", w)
 			}
 		}
 	}
 	switch {
 	case sum.Canceled:
-		fmt.Fprintf(os.Stderr, "spdylab run: interrupted; %d loads are stored, run the same command again to resume\n", sum.Done)
+		fmt.Fprintf(stderr, "spdylab run: interrupted; %d loads are stored, run the same command again to resume\n", sum.Done)
 		return 130
 	case runErr != nil:
-		fmt.Fprintln(os.Stderr, "spdylab run:", runErr)
+		fmt.Fprintln(stderr, "spdylab run:", runErr)
 		return 1
 	}
 	return 0
 }
 
-func shardNote(sh study.Shard) string {
-	if sh.N <= 1 {
-		return ""
+// isTerminal tells whether w is a terminal (the progress display redraws
+// a bar there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
 	}
-	return fmt.Sprintf(", whole study; this is shard %s", sh)
-}
-
-func isTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
-}
-
-// cleanAfterKilledRun removes what a killed run into out left behind: the
-// testbeds it owned (namespaces, the processes in them, state) and its
-// scratch directory. Holding the run lock makes both ours to remove.
-func cleanAfterKilledRun(out string, prevPID int, quiet bool) {
-	if prevPID > 0 && os.Geteuid() == 0 {
-		rep, err := netem.CleanOwnedBy(prevPID)
-		if len(rep.Namespaces) > 0 && !quiet {
-			fmt.Fprintf(os.Stderr, "spdylab: removed %d namespaces and %d processes left by the killed run (pid %d)\n",
-				len(rep.Namespaces), len(rep.Killed), prevPID)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "spdylab run: warning: cleaning up after the killed run (pid %d): %v (try spdylab clean)\n", prevPID, err)
-		}
-	}
-	if err := os.RemoveAll(filepath.Join(out, ".work")); err != nil {
-		fmt.Fprintln(os.Stderr, "spdylab run: warning: removing old scratch files:", err)
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/study"
+	"github.com/spdylab/spdylab/study/store"
 )
 
 const tinyLink = `
@@ -28,7 +29,7 @@ queue = "50pkt"
 
 func storedProbes(t *testing.T, out string) int {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(out, study.DBName)+"?mode=ro&_pragma=busy_timeout(5000)")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(out, store.DBName)+"?mode=ro&_pragma=busy_timeout(5000)")
 	if err != nil {
 		return 0
 	}
@@ -130,7 +131,7 @@ func interruptAndResume(t *testing.T, sig os.Signal) {
 	if b, _ := os.ReadFile(filepath.Join(out, study.RunLockName)); len(b) != 0 {
 		t.Errorf("lock file after a normal end holds %q", b)
 	}
-	st, err := study.OpenStore(out)
+	st, err := store.OpenStore(out)
 	if err != nil {
 		t.Fatal(err)
 	}

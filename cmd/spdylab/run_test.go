@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/csv"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,29 +12,17 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/spdylab/spdylab/study"
+	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/store"
 )
 
-// captureStderr runs fn with os.Stderr redirected and returns what it wrote.
-func captureStderr(t *testing.T, fn func()) string {
+// captureStderr runs fn with a buffer for the command's stderr and
+// returns what it wrote.
+func captureStderr(t *testing.T, fn func(stderr io.Writer)) string {
 	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stderr
-	os.Stderr = w
-	done := make(chan []byte)
-	go func() {
-		var b bytes.Buffer
-		b.ReadFrom(r)
-		done <- b.Bytes()
-	}()
-	defer func() { os.Stderr = old }()
-	fn()
-	w.Close()
-	os.Stderr = old
-	return string(<-done)
+	var b bytes.Buffer
+	fn(&b)
+	return b.String()
 }
 
 func TestRunBadFlagsExit2(t *testing.T) {
@@ -46,20 +35,20 @@ func TestRunBadFlagsExit2(t *testing.T) {
 		{"quick", "study1-cablelabs"},
 	} {
 		var code int
-		captureStderr(t, func() { code = runCmd(args) })
+		captureStderr(t, func(stderr io.Writer) { code = runCmd(args, io.Discard, stderr) })
 		if code != 2 {
 			t.Errorf("run %q: exit %d, want 2", args, code)
 		}
 	}
 	for _, args := range [][]string{{"--bogus"}, {"only-out"}} {
 		var code int
-		captureStderr(t, func() { code = mergeCmd(args) })
+		captureStderr(t, func(stderr io.Writer) { code = mergeCmd(args, io.Discard, stderr) })
 		if code != 2 {
 			t.Errorf("merge %q: exit %d, want 2", args, code)
 		}
 	}
 	var code int
-	captureStderr(t, func() { code = reportCmd([]string{"--waterfall", "-3", "x"}) })
+	captureStderr(t, func(stderr io.Writer) { code = reportCmd([]string{"--waterfall", "-3", "x"}, io.Discard, stderr) })
 	if code != 2 {
 		t.Errorf("report --waterfall -3: exit %d, want 2", code)
 	}
@@ -71,14 +60,14 @@ func TestRunBadStudyTouchesNothing(t *testing.T) {
 	os.WriteFile(bad, []byte("name = \"bad\"\nruns = 2\n[factors]\npage = \"pageA\"\nprotocol = [\"https\", \"spdy/9\"]\n"), 0o644)
 	out := filepath.Join(dir, "out")
 	var code int
-	msg := captureStderr(t, func() { code = runCmd([]string{bad, "--out", out}) })
+	msg := captureStderr(t, func(stderr io.Writer) { code = runCmd([]string{bad, "--out", out}, io.Discard, stderr) })
 	if code != 1 || !strings.Contains(msg, "line 5") || !strings.Contains(msg, `"spdy/9"`) {
 		t.Errorf("exit %d, stderr %q", code, msg)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Error("a bad study created its output directory")
 	}
-	msg = captureStderr(t, func() { code = runCmd([]string{"no-such-study", "--out", out}) })
+	msg = captureStderr(t, func(stderr io.Writer) { code = runCmd([]string{"no-such-study", "--out", out}, io.Discard, stderr) })
 	if code != 1 || !strings.Contains(msg, "quick") {
 		t.Errorf("unknown study: exit %d, stderr %q", code, msg)
 	}
@@ -104,7 +93,7 @@ func TestRunEndToEnd(t *testing.T) {
 	os.WriteFile(file, []byte(tinyLoopback), 0o644)
 	out := filepath.Join(dir, "out")
 	var code int
-	msg := captureStderr(t, func() { code = runCmd([]string{file, "--out", out, "-q"}) })
+	msg := captureStderr(t, func(stderr io.Writer) { code = runCmd([]string{file, "--out", out, "-q"}, io.Discard, stderr) })
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, msg)
 	}
@@ -144,7 +133,7 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Errorf("%d successful probes (%d with HAR), provenance %q %q", n, withHAR, rev, kernel)
 	}
 	// Again: resumes, nothing to do.
-	msg = captureStderr(t, func() { code = runCmd([]string{file, "--out", out}) })
+	msg = captureStderr(t, func(stderr io.Writer) { code = runCmd([]string{file, "--out", out}, io.Discard, stderr) })
 	if code != 0 || !strings.Contains(msg, "4 loads were already stored") {
 		t.Errorf("rerun: exit %d: %s", code, msg)
 	}
@@ -152,14 +141,14 @@ func TestRunEndToEnd(t *testing.T) {
 	before, _ := os.ReadFile(filepath.Join(out, "conditions.csv"))
 	other := filepath.Join(dir, "other.toml")
 	os.WriteFile(other, []byte(strings.Replace(tinyLoopback, "tiny-e2e", "other", 1)), 0o644)
-	msg = captureStderr(t, func() { code = runCmd([]string{other, "--out", out}) })
+	msg = captureStderr(t, func(stderr io.Writer) { code = runCmd([]string{other, "--out", out}, io.Discard, stderr) })
 	if code != 1 || !strings.Contains(msg, `holds study "tiny-e2e"`) {
 		t.Errorf("other study: exit %d: %s", code, msg)
 	}
 	if after, _ := os.ReadFile(filepath.Join(out, "conditions.csv")); !bytes.Equal(before, after) {
 		t.Error("refused run rewrote the report")
 	}
-	st, err := study.OpenStore(out)
+	st, err := store.OpenStore(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +158,7 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Errorf("%d keys after the refused run, want 4", len(states))
 	}
 	// The report command rebuilds from the store; a waterfall of probe 1.
-	msg = captureStderr(t, func() { code = reportCmd([]string{out, "--waterfall", "1"}) })
+	msg = captureStderr(t, func(stderr io.Writer) { code = reportCmd([]string{out, "--waterfall", "1"}, io.Discard, stderr) })
 	if code != 0 {
 		t.Errorf("report: exit %d: %s", code, msg)
 	}
@@ -179,18 +168,12 @@ func TestRunEndToEnd(t *testing.T) {
 }
 
 func TestStudiesListsBuiltins(t *testing.T) {
-	r, w, _ := os.Pipe()
-	old := os.Stdout
-	os.Stdout = w
-	code := studiesCmd(nil)
-	w.Close()
-	os.Stdout = old
 	var b bytes.Buffer
-	b.ReadFrom(r)
+	code := studiesCmd(nil, &b, io.Discard)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, n := range study.BuiltinNames() {
+	for _, n := range spec.BuiltinNames() {
 		if !strings.Contains(b.String(), n) {
 			t.Errorf("studies output lacks %s:\n%s", n, b.String())
 		}

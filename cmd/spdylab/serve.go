@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -16,29 +17,77 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/server"
 )
 
 func init() {
 	register(command{
 		name:    "serve",
-		summary: "serve a directory over spdy/3.1, spdy/3, h2 and http/1.1 (TLS+ALPN) or plain-TCP SPDY",
+		summary: "serve a directory over spdy/3.1, spdy/3, spdy/2, h2 and http/1.1 (TLS+ALPN) or plain-TCP SPDY",
 		run:     runServe,
 	})
 }
 
-func runServe(args []string) int {
+func runServe(args []string, stdout, stderr io.Writer) int {
+	cfg, listen, cpuProfile, ex, status := parseServeFlags(args, stderr)
+	if status >= 0 {
+		return status
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "spdylab serve: %v\n", err)
+		return 2
+	}
+	l, err := net.Listen("tcp", listen)
+	if err != nil {
+		srv.Close()
+		fmt.Fprintf(stderr, "spdylab serve: %v\n", err)
+		return 1
+	}
+	if err := ex.h3.start(srv, l.Addr(), cfg.PlainSPDY != ""); err != nil {
+		srv.Close()
+		l.Close()
+		fmt.Fprintf(stderr, "spdylab serve: %v\n", err)
+		return 1
+	}
+	if err := ex.sctp.start(srv, l.Addr(), stderr); err != nil {
+		srv.Close()
+		l.Close()
+		fmt.Fprintf(stderr, "spdylab serve: %v\n", err)
+		return 2
+	}
+	stopProfile, err := startCPUProfile(cpuProfile)
+	if err != nil {
+		srv.Close()
+		l.Close()
+		fmt.Fprintf(stderr, "spdylab serve: --cpuprofile: %v\n", err)
+		return 1
+	}
+	defer stopProfile()
+	return serveUntilSignal(srv, l, stdout, stderr)
+}
+
+// parseServeFlags turns the flags into the server's configuration; status
+// is -1 to go on, else the exit status.
+// serveExtras are the listeners beside TCP: h3 on UDP and SPDY over SCTP.
+type serveExtras struct {
+	h3   *serveH3Flags
+	sctp *serveSCTPFlag
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (cfg server.Config, listenAddr, cpuProfileFile string, ex serveExtras, status int) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
+	fs.SetOutput(stderr)
 	root := fs.String("root", "", "directory to serve (empty: only the /_spdylab/ endpoints)")
 	listen := fs.String("listen", "127.0.0.1:8443", "`HOST:PORT` to listen on (port 0 picks a free one)")
 	certFile := fs.String("cert", "", "PEM certificate `FILE` (default: a throw-away self-signed one)")
 	keyFile := fs.String("key", "", "PEM private key `FILE` for --cert")
 	hosts := fs.String("hosts", "", "comma-separated host names the throw-away certificate covers (localhost and 127.0.0.1 always)")
 	protocols := fs.String("protocols", strings.Join(server.DefaultProtocols, ","), "ALPN protocols offered over TLS, most preferred first")
-	plain := fs.String("plain", "", "serve this SPDY version (spdy/3.1 or spdy/3) over plain TCP without TLS")
-	tlsMin := fs.String("tls-min", "1.2", "lowest TLS version: 1.2 or 1.3")
-	tlsMax := fs.String("tls-max", "1.3", "highest TLS version: 1.2 or 1.3")
+	plain := fs.String("plain", "", "serve this SPDY version (spdy/3.1, spdy/3 or spdy/2) over plain TCP without TLS")
+	tlsMin := fs.String("tls-min", probe.TLS12, "lowest TLS version: "+probe.OneOf(probe.TLSVersionNames()))
+	tlsMax := fs.String("tls-max", probe.TLS13, "highest TLS version: "+probe.OneOf(probe.TLSVersionNames()))
 	maxStreams := fs.Int("max-streams", 0, "SPDY and h2 max concurrent streams advertised (0 = 100)")
 	initialWindow := fs.Int("initial-window", 0, "SPDY and h2 per-stream receive window in bytes (0 = protocol default)")
 	sessionWindow := fs.Int("session-window", 0, "SPDY/3.1 session and h2 connection receive window in bytes (0 = protocol default)")
@@ -49,19 +98,18 @@ func runServe(args []string) int {
 	lowat := fs.Int("notsent-lowat", 0, "TCP_NOTSENT_LOWAT in bytes on every connection (0 = kernel default)")
 	quiet := fs.Bool("quiet", false, "no access log on stderr")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` on exit (for go tool pprof)")
+	ex = serveExtras{h3: registerServeH3Flags(fs), sctp: registerServeSCTPFlag(fs)}
+	limits := server.RegisterLimitFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: spdylab serve [flags]\n\nPrints the server's URL as the first line on stdout and serves until\nSIGINT or SIGTERM. Besides the files under --root it answers\n/_spdylab/bytes?n=N&seed=S, POST /_spdylab/sha256 and /_spdylab/info\n(see the server package documentation).\n\nflags:")
+		fmt.Fprintln(stderr, "usage: spdylab serve [flags]\n\nPrints the server's URL as the first line on stdout and serves until\nSIGINT or SIGTERM. Besides the files under --root it answers\n/_spdylab/bytes?n=N&seed=S, POST /_spdylab/sha256 and /_spdylab/info\n(see the server package documentation).\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return cfg, "", "", ex, flagExit(err)
 	}
-	bad := func(format string, a ...any) int {
-		fmt.Fprintf(os.Stderr, "spdylab serve: "+format+"\n", a...)
-		return 2
+	bad := func(format string, a ...any) (server.Config, string, string, serveExtras, int) {
+		fmt.Fprintf(stderr, "spdylab serve: "+format+"\n", a...)
+		return cfg, "", "", ex, 2
 	}
 	if fs.NArg() > 0 {
 		return bad("unexpected arguments %q (the directory goes in --root)", fs.Args())
@@ -85,7 +133,7 @@ func runServe(args []string) int {
 	if err != nil {
 		return bad("--tls-max: %v", err)
 	}
-	cfg := server.Config{
+	cfg = server.Config{
 		Root:         *root,
 		Manifest:     *manifest,
 		PlainSPDY:    *plain,
@@ -105,6 +153,7 @@ func runServe(args []string) int {
 			cfg.HostNames = append(cfg.HostNames, h)
 		}
 	}
+	cfg.H3 = ex.h3.config(*maxStreams, *initialWindow, *sessionWindow)
 	cfg.SPDY.MaxConcurrentStreams = uint32(*maxStreams)
 	cfg.SPDY.InitialWindowSize = int32(*initialWindow)
 	cfg.SPDY.SessionWindowSize = int32(*sessionWindow)
@@ -114,6 +163,7 @@ func runServe(args []string) int {
 		InitialWindowSize:    int32(*initialWindow),
 		ConnWindowSize:       int32(*sessionWindow),
 	}
+	limits.Apply(&cfg) // after H2 and SPDY are filled in: it sets their limit fields
 	if *certFile != "" {
 		c, err := tls.LoadX509KeyPair(*certFile, *keyFile)
 		if err != nil {
@@ -122,38 +172,34 @@ func runServe(args []string) int {
 		cfg.Certificate = &c
 	}
 	if !*quiet {
-		cfg.Log = log.New(os.Stderr, "serve: ", log.LstdFlags|log.Lmicroseconds)
+		cfg.Log = log.New(stderr, "serve: ", log.LstdFlags|log.Lmicroseconds)
 	}
-	srv, err := server.New(cfg)
+	return cfg, *listen, *cpuProfile, ex, -1
+}
+
+// startCPUProfile starts profiling into file ("" = no profile) and returns
+// how to stop it.
+func startCPUProfile(file string) (stop func(), err error) {
+	if file == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(file)
 	if err != nil {
-		return bad("%v", err)
+		return nil, err
 	}
-	l, err := net.Listen("tcp", *listen)
-	if err != nil {
-		srv.Close()
-		fmt.Fprintf(os.Stderr, "spdylab serve: %v\n", err)
-		return 1
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			srv.Close()
-			l.Close()
-			fmt.Fprintf(os.Stderr, "spdylab serve: --cpuprofile: %v\n", err)
-			return 1
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			srv.Close()
-			l.Close()
-			fmt.Fprintf(os.Stderr, "spdylab serve: --cpuprofile: %v\n", err)
-			return 1
-		}
-		defer func() {
-			pprof.StopCPUProfile()
-			f.Close()
-		}()
-	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+// serveUntilSignal serves on l, prints the server's URL as the first line
+// on stdout, and shuts down gracefully on SIGINT or SIGTERM.
+func serveUntilSignal(srv *server.Server, l net.Listener, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
@@ -163,17 +209,17 @@ func runServe(args []string) int {
 	for srv.URL() == "" {
 		select {
 		case err := <-errc:
-			fmt.Fprintf(os.Stderr, "spdylab serve: %v\n", err)
+			fmt.Fprintf(stderr, "spdylab serve: %v\n", err)
 			return 1
 		case <-time.After(time.Millisecond):
 		}
 	}
-	fmt.Println(srv.URL())
+	fmt.Fprintln(stdout, srv.URL())
 	select {
 	case <-ctx.Done():
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintf(os.Stderr, "spdylab serve: %v\n", err)
+			fmt.Fprintf(stderr, "spdylab serve: %v\n", err)
 			srv.Close()
 			return 1
 		}
@@ -181,17 +227,14 @@ func runServe(args []string) int {
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		fmt.Fprintf(os.Stderr, "spdylab serve: shutdown: %v\n", err)
+		fmt.Fprintf(stderr, "spdylab serve: shutdown: %v\n", err)
 	}
 	return 0
 }
 
 func serveTLSVersion(s string) (uint16, error) {
-	switch s {
-	case "1.2":
-		return tls.VersionTLS12, nil
-	case "1.3":
-		return tls.VersionTLS13, nil
+	if s == "" {
+		return 0, fmt.Errorf("no TLS version given (want %s)", probe.OneOf(probe.TLSVersionNames()))
 	}
-	return 0, fmt.Errorf("%q is not 1.2 or 1.3", s)
+	return probe.ParseTLSVersion(s)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -24,12 +25,6 @@ func init() {
 		run:     runShell,
 	})
 }
-
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ", ") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 const shellUsage = `usage: spdylab shell [link flags] [--server 'CMD ARGS']... [--wait-port PORT] [-- CMD ARGS]
 
@@ -59,119 +54,152 @@ SIGTERM or SIGHUP it ignores); when it exits the testbed is removed.
 flags:
 `
 
-func runShell(args []string) (status int) {
+// shellRequest is `spdylab shell`'s parsed flags.
+type shellRequest struct {
+	cfg      netem.Config
+	servers  stringList
+	waitPort int
+	quiet    bool
+	argv     []string // CMD ARGS; default $SHELL
+}
+
+func runShell(args []string, stdout, stderr io.Writer) (status int) {
 	defer netem.ClosePanicking()
-	fs := flag.NewFlagSet("shell", flag.ContinueOnError)
-	lf := netem.RegisterFlags(fs)
-	var servers stringList
-	fs.Var(&servers, "server", "server `command` (run with /bin/sh -c) in the server namespaces; repeatable")
-	waitPort := fs.Int("wait-port", 0, "wait until every server accepts TCP connections on `port` before starting CMD")
-	quiet := fs.Bool("q", false, "do not print the testbed banner")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), shellUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	cfg, err := lf.Config()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "spdylab shell: %v\n", err)
-		return 2
-	}
-	if len(servers) > 1 && len(servers) != cfg.Shards {
-		fmt.Fprintf(os.Stderr, "spdylab shell: %d --server commands for %d shards: give one (run on every server) or one per server\n",
-			len(servers), cfg.Shards)
-		return 2
-	}
-	if *waitPort < 0 || *waitPort > 65535 {
-		fmt.Fprintf(os.Stderr, "spdylab shell: --wait-port %d: not a TCP port\n", *waitPort)
-		return 2
+	req, status := parseShellFlags(args, stderr)
+	if status >= 0 {
+		return status
 	}
 	if !netem.Privileged() {
 		// Not root: run this same command line inside an unprivileged user
 		// namespace, where building namespaces is allowed.
 		code, err := netem.RunInUserNamespace()
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "spdylab shell: %v\n", err)
+			fmt.Fprintf(stderr, "spdylab shell: %v\n", err)
 			return 1
 		}
 		return code
 	}
-	argv := fs.Args()
-	if len(argv) == 0 {
-		sh := os.Getenv("SHELL")
-		if sh == "" {
-			sh = "/bin/sh"
-		}
-		argv = []string{sh}
-	}
-
 	ctx := context.Background()
-	tb, err := netem.New(ctx, cfg)
+	tb, err := netem.New(ctx, req.cfg)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "spdylab shell: %v\n", err)
+		fmt.Fprintf(stderr, "spdylab shell: %v\n", err)
 		return 1
 	}
 	var closing atomic.Bool // server exits are expected from here on
 	defer func() {
 		closing.Store(true)
 		if err := tb.Close(); err != nil {
-			fmt.Fprintf(os.Stderr, "spdylab shell: teardown: %v\n", err)
+			fmt.Fprintf(stderr, "spdylab shell: teardown: %v\n", err)
 			if status == 0 {
 				status = 1
 			}
 		}
 	}()
+	hostList := shellBanner(tb, req, stderr)
+	if err := startShellServers(ctx, tb, req, &closing, stderr); err != nil {
+		fmt.Fprintf(stderr, "spdylab shell: %v\n", err)
+		return 1
+	}
+	return runInClient(ctx, tb, req.argv, hostList, stdout, stderr)
+}
+
+// parseShellFlags parses and checks the flags; status is -1 to go on, else
+// the exit status.
+func parseShellFlags(args []string, stderr io.Writer) (req shellRequest, status int) {
+	fs := flag.NewFlagSet("shell", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	lf := netem.RegisterFlags(fs)
+	fs.Var(&req.servers, "server", "server `command` (run with /bin/sh -c) in the server namespaces; repeatable")
+	fs.IntVar(&req.waitPort, "wait-port", 0, "wait until every server accepts TCP connections on `port` before starting CMD")
+	fs.BoolVar(&req.quiet, "q", false, "do not print the testbed banner")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), shellUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return req, flagExit(err)
+	}
+	cfg, err := lf.Config()
+	if err != nil {
+		fmt.Fprintf(stderr, "spdylab shell: %v\n", err)
+		return req, 2
+	}
+	req.cfg = cfg
+	if len(req.servers) > 1 && len(req.servers) != cfg.Shards {
+		fmt.Fprintf(stderr, "spdylab shell: %d --server commands for %d shards: give one (run on every server) or one per server\n",
+			len(req.servers), cfg.Shards)
+		return req, 2
+	}
+	if req.waitPort < 0 || req.waitPort > 65535 {
+		fmt.Fprintf(stderr, "spdylab shell: --wait-port %d: not a TCP port\n", req.waitPort)
+		return req, 2
+	}
+	req.argv = fs.Args()
+	if len(req.argv) == 0 {
+		sh := os.Getenv("SHELL")
+		if sh == "" {
+			sh = "/bin/sh"
+		}
+		req.argv = []string{sh}
+	}
+	return req, -1
+}
+
+// shellBanner tells the user about the testbed (unless quiet) and returns
+// the servers as NAME=ADDR.
+func shellBanner(tb *netem.Testbed, req shellRequest, stderr io.Writer) []string {
 	var hostList []string
 	for _, s := range tb.Servers() {
 		hostList = append(hostList, s.Name+"="+s.Addr.String())
 	}
-	if !*quiet {
-		fmt.Fprintf(os.Stderr, "spdylab shell: testbed sl-%s: %s\n", tb.ID(), netem.Describe(cfg))
-		fmt.Fprintf(os.Stderr, "spdylab shell: servers %s\n", strings.Join(hostList, " "))
+	if !req.quiet {
+		fmt.Fprintf(stderr, "spdylab shell: testbed sl-%s: %s\n", tb.ID(), netem.Describe(req.cfg))
+		fmt.Fprintf(stderr, "spdylab shell: servers %s\n", strings.Join(hostList, " "))
 		if a := tb.Applied(); a.CC != a.CCDefault {
-			fmt.Fprintf(os.Stderr, "spdylab shell: note: the kernel lets only the initial namespace default to %s; "+
+			fmt.Fprintf(stderr, "spdylab shell: note: the kernel lets only the initial namespace default to %s; "+
 				"programs run here use %s unless they set TCP_CONGESTION themselves\n", a.CC, a.CCDefault)
 		}
 	}
+	return hostList
+}
 
+// startShellServers starts the --server commands in the server namespaces
+// and, with --wait-port, waits until they accept connections.
+func startShellServers(ctx context.Context, tb *netem.Testbed, req shellRequest, closing *atomic.Bool, stderr io.Writer) error {
 	for i, s := range tb.Servers() {
-		if len(servers) == 0 {
+		if len(req.servers) == 0 {
 			break
 		}
-		line := servers[0]
-		if len(servers) > 1 {
-			line = servers[i]
+		line := req.servers[0]
+		if len(req.servers) > 1 {
+			line = req.servers[i]
 		}
 		cmd := s.Command(ctx, "/bin/sh", "-c", line)
 		cmd.Env = append(os.Environ(), "SPDYLAB_HOST="+s.Name, "SPDYLAB_ADDR="+s.Addr.String())
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		cmd.Stdout, cmd.Stderr = stderr, stderr
 		if err := cmd.Start(); err != nil {
-			fmt.Fprintf(os.Stderr, "spdylab shell: starting server on %s: %v\n", s.Name, err)
-			return 1
+			return fmt.Errorf("starting server on %s: %w", s.Name, err)
 		}
 		go func() {
 			if err := cmd.Wait(); err != nil && !closing.Load() {
-				fmt.Fprintf(os.Stderr, "spdylab shell: server on %s exited: %v\n", s.Name, err)
+				fmt.Fprintf(stderr, "spdylab shell: server on %s exited: %v\n", s.Name, err)
 			}
 		}()
 	}
-	if *waitPort > 0 {
-		if err := waitForServers(ctx, tb, *waitPort, 15*time.Second); err != nil {
-			fmt.Fprintf(os.Stderr, "spdylab shell: %v\n", err)
-			return 1
-		}
+	if req.waitPort > 0 {
+		return waitForServers(ctx, tb, req.waitPort, 15*time.Second)
 	}
+	return nil
+}
 
+// runInClient runs argv in the client namespace with SIGINT/SIGTERM handed
+// to it, and returns its exit status (128+N when it dies of signal N).
+func runInClient(ctx context.Context, tb *netem.Testbed, argv, hostList []string, stdout, stderr io.Writer) int {
 	cmd := tb.Client().Command(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "SPDYLAB_TESTBED=sl-"+tb.ID(), "SPDYLAB_SERVERS="+strings.Join(hostList, " "))
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	// Hand SIGINT/SIGTERM to CMD; its exit then ends the shell and the
-	// testbed goes away through the deferred Close.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	// CMD's exit then ends the shell and the testbed goes away through the
+	// caller's deferred Close.
 	var mu sync.Mutex
 	started := false
 	remove := netem.OnSignal(func(sig os.Signal) bool {
@@ -191,11 +219,11 @@ func runShell(args []string) (status int) {
 	})
 	defer remove()
 	mu.Lock()
-	err = cmd.Start()
+	err := cmd.Start()
 	started = err == nil
 	mu.Unlock()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "spdylab shell: %s: %v\n", argv[0], err)
+		fmt.Fprintf(stderr, "spdylab shell: %s: %v\n", argv[0], err)
 		return 127
 	}
 	err = cmd.Wait()
@@ -209,7 +237,7 @@ func runShell(args []string) (status int) {
 		}
 		return exitErr.ExitCode()
 	default:
-		fmt.Fprintf(os.Stderr, "spdylab shell: %s: %v\n", argv[0], err)
+		fmt.Fprintf(stderr, "spdylab shell: %s: %v\n", argv[0], err)
 		return 1
 	}
 }

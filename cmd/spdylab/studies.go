@@ -3,19 +3,19 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/spdylab/spdylab/study"
+	"github.com/spdylab/spdylab/study/spec"
 )
 
 func init() {
 	register(command{name: "studies", summary: "list the built-in studies with their size and estimated time", run: studiesCmd})
 }
 
-func studiesCmd(args []string) int {
+func studiesCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("studies", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: spdylab studies [-j N] [-v] [STUDY|FILE.toml]\n\nLists the built-in studies (or describes one) with conditions, loads and an\nestimated run time: per load twice the lower bound (handshake RTTs + discovery\nRTTs + bytes / rate) plus a fixed overhead, times the loads, divided by -j.\n\nflags:\n")
@@ -23,33 +23,35 @@ func studiesCmd(args []string) int {
 	}
 	jobs := fs.Int("j", defaultJobs, "parallel testbeds assumed by the estimate")
 	verbose := fs.Bool("v", false, "also print each study's description and varied factors")
-	pos, err := parseInterleaved(fs, args)
+	pages := fs.String("pages", "", "folder of real pages, as for 'spdylab run --pages'")
+	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+		return flagExit(err)
 	}
 	if *jobs < 1 {
-		fmt.Fprintln(os.Stderr, "spdylab studies: -j must be at least 1")
+		fmt.Fprintln(stderr, "spdylab studies: -j must be at least 1")
 		return 2
 	}
-	names := study.BuiltinNames()
+	if *pages != "" && len(pos) == 0 {
+		fmt.Fprintln(stderr, "spdylab studies: --pages describes one study over real pages: name it (e.g. spdylab studies study4-google --pages DIR)")
+		return 2
+	}
+	names := spec.BuiltinNames()
 	if len(pos) > 0 {
 		names, *verbose = pos, true
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "STUDY\tCONDITIONS\tLOADS\tESTIMATE (-j %d)\tVARIES\n", *jobs)
 	status := 0
 	for _, n := range names {
-		s, err := study.Load(n)
+		s, err := spec.LoadPages(n, *pages)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "spdylab studies:", err)
+			fmt.Fprintln(stderr, "spdylab studies:", err)
 			status = 1
 			continue
 		}
 		est := "?"
-		if e, err := study.EstimateDuration(s, *jobs); err == nil {
+		if e, err := spec.EstimateDuration(s, *jobs); err == nil {
 			est = fmtDuration(e.Total)
 		} else {
 			est = "? (" + err.Error() + ")"
@@ -57,17 +59,20 @@ func studiesCmd(args []string) int {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", s.Name, len(s.Conditions), len(s.Conditions)*s.Runs, est, strings.Join(s.Varied, ", "))
 		if *verbose {
 			tw.Flush()
-			fmt.Printf("  %s\n", s.Description)
+			fmt.Fprintf(stdout, "  %s\n", s.Description)
 			if s.Note != "" {
-				fmt.Printf("  note: %s\n", s.Note)
+				fmt.Fprintf(stdout, "  note: %s\n", s.Note)
 			}
 			var base []string
-			for _, f := range study.FactorNames() {
+			for _, f := range spec.FactorNames() {
 				if v, ok := s.Baseline[f]; ok {
 					base = append(base, f+"="+v)
 				}
 			}
-			fmt.Printf("  %d loads per condition, seed %d, gains against %s\n", s.Runs, s.Seed, strings.Join(base, " "))
+			fmt.Fprintf(stdout, "  %d loads per condition, seed %d, gains against %s\n", s.Runs, s.Seed, strings.Join(base, " "))
+			if s.PagesOmitted > 0 {
+				fmt.Fprintf(stdout, "  without --pages DIR: %d [[matrix]] block(s) over real pages left out\n", s.PagesOmitted)
+			}
 			for _, f := range s.Varied {
 				seen := map[string]bool{}
 				var vals []string
@@ -77,9 +82,9 @@ func studiesCmd(args []string) int {
 						vals = append(vals, v)
 					}
 				}
-				fmt.Printf("  %-14s %s\n", f, strings.Join(vals, " "))
+				fmt.Fprintf(stdout, "  %-14s %s\n", f, strings.Join(vals, " "))
 			}
-			fmt.Println()
+			fmt.Fprintln(stdout)
 		}
 	}
 	tw.Flush()

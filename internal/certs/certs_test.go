@@ -23,3 +23,33 @@ func TestSelfSignedListsNames(t *testing.T) {
 		t.Error("certificate unexpectedly covers other.example")
 	}
 }
+
+func TestCAIssuesLeavesOnlyItVerifies(t *testing.T) {
+	ca, err := NewCA("spdylab test CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ca.Issue("s3.spdylab.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Certificate) != 2 {
+		t.Fatalf("chain has %d certificates, want leaf + CA", len(c.Certificate))
+	}
+	opts := x509.VerifyOptions{DNSName: "s3.spdylab.test", Roots: ca.Pool()}
+	if _, err := c.Leaf.Verify(opts); err != nil {
+		t.Errorf("leaf does not verify against its CA: %v", err)
+	}
+	other, err := NewCA("another CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Roots = other.Pool()
+	if _, err := c.Leaf.Verify(opts); err == nil {
+		t.Error("leaf verifies against a CA that did not issue it")
+	}
+	opts.Roots, opts.DNSName = ca.Pool(), "s4.spdylab.test"
+	if _, err := c.Leaf.Verify(opts); err == nil {
+		t.Error("leaf verifies for a name it does not list")
+	}
+}

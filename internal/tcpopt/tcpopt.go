@@ -13,8 +13,6 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/spdylab/spdylab/probe"
 )
 
 // rawConner is implemented by *net.TCPConn and *net.TCPListener.
@@ -99,11 +97,27 @@ func Unwrap(c net.Conn) (*net.TCPConn, bool) {
 	return nil, false
 }
 
+// TCPInfo is the part of the kernel's TCP_INFO spdylab records for a
+// connection. It is this package's own type so that importers (the spdy
+// library among them) depend on nothing of the lab; the loader copies it into
+// probe.TCPInfo.
+type TCPInfo struct {
+	Retransmits uint32  // total retransmitted segments
+	SegsOut     uint32  // segments sent
+	SegsIn      uint32  // segments received
+	SndCwnd     uint32  // congestion window, segments
+	RTTms       float64 // smoothed RTT
+	RTTVarms    float64 // RTT variance
+	BytesAcked  uint64
+	BytesRecv   uint64
+	Congestion  string // congestion control algorithm in use
+}
+
 // Info reads TCP_INFO from a connection (unwrapping TLS).
-func Info(c net.Conn) (probe.TCPInfo, error) {
+func Info(c net.Conn) (TCPInfo, error) {
 	t, ok := Unwrap(c)
 	if !ok {
-		return probe.TCPInfo{}, errors.New("tcpopt: not a TCP connection")
+		return TCPInfo{}, errors.New("tcpopt: not a TCP connection")
 	}
 	var ti *unix.TCPInfo
 	err := control(t, func(fd int) error {
@@ -112,18 +126,18 @@ func Info(c net.Conn) (probe.TCPInfo, error) {
 		return err
 	})
 	if err != nil {
-		return probe.TCPInfo{}, fmt.Errorf("tcpopt: TCP_INFO: %w", err)
+		return TCPInfo{}, fmt.Errorf("tcpopt: TCP_INFO: %w", err)
 	}
 	cc, _ := Congestion(t)
-	return probe.TCPInfo{
-		Retransmits:  ti.Total_retrans,
-		SegsOut:      ti.Segs_out,
-		SegsIn:       ti.Segs_in,
-		SndCwnd:      ti.Snd_cwnd,
-		RTTms:        float64(ti.Rtt) / 1000,
-		RTTVarms:     float64(ti.Rttvar) / 1000,
-		BytesAcked:   ti.Bytes_acked,
-		BytesRecv:    ti.Bytes_received,
-		CongestionCC: cc,
+	return TCPInfo{
+		Retransmits: ti.Total_retrans,
+		SegsOut:     ti.Segs_out,
+		SegsIn:      ti.Segs_in,
+		SndCwnd:     ti.Snd_cwnd,
+		RTTms:       float64(ti.Rtt) / 1000,
+		RTTVarms:    float64(ti.Rttvar) / 1000,
+		BytesAcked:  ti.Bytes_acked,
+		BytesRecv:   ti.Bytes_received,
+		Congestion:  cc,
 	}, nil
 }

@@ -1,0 +1,178 @@
+package browser
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/spdylab/spdylab/loader"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// result fills r from what the collector saw: the HAR, PLT and ToW by the
+// loader's definitions (navigation start -> last byte of the last page
+// resource; first request byte sent -> the same end), resources,
+// connections and header bytes. loadErr (or a problem found here, such as
+// a TLS version other than the one asked for) fails the load.
+func (s *session) result(r probe.Result, loadErr error) (probe.Result, error) {
+	c := s.col
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	all := append([]*exchange(nil), c.all...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].start < all[j].start })
+	var nav *exchange
+	for _, x := range all {
+		if x.typ == "Document" && !strings.HasPrefix(x.req.URL, "about:") {
+			nav = x
+			break
+		}
+	}
+	if nav == nil {
+		if loadErr == nil {
+			loadErr = fmt.Errorf("browser: Chromium sent no request for %s", s.o.URL)
+		}
+		nav = &exchange{}
+	}
+	t := s.tally(&r, all, nav)
+	pt := loader.HARPageTimings{OnContentLoad: -1, OnLoad: -1}
+	if c.loadAt != 0 {
+		pt.OnLoad = msOf(c.loadAt - nav.start)
+	}
+	if c.dclAt != 0 {
+		pt.OnContentLoad = msOf(c.dclAt - nav.start)
+	}
+	if t.lastByte > 0 {
+		r.PLTms = msOf(t.lastByte - networkStart(nav))
+		if t.firstSend > 0 {
+			r.ToWms = msOf(t.lastByte - t.firstSend)
+		}
+	}
+	if want := tlsName(s.o.TLSVersion); want != "" && loadErr == nil {
+		for _, v := range keys(t.tlsSeen) {
+			if v != want {
+				loadErr = fmt.Errorf("browser: the load asked for %s but a connection negotiated %s (Chromium cannot be capped at TLS 1.2; cap the servers)", want, v)
+			}
+		}
+	}
+	h := harLog{
+		Version: "1.2",
+		Creator: loader.HARCreator{Name: "spdylab", Version: loader.Version},
+		Browser: &loader.HARCreator{Name: "Chromium (headless, DevTools)", Version: s.proc.version},
+		Pages: []loader.HARPage{{StartedDateTime: harTimeOf(nav.wall), ID: "page_1", Title: s.o.URL, PageTimings: pt,
+			Comment: fmt.Sprintf("Chromium over %s; TLS seen: %s", protoName(s.o.Proto), strings.Join(keys(t.tlsSeen), ", "))}},
+		Entries: t.entries,
+	}
+	if loadErr != nil {
+		h.Comment = "load failed: " + loadErr.Error()
+	}
+	b, err := json.MarshalIndent(struct {
+		Log harLog `json:"log"`
+	}{h}, "", " ")
+	if err != nil {
+		return r, fmt.Errorf("browser: encoding HAR: %w", err)
+	}
+	r.HAR = b
+	return r, loadErr
+}
+
+// tally is one pass over the exchanges: HAR entries, and what the result
+// counts of the page's resources (the favicon and, with a manifest,
+// unlisted fetches excluded).
+type tally struct {
+	entries             []harEntry
+	lastByte, firstSend float64 // CDP clock, seconds
+	tlsSeen             map[string]bool
+}
+
+func (s *session) tally(r *probe.Result, all []*exchange, nav *exchange) tally {
+	var listed map[string]int
+	if s.o.Manifest != nil {
+		listed = manifestKeys(s.o.Manifest)
+	}
+	t := tally{entries: []harEntry{}, tlsSeen: map[string]bool{}}
+	conns := map[string]bool{}
+	for _, x := range all {
+		if strings.HasPrefix(x.req.URL, "data:") || strings.HasPrefix(x.req.URL, "about:") {
+			continue
+		}
+		var resID *int
+		if id, ok := listed[resKey(x.req.URL)]; ok && !x.redirected {
+			resID = &id
+		}
+		e, reqHdr, respHdr := harEntryOf(x, resID, nav.wall, nav.start)
+		favicon := isFavicon(x, listed)
+		if favicon {
+			e.Comment = "the browser's own favicon request: not a page resource"
+		}
+		t.entries = append(t.entries, e)
+		addPhases(&r.Phases, e.Timings)
+		if favicon {
+			continue
+		}
+		if e.Connection != "" {
+			conns[e.Connection] = true
+		}
+		if x.resp != nil && x.resp.SecurityDetails != nil {
+			t.tlsSeen[x.resp.SecurityDetails.Protocol] = true
+		}
+		r.HeaderBytesRaw += reqHdr + respHdr
+		if x.resp != nil && strings.EqualFold(x.resp.Protocol, "http/1.1") {
+			r.HeaderBytesCompressed += reqHdr + respHdr
+		}
+		if !x.finished || x.failed != "" || x.redirected || (listed != nil && resID == nil) {
+			continue // not a completed page resource
+		}
+		r.Resources++
+		t.lastByte = math.Max(t.lastByte, x.end)
+		if x.resp == nil || x.resp.Timing == nil {
+			continue
+		}
+		if tm := x.resp.Timing; tm.SendStart >= 0 {
+			if send := tm.RequestTime + tm.SendStart/1000; t.firstSend == 0 || send < t.firstSend {
+				t.firstSend = send
+			}
+		}
+	}
+	r.Connections = len(conns)
+	return t
+}
+
+// networkStart is when Chromium's network stack began the navigation
+// request (before DNS), the point the loader's PLT starts from. What comes
+// before it (the document's requestWillBeSent to its requestTime) is
+// Chromium's own navigation work (process selection, throttles): CPU, not
+// network, 1-100 ms on a busy machine. It stays visible as the document
+// entry's blocked time in the HAR, whose page timings count from
+// requestWillBeSent.
+func networkStart(nav *exchange) float64 {
+	if nav.resp != nil && nav.resp.Timing != nil && nav.resp.Timing.RequestTime > 0 {
+		return nav.resp.Timing.RequestTime
+	}
+	return nav.start
+}
+
+// tlsName is a TLSVersion option as Chromium's securityDetails name it.
+func tlsName(v string) string {
+	if v == "" {
+		return ""
+	}
+	return "TLS " + v
+}
+
+func protoName(p string) string {
+	if p == "" {
+		return "its own choice of protocol"
+	}
+	return p
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

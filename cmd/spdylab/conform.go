@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spdylab/spdylab/conform"
+)
+
+func init() {
+	register(command{
+		name:    "conform",
+		summary: "check a SPDY/3.1 or SPDY/3 server against the spec's MUSTs and known attacks (like h2spec)",
+		run:     runConform,
+	})
+}
+
+func runConform(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	version := fs.String("version", "spdy/3.1", "SPDY version to speak: spdy/3.1 or spdy/3")
+	plain := fs.Bool("plain", false, "plain TCP (no TLS) even for an https URL")
+	insecure := fs.Bool("insecure", false, "accept any TLS certificate (self-signed servers)")
+	asJSON := fs.Bool("json", false, "print the results as JSON")
+	path := fs.String("path", "/", "a path the server answers (used by cases that need a reply)")
+	timeout := fs.Duration("timeout", 5*time.Second, "how long each case waits for the server")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: spdylab conform [flags] URL\n\nURL is https://host:port/ (TLS with ALPN) or http://host:port/ (plain TCP).\nExits 1 when any case fails.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rs, err := conform.Run(ctx, conform.Options{URL: fs.Arg(0), Version: *version, Plain: *plain,
+		Insecure: *insecure, Timeout: *timeout, Path: *path})
+	if err != nil && len(rs) == 0 {
+		fmt.Fprintf(stderr, "spdylab conform: %v\n", err)
+		return 2
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rs)
+	} else {
+		printConform(stdout, rs)
+	}
+	if conform.Failed(rs) > 0 || err != nil {
+		return 1
+	}
+	return 0
+}
+
+func printConform(w io.Writer, rs []conform.Result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range rs {
+		verdict := "pass"
+		if !r.Pass {
+			verdict = "FAIL"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", verdict, r.Section, r.ID, r.Title)
+		if !r.Pass {
+			fmt.Fprintf(tw, "\t\texpected:\t%s\n\t\treceived:\t%s\n", r.Expected, r.Received)
+			if r.Error != "" {
+				fmt.Fprintf(tw, "\t\terror:\t%s\n", r.Error)
+			}
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d cases, %d passed, %d failed\n", len(rs), len(rs)-conform.Failed(rs), conform.Failed(rs))
+}

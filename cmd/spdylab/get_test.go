@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spdylab/spdylab/server"
+)
+
+// getServer runs spdylab's server on loopback over a site of two files,
+// pushing /style.css with /index.html.
+func getServer(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>hello</html>"), 0o644)
+	os.WriteFile(filepath.Join(dir, "style.css"), bytes.Repeat([]byte("p{}"), 30000), 0o644)
+	srv, err := server.New(server.Config{Root: dir, HostNames: []string{"localhost"}, Push: server.PushManifest,
+		PushMap: map[string][]string{"/index.html": {"/style.css"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "https://" + ln.Addr().String()
+}
+
+func TestGetEveryProtocolWithTraceAndPush(t *testing.T) {
+	base := getServer(t)
+	for _, tc := range []struct {
+		proto, frame string // a line -v must print
+		push         bool
+	}{
+		{"spdy/3.1", "SYN_STREAM", true},
+		{"spdy/3", "SYN_STREAM", true},
+		{"h2", "> HEADERS stream=1", true},
+		{"http/1.1", "> GET /index.html HTTP/1.1", false},
+	} {
+		t.Run(tc.proto, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := runGet([]string{"-k", "--proto", tc.proto, base + "/index.html", "-v", base + "/style.css"}, &out, &errb)
+			stderr := errb.String()
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			want := "<html>hello</html>" + strings.Repeat("p{}", 30000)
+			if out.String() != want {
+				t.Errorf("stdout has %d bytes, want both bodies in URL order (%d bytes)", out.Len(), len(want))
+			}
+			for _, s := range []string{"* " + base + ": " + tc.proto, tc.frame, base + "/index.html: " + tc.proto + " 200, 18 bytes", "(reused connection)"} {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, stderr)
+				}
+			}
+			// The server pushes style.css with index.html; whether the push
+			// or the request wins the race, no push is left unread.
+			if tc.push && strings.Contains(stderr, "* pushed") && !strings.Contains(stderr, "* pushed "+base+"/style.css: 200, 90000 bytes") {
+				t.Errorf("push reported wrongly:\n%s", stderr)
+			}
+		})
+	}
+}
+
+func TestGetWritesFilesAndFailsOnMissing(t *testing.T) {
+	base := getServer(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	var out, errb bytes.Buffer
+	code := runGet([]string{"-k", "-o", a, "-o", b, base + "/index.html", base + "/nope"}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "1 of 2 requests failed: "+base+"/nope (status 404)") {
+		t.Fatalf("exit %d, stderr %s", code, errb.String())
+	}
+	if got, _ := os.ReadFile(a); string(got) != "<html>hello</html>" {
+		t.Errorf("-o file holds %q", got)
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout got %d bytes with -o", out.Len())
+	}
+}
+
+func TestGetBadUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "no URL given"},
+		{[]string{"--proto", "h4", "https://x/"}, "is not one of"},
+		{[]string{"--proto", "h2", "http://x/"}, "h2 over plain TCP"},
+		{[]string{"ftp://x/"}, "scheme must be https or http"},
+		{[]string{"-H", "novalue", "https://x/"}, "is not \"Name: value\""},
+		{[]string{"--session-window", "10", "https://x/"}, "out of range"},
+	} {
+		var out, errb bytes.Buffer
+		if code := runGet(tc.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("get %q: exit %d, stderr %q; want 2 and %q", tc.args, code, errb.String(), tc.want)
+		}
+	}
+}
+
+// A push nobody asked for is read to its end and reported (SPDY and h2).
+func TestGetReportsPushes(t *testing.T) {
+	base := getServer(t)
+	for _, proto := range []string{"spdy/3.1", "h2"} {
+		var out, errb bytes.Buffer
+		if code := runGet([]string{"-k", "--proto", proto, base + "/index.html"}, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", proto, code, errb.String())
+		}
+		if want := "* pushed " + base + "/style.css: 200, 90000 bytes"; !strings.Contains(errb.String(), want) {
+			t.Errorf("%s: stderr lacks %q:\n%s", proto, want, errb.String())
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package conform
+
+import (
+	"context"
+	"net"
+	"testing"
+
+	"github.com/spdylab/spdylab/server"
+	"github.com/spdylab/spdylab/spdy"
+)
+
+// startServe runs what `spdylab serve` runs, on loopback.
+func startServe(t *testing.T, cfg server.Config) string {
+	t.Helper()
+	s, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(l)
+	t.Cleanup(func() { s.Close() })
+	scheme := "https://"
+	if cfg.PlainSPDY != "" {
+		scheme = "http://"
+	}
+	return scheme + l.Addr().String() + "/"
+}
+
+// Every case passes against spdylab's own server, over TLS and plain TCP,
+// in both versions.
+func TestSpdylabServePassesEveryCase(t *testing.T) {
+	for _, v := range []string{spdy.ProtoSPDY31, spdy.ProtoSPDY3} {
+		for _, plain := range []bool{false, true} {
+			name := v + "/tls"
+			cfg := server.Config{}
+			if plain {
+				name, cfg.PlainSPDY = v+"/plain", v
+			}
+			t.Run(name, func(t *testing.T) {
+				url := startServe(t, cfg)
+				rs, err := Run(context.Background(), Options{URL: url, Version: v, Insecure: true, Path: "/_spdylab/info"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rs) != len(Cases()) {
+					t.Fatalf("%d results for %d cases", len(rs), len(Cases()))
+				}
+				for _, r := range rs {
+					if !r.Pass {
+						t.Errorf("%s (%s) %s: expected %s; received %s; %s", r.ID, r.Section, r.Title, r.Expected, r.Received, r.Error)
+					}
+				}
+			})
+		}
+	}
+}
+
+// The suite can fail: a server that answers nothing fails every case.
+func TestSilentServerFailsEveryCase(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() { // read and say nothing, then close
+				buf := make([]byte, 4096)
+				for {
+					if _, err := c.Read(buf); err != nil {
+						c.Close()
+						return
+					}
+				}
+			}()
+		}
+	}()
+	rs, err := Run(context.Background(), Options{URL: "http://" + l.Addr().String() + "/", Timeout: 200e6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Failed(rs) != len(rs) {
+		for _, r := range rs {
+			if r.Pass {
+				t.Errorf("%s passed against a silent server: %s", r.ID, r.Received)
+			}
+		}
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	for _, o := range []Options{{URL: "ftp://x:1/"}, {URL: "nohost"}, {URL: "http://x:1/", Version: "spdy/4"}} {
+		if _, err := Run(context.Background(), o); err == nil {
+			t.Errorf("Run(%+v) accepted bad options", o)
+		}
+	}
+}

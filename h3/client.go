@@ -1,0 +1,417 @@
+// Package h3 is the client side of HTTP/3 over QUIC (quic-go) that
+// spdylab's loader and `spdylab get` share: one QUIC connection over a UDP
+// socket the caller made (so that it can belong to a network namespace),
+// the handshake's timing and kind (full, resumed, 0-RTT), TLS session
+// resumption and 0-RTT with the retry a browser performs when the server
+// rejects early data, and the UDP payload bytes each way.
+//
+// The package knows nothing of the lab; it needs only quic-go.
+package h3
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
+)
+
+// ALPN is HTTP/3's ALPN token.
+const ALPN = http3.NextProtoH3
+
+// Config configures one connection.
+type Config struct {
+	// TLS carries ServerName, RootCAs or InsecureSkipVerify, and the
+	// ClientSessionCache that makes resumption (and 0-RTT) possible; nil
+	// cache = every handshake is full. Versions and ALPN are set here.
+	TLS *tls.Config
+	// EarlyData sends requests in 0-RTT when the session cache holds a
+	// ticket that allows it. If the server rejects the early data, the
+	// requests are sent again once the handshake completes.
+	EarlyData bool
+	// StreamWindow is the per-stream receive window and ConnWindow the
+	// connection's. Set, they are fixed (auto-tuning off), as SPDY's and
+	// h2's windows are; 0 = quic-go's defaults (512 KiB, auto-tuned up to
+	// 6 and 15 MiB).
+	StreamWindow, ConnWindow uint64
+	// HandshakeTimeout gives up a handshake that makes no progress for this
+	// long; 0 = 5 s (quic-go's default). The dial's context bounds it too.
+	HandshakeTimeout time.Duration
+	// Counter, when set, adds the UDP payload bytes sent and received.
+	Counter *Counter
+}
+
+// Handshake says how a connection was set up.
+type Handshake struct {
+	Start    time.Time // dialling began
+	Ready    time.Time // requests could be sent: handshake complete, or 0-RTT keys ready
+	Complete time.Time // handshake complete; zero if it never completed
+	Resumed  bool      // a session ticket was accepted (abbreviated handshake)
+	// EarlyData: requests went out in 0-RTT. EarlyRejected: the server
+	// refused them and they were sent again after the handshake.
+	EarlyData, EarlyRejected bool
+	HelloRetry               bool // the server asked for another key share (one more round trip)
+}
+
+// RoundTrips is the number of round trips the handshake put before the
+// first request could be answered: 0 for accepted 0-RTT, otherwise 1
+// (QUIC's handshake carries TLS 1.3's), plus one for a HelloRetryRequest.
+func (h Handshake) RoundTrips() int {
+	n := 1
+	if h.EarlyData && !h.EarlyRejected {
+		n = 0
+	}
+	if h.HelloRetry {
+		n++
+	}
+	return n
+}
+
+// Conn is one HTTP/3 connection. RoundTrip is safe for concurrent use.
+type Conn struct {
+	pc   net.PacketConn
+	tr   *quic.Transport
+	q    *quic.Conn
+	h3tr *http3.Transport
+
+	hsDone chan struct{} // closed when hs.Complete (or the failure) is known
+	mu     sync.Mutex
+	hs     Handshake
+	cc     *http3.ClientConn
+	early  bool          // requests go out as 0-RTT until the handshake says otherwise
+	retry  chan struct{} // closed once the connection is usable after a rejection
+	retErr error
+
+	closeOnce sync.Once
+}
+
+// Dial sets up a QUIC connection to addr over pc and returns once requests
+// can be sent: after the handshake, or at once when 0-RTT is possible. Dial
+// owns pc from then on: Close (or a failed Dial) closes it. A handshake
+// that never completes fails when ctx ends or after HandshakeTimeout.
+func Dial(ctx context.Context, pc net.PacketConn, addr net.Addr, cfg Config) (*Conn, error) {
+	if cfg.TLS == nil {
+		pc.Close()
+		return nil, errors.New("h3: no TLS config (ServerName and verification are needed)")
+	}
+	if cfg.Counter != nil {
+		pc = countBytes(pc, cfg.Counter)
+	}
+	tc := cfg.TLS.Clone()
+	tc.NextProtos = []string{ALPN}
+	tc.MinVersion, tc.MaxVersion = tls.VersionTLS13, tls.VersionTLS13
+	qc := quicConfig(cfg)
+	c := &Conn{
+		pc:     pc,
+		tr:     &quic.Transport{Conn: pc},
+		h3tr:   &http3.Transport{DisableCompression: true},
+		hsDone: make(chan struct{}),
+	}
+	c.hs.Start = time.Now()
+	var err error
+	early := cfg.EarlyData && ticketAllowsEarlyData(tc)
+	if cfg.EarlyData {
+		c.q, err = c.tr.DialEarly(ctx, addr, tc, qc)
+	} else {
+		c.q, err = c.tr.Dial(ctx, addr, tc, qc)
+	}
+	if err != nil {
+		c.tr.Close()
+		pc.Close()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("QUIC handshake with %s did not complete: %w", addr, context.Cause(ctx))
+		}
+		return nil, fmt.Errorf("QUIC handshake with %s: %w", addr, err)
+	}
+	c.hs.Ready = time.Now()
+	switch {
+	case early:
+		// Requests go out as early data. Decided by the ticket, not by
+		// whether the handshake is still running: on a fast path (loopback,
+		// a descheduled goroutine) it may have completed, even rejecting
+		// 0-RTT, before Dial got here; RoundTrip then takes the rejection
+		// path, which is what happened on the wire.
+		c.hs.EarlyData, c.early = true, true
+		c.cc = c.h3tr.NewClientConn(c.q) // before awaitHandshake may replace it
+		go c.awaitHandshake()
+	default:
+		if cfg.EarlyData {
+			// DialEarly without a 0-RTT ticket waits for the handshake;
+			// should 0-RTT have been rejected nonetheless, quic-go restarted
+			// the stream space and only NextConnection takes it into use.
+			if _, err := c.q.NextConnection(ctx); err != nil {
+				c.Close()
+				return nil, fmt.Errorf("QUIC handshake with %s: %w", addr, err)
+			}
+		}
+		c.handshakeCompleted()
+		close(c.hsDone)
+		c.cc = c.h3tr.NewClientConn(c.q)
+	}
+	return c, nil
+}
+
+// quicConfig is the client's QUIC configuration: set windows are fixed
+// (initial = maximum, so quic-go's auto-tuning cannot grow them).
+func quicConfig(cfg Config) *quic.Config {
+	qc := &quic.Config{HandshakeIdleTimeout: cfg.HandshakeTimeout}
+	if cfg.StreamWindow > 0 {
+		qc.InitialStreamReceiveWindow, qc.MaxStreamReceiveWindow = cfg.StreamWindow, cfg.StreamWindow
+	}
+	if cfg.ConnWindow > 0 {
+		qc.InitialConnectionReceiveWindow, qc.MaxConnectionReceiveWindow = cfg.ConnWindow, cfg.ConnWindow
+	}
+	return qc
+}
+
+// ticketAllowsEarlyData reports whether the session cache holds a ticket
+// for the server that allows 0-RTT, i.e. whether crypto/tls will send early
+// data (crypto/tls keys its cache by ServerName).
+func ticketAllowsEarlyData(tc *tls.Config) bool {
+	if tc.ClientSessionCache == nil || tc.ServerName == "" {
+		return false
+	}
+	cs, ok := tc.ClientSessionCache.Get(tc.ServerName)
+	if !ok || cs == nil {
+		return false
+	}
+	_, st, err := cs.ResumptionState()
+	return err == nil && st != nil && st.EarlyData
+}
+
+// handshakeCompleted records what the completed handshake was.
+func (c *Conn) handshakeCompleted() {
+	st := c.q.ConnectionState()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.hs.Complete = time.Now()
+	c.hs.Resumed = st.TLS.DidResume
+	c.hs.HelloRetry = st.TLS.HelloRetryRequest
+	switch {
+	case st.Used0RTT:
+		c.hs.EarlyData = true
+		c.early = false // requests from now on are ordinary 1-RTT ones
+	case c.hs.EarlyData:
+		c.hs.EarlyRejected = true
+	}
+}
+
+// awaitHandshake waits for a 0-RTT connection's handshake. It ends with the
+// connection.
+func (c *Conn) awaitHandshake() {
+	defer close(c.hsDone)
+	select {
+	case <-c.q.HandshakeComplete():
+		c.handshakeCompleted()
+		if c.Handshake().EarlyRejected {
+			c.startRetry() // new requests go to the 1-RTT session at once
+		}
+	case <-c.q.Context().Done():
+	}
+}
+
+// Handshake reports the handshake; call it after HandshakeDone for the
+// final word on a 0-RTT connection.
+func (c *Conn) Handshake() Handshake {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hs
+}
+
+// HandshakeDone is closed when the handshake completed or the connection
+// ended before it did.
+func (c *Conn) HandshakeDone() <-chan struct{} { return c.hsDone }
+
+// LocalAddr and RemoteAddr are the UDP endpoints.
+func (c *Conn) LocalAddr() net.Addr  { return c.q.LocalAddr() }
+func (c *Conn) RemoteAddr() net.Addr { return c.q.RemoteAddr() }
+
+// Stats are quic-go's counters of the connection (RTT, cwnd, losses).
+func (c *Conn) Stats() quic.ConnectionStats { return c.q.ConnectionStats() }
+
+// RoundTrip sends req on a new request stream. While 0-RTT is in use, GET
+// and HEAD go out as early data; when the server rejects it, the request is
+// sent again over the completed handshake (a fresh HTTP/3 session on the
+// same QUIC connection, as RFC 9114 requires after a rejection).
+func (c *Conn) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	cc, early, retry := c.cc, c.early, c.retry
+	c.mu.Unlock()
+	if retry != nil {
+		return c.afterRejection(req, retry)
+	}
+	if !early {
+		return cc.RoundTrip(req)
+	}
+	r, done := c.earlyRequest(req)
+	resp, err := cc.RoundTrip(r)
+	if err != nil {
+		done()
+		if c.rejected(req.Context()) {
+			return c.afterRejection(req, c.startRetry())
+		}
+		return nil, err
+	}
+	resp.Body = &closeHook{ReadCloser: resp.Body, hook: done}
+	return resp, nil
+}
+
+// rejected waits for the handshake and reports whether the server refused
+// the early data. The error a rejected request sees depends on when the
+// rejection arrived (quic.Err0RTTRejected, a reset stream, an incomplete
+// frame), so the handshake's outcome decides, not the error.
+func (c *Conn) rejected(ctx context.Context) bool {
+	select {
+	case <-c.hsDone:
+	case <-ctx.Done():
+		return false
+	}
+	return c.Handshake().EarlyRejected
+}
+
+// earlyRequest prepares req for 0-RTT: GET and HEAD go out as early data
+// (other methods wait for the handshake: they may not be idempotent).
+//
+// The request's end (FIN) is held back until the handshake completes, by an
+// empty body that ends then. Why: quic-go v0.65 does not shut down a 0-RTT
+// stream whose FIN was already written when the server rejects early data,
+// and http3's failed round trip then resets that stream; the RESET_STREAM
+// goes out under the stream's number in the stream space that restarts
+// after the rejection, where it kills the requests sent again (the server
+// answers H3_REQUEST_INCOMPLETE). A stream still open is shut down cleanly
+// and sends nothing. The server answers on HEADERS, so the held-back FIN
+// delays no response; the request's trace reports it written with its
+// headers, as it would be without the workaround.
+//
+// done releases what the request holds; call it when the response body is
+// closed or the round trip failed.
+func (c *Conn) earlyRequest(req *http.Request) (r *http.Request, done func()) {
+	var m string
+	switch req.Method {
+	case "", http.MethodGet:
+		m = http3.MethodGet0RTT
+	case http.MethodHead:
+		m = http3.MethodHead0RTT
+	default:
+		return req, func() {}
+	}
+	ctx, stop := detachTrace(req.Context())
+	r = req.Clone(ctx)
+	r.Method = m
+	r.Body = finAfter{c.hsDone}
+	r.ContentLength = 0 // with a body: unknown, so no content-length is sent
+	return r, stop
+}
+
+// finAfter is a request body with no bytes that ends when done is closed.
+type finAfter struct{ done <-chan struct{} }
+
+func (f finAfter) Read([]byte) (int, error) {
+	<-f.done
+	return 0, io.EOF
+}
+
+func (f finAfter) Close() error { return nil }
+
+// detachTrace returns a context cancelled with ctx but without its
+// httptrace hooks, carrying instead hooks that report the request written
+// when its headers are (the held-back FIN is not part of the request).
+func detachTrace(ctx context.Context) (context.Context, func()) {
+	dctx, cancel := context.WithCancelCause(context.Background())
+	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	release := func() {
+		stop()
+		cancel(context.Canceled)
+	}
+	t := httptrace.ContextClientTrace(ctx)
+	if t == nil {
+		return dctx, release
+	}
+	return httptrace.WithClientTrace(dctx, &httptrace.ClientTrace{
+		WroteHeaders: func() {
+			if t.WroteHeaders != nil {
+				t.WroteHeaders()
+			}
+			if t.WroteRequest != nil {
+				t.WroteRequest(httptrace.WroteRequestInfo{})
+			}
+		},
+		GotFirstResponseByte: t.GotFirstResponseByte,
+	}), release
+}
+
+// closeHook runs hook once the body is closed.
+type closeHook struct {
+	io.ReadCloser
+	hook func()
+	once sync.Once
+}
+
+func (b *closeHook) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.hook)
+	return err
+}
+
+// startRetry begins (once) the switch to a 1-RTT HTTP/3 session after the
+// server rejected 0-RTT, and returns the channel closed when it is ready.
+func (c *Conn) startRetry() chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.retry != nil {
+		return c.retry
+	}
+	c.retry = make(chan struct{})
+	c.early = false
+	ch := c.retry
+	go func() {
+		defer close(ch)
+		// NextConnection waits for the handshake (or the connection's end).
+		q, err := c.q.NextConnection(context.Background())
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if err != nil {
+			c.retErr = fmt.Errorf("handshake after the server rejected 0-RTT: %w", err)
+			return
+		}
+		c.cc = c.h3tr.NewClientConn(q)
+	}()
+	return ch
+}
+
+func (c *Conn) afterRejection(req *http.Request, ready chan struct{}) (*http.Response, error) {
+	select {
+	case <-ready:
+	case <-req.Context().Done():
+		return nil, context.Cause(req.Context())
+	}
+	c.mu.Lock()
+	cc, err := c.cc, c.retErr
+	c.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return cc.RoundTrip(req)
+}
+
+// Close closes the connection (CONNECTION_CLOSE with H3_NO_ERROR) and the
+// socket. It does not wait for open requests.
+func (c *Conn) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		err = c.q.CloseWithError(quic.ApplicationErrorCode(http3.ErrCodeNoError), "")
+		c.tr.Close()
+		if cerr := c.pc.Close(); err == nil {
+			err = cerr
+		}
+	})
+	return err
+}

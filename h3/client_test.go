@@ -1,0 +1,122 @@
+package h3
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// settledGoroutines waits until no more goroutines run than want, and
+// reports the count it saw last. Goroutines end asynchronously after a
+// Close, so the check polls instead of expecting them gone at once.
+func settledGoroutines(want int) int {
+	n := runtime.NumGoroutine()
+	for i := 0; i < 500 && n > want; i++ {
+		time.Sleep(10 * time.Millisecond)
+		n = runtime.NumGoroutine()
+	}
+	return n
+}
+
+// A server that answers every packet with garbage never completes the
+// handshake: Dial fails naming the address, every goroutine it started
+// ends, the socket is closed, and the bytes both ways were counted.
+func TestDialFailsWhenTheHandshakeNeverCompletes(t *testing.T) {
+	sink, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			n, from, err := sink.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			// Answer every packet with garbage of the same size: QUIC
+			// must drop what it cannot decrypt and keep waiting.
+			for i := range buf[:n] {
+				buf[i] ^= 0x5a
+			}
+			sink.WriteTo(buf[:n], from)
+		}
+	}()
+	before := runtime.NumGoroutine()
+
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration // the caller's deadline
+		hs      time.Duration // the handshake idle timeout
+	}{
+		{"caller deadline", 300 * time.Millisecond, 10 * time.Second},
+		{"handshake timeout", 10 * time.Second, 300 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var count Counter
+			ctx, cancel := context.WithTimeout(context.Background(), tc.timeout)
+			defer cancel()
+			c, err := Dial(ctx, pc, sink.LocalAddr(), Config{
+				TLS:              &tls.Config{ServerName: "localhost", InsecureSkipVerify: true},
+				HandshakeTimeout: tc.hs,
+				Counter:          &count,
+			})
+			if err == nil {
+				c.Close()
+				t.Fatal("Dial succeeded against a server that never answers")
+			}
+			if !strings.Contains(err.Error(), sink.LocalAddr().String()) {
+				t.Errorf("error %q does not name the server's address", err)
+			}
+			if count.Out.Load() < 1200 || count.In.Load() == 0 {
+				t.Errorf("counted %d bytes out, %d in; want at least one padded Initial (1200 bytes) out and garbage back", count.Out.Load(), count.In.Load())
+			}
+			if _, err := pc.WriteTo([]byte("x"), sink.LocalAddr()); !errors.Is(err, net.ErrClosed) {
+				t.Errorf("the socket is still open after a failed Dial (write: %v)", err)
+			}
+		})
+	}
+	if n := settledGoroutines(before); n > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines left after failed dials, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+func TestRoundTripsOfHandshakes(t *testing.T) {
+	for _, tc := range []struct {
+		hs   Handshake
+		want int
+	}{
+		{Handshake{}, 1},
+		{Handshake{Resumed: true}, 1},
+		{Handshake{Resumed: true, EarlyData: true}, 0},
+		{Handshake{Resumed: true, EarlyData: true, EarlyRejected: true}, 1},
+		{Handshake{HelloRetry: true}, 2},
+	} {
+		if got := tc.hs.RoundTrips(); got != tc.want {
+			t.Errorf("%+v.RoundTrips() = %d, want %d", tc.hs, got, tc.want)
+		}
+	}
+}
+
+func TestDialNeedsTLSConfig(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Dial(context.Background(), pc, pc.LocalAddr(), Config{}); err == nil || !strings.Contains(err.Error(), "TLS") {
+		t.Errorf("Dial without TLS config = %v, want an error saying so", err)
+	}
+	if _, err := pc.WriteTo([]byte("x"), pc.LocalAddr()); !errors.Is(err, net.ErrClosed) {
+		t.Error("Dial without TLS config left the socket open")
+	}
+}

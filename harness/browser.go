@@ -1,0 +1,85 @@
+package harness
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"time"
+
+	"github.com/spdylab/spdylab/browser"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// This file runs a bench's loads with a real browser (probe.Client
+// Browser, today Chromium) instead of the loader.
+
+// serverTLSMax caps the servers of a browser bench at the condition's TLS
+// version: Chromium cannot be capped at TLS 1.2 from its side (the switch
+// went away in Chrome 75), so a 1.2 condition needs 1.2-only servers. The
+// loader caps itself, so its benches keep the default (0 = 1.3).
+func serverTLSMax(c probe.Condition) uint16 {
+	if cl, _ := probe.LookupClient(c.Client); !cl.Browser || c.TLS != probe.TLS12 {
+		return 0
+	}
+	return tls.VersionTLS12
+}
+
+// trustedCert is the servers' certificate as Chromium trusts it (by its
+// public key).
+func trustedCert(cert tls.Certificate) (*x509.Certificate, error) {
+	if cert.Leaf != nil {
+		return cert.Leaf, nil
+	}
+	if len(cert.Certificate) == 0 {
+		return nil, fmt.Errorf("harness: server certificate is empty")
+	}
+	return x509.ParseCertificate(cert.Certificate[0])
+}
+
+// browserLoad is one cold load by Chromium in the client namespace (or in
+// this namespace for a loopback bench): a fresh process and profile, the
+// page at the servers' base URLs, the lab certificate trusted.
+func (b *Bench) browserLoad(ctx context.Context, cond probe.Condition, res probe.Result) probe.Result {
+	fail := func(err error) probe.Result {
+		res.Failed, res.Error = true, err.Error()
+		return res
+	}
+	if err := probe.CheckClientProtocol(cond.Client, cond.Proto, cond.TLS); err != nil {
+		return fail(fmt.Errorf("harness: %w", err))
+	}
+	pageURL, resolve, err := browser.PageTarget(b.m, b.baseURLs)
+	if err != nil {
+		return fail(fmt.Errorf("harness: %w", err))
+	}
+	o := browser.Options{
+		URL:        pageURL,
+		Proto:      cond.Proto,
+		TLSVersion: cond.TLS,
+		Resolve:    resolve,
+		TrustCerts: []*x509.Certificate{b.trust},
+		Manifest:   b.m,
+		Timeout:    b.opt.Timeout,
+	}
+	if b.tb.Emulated() {
+		o.Host = b.tb.Client()
+	}
+	// browser.Load kills Chromium on its own timeout; the outer bound only
+	// covers process start and teardown.
+	lctx, cancel := context.WithTimeout(ctx, b.opt.Timeout+20*time.Second)
+	defer cancel()
+	b.tb.ResetCounters()
+	r, err := browser.Load(lctx, o)
+	r.Condition, r.Run = cond, res.Run
+	if r.Started.IsZero() {
+		r.Started = res.Started
+	}
+	r.Link = b.tb.Counters()
+	if err != nil {
+		r.Failed = true
+		if r.Error == "" {
+			r.Error = err.Error()
+		}
+	}
+	return r
+}

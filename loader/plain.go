@@ -1,0 +1,53 @@
+package loader
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spdylab/spdylab/probe"
+)
+
+// TLSNone (probe.TLSNone) is Options.TLSVersion for plaintext loads:
+// HTTP/1.1 or SPDY over bare TCP, as Google's no-SSL SPDY comparisons and
+// the SCTP study ran them. Base URLs are then http://; the page's own URLs
+// keep their https scheme (they name resources, the base URL says how to
+// reach the host).
+const TLSNone = probe.TLSNone
+
+// checkPlaintext refuses plaintext for protocols that need TLS here: h2
+// without TLS (h2c) is not implemented by the loader's client, and QUIC
+// always encrypts. SPDY over plain TCP has no ALPN, so the server must
+// speak exactly the version asked for (spdylab serve --plain VERSION).
+func checkPlaintext(o Options) error {
+	if o.TLSVersion != TLSNone {
+		if p, _ := probe.LookupProtocol(o.Proto); p.Plaintext {
+			return fmt.Errorf("%s runs without TLS: set the TLS version to %q", o.Proto, TLSNone)
+		}
+		return nil
+	}
+	switch o.Proto {
+	case probe.ProtoHTTPS, probe.ProtoSPDY31, probe.ProtoSPDY3, probe.ProtoSPDY2, probe.ProtoSPDY31SCTP:
+	default:
+		return fmt.Errorf("plaintext (TLS %q) works for https (HTTP/1.1) and SPDY, not %s", TLSNone, o.Proto)
+	}
+	if o.TLSResume || o.SessionCache != nil || o.EarlyData {
+		return errors.New("plaintext has no TLS sessions to resume and no 0-RTT")
+	}
+	return nil
+}
+
+func plainMismatch(host, base string, plain bool) error {
+	if plain {
+		return fmt.Errorf("plaintext load (TLS %q) but the base URL %q of host %s is not http://", TLSNone, base, host)
+	}
+	return fmt.Errorf("base URL %q of host %s is http://, which needs TLS version %q", base, host, TLSNone)
+}
+
+// plainReady makes a dialled TCP connection the protocol's byte stream:
+// the connection is ready when TCP is, and its ssl phase is 0.
+func (c *connection) plainReady(tcpStart time.Time) {
+	c.stream = c.raw
+	c.ready = time.Now()
+	c.connectDur = c.ready.Sub(tcpStart)
+}

@@ -1,0 +1,117 @@
+package loader
+
+import (
+	"fmt"
+
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// A browser profile is the set of loader mechanisms that make it behave
+// as one browser: which requests it holds back (throttle.go) and what its
+// requests look like. Each mechanism stays a separate Options field, so a
+// study can switch one on at a time; ApplyProfile sets them all by the
+// profile's name (probe.BrowserProfiles owns the names).
+
+// HeaderSet chooses the request headers the loader sends.
+type HeaderSet int
+
+const (
+	// HeadersChrome16 are Chrome 16's (about 365 bytes per image request
+	// over HTTP/1.1): what the seed studies' header compression saved on.
+	HeadersChrome16 HeaderSet = iota
+	// HeadersChromiumModern are a current Chromium's, as Chromium 156
+	// sends them (recorded with `spdylab load --client chromium --har`):
+	// client hints, sec-fetch-*, the longer Accept (about 550 bytes per
+	// image request over HTTP/1.1).
+	HeadersChromiumModern
+)
+
+// ApplyProfile sets o's mechanisms to those of the named browser profile
+// ("" = probe.ProfileChrome16).
+func ApplyProfile(o *Options, name string) error {
+	switch name {
+	case "", probe.ProfileChrome16:
+		o.Throttle, o.Headers = RequestThrottle{}, HeadersChrome16
+	case probe.ProfileChromiumModern:
+		o.Throttle = ChromiumThrottle
+		o.Headers = HeadersChromiumModern
+	default:
+		return fmt.Errorf("loader: unknown browser profile %q (want %s)", name, probe.OneOf(probe.BrowserProfiles))
+	}
+	return nil
+}
+
+// ChromiumThrottle is a modern Chromium's ResourceScheduler in the terms
+// of RequestThrottle.
+var ChromiumThrottle = RequestThrottle{MaxDelayable: 10, MaxDelayablePerHost: 6, UntilParsed: true}
+
+// Modern Chromium's identity, as its requests carry it.
+const (
+	modernUserAgent    = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36"
+	modernClientHints  = `"Not:A-Brand";v="8", "Chromium";v="156"`
+	modernAcceptEnc    = "gzip, deflate, br, zstd"
+	modernAcceptLang   = "en-US,en;q=0.9"
+	modernAcceptHTML   = "text/html,application/xhtml+xml,application/xml;q=0.9,image/jxl,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7"
+	modernAcceptImage  = "image/jxl,image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
+	modernAcceptCSS    = "text/css,*/*;q=0.1"
+	modernAcceptScript = "*/*"
+)
+
+// modernRequestHeaders are a current Chromium's headers for e, in its
+// HTTP/1.1 order (Host and Connection are the protocol's).
+func modernRequestHeaders(e *entry) []HARNameValue {
+	accept, dest, mode := modernAcceptScript, "empty", "no-cors"
+	switch e.typ {
+	case page.TypeHTML:
+		accept, dest, mode = modernAcceptHTML, "document", "navigate"
+	case page.TypeCSS:
+		accept, dest = modernAcceptCSS, "style"
+	case page.TypeJS:
+		dest = "script"
+	case page.TypeImage:
+		accept, dest = modernAcceptImage, "image"
+	}
+	h := []HARNameValue{
+		{Name: "sec-ch-ua", Value: modernClientHints},
+		{Name: "sec-ch-ua-mobile", Value: "?0"},
+		{Name: "sec-ch-ua-platform", Value: `"Linux"`},
+	}
+	if e.parent == nil {
+		h = append(h, HARNameValue{Name: "Upgrade-Insecure-Requests", Value: "1"})
+	}
+	h = append(h,
+		HARNameValue{Name: "User-Agent", Value: modernUserAgent},
+		HARNameValue{Name: "Accept", Value: accept},
+		HARNameValue{Name: "Sec-Fetch-Site", Value: fetchSite(e)},
+		HARNameValue{Name: "Sec-Fetch-Mode", Value: mode},
+	)
+	if e.parent == nil {
+		h = append(h, HARNameValue{Name: "Sec-Fetch-User", Value: "?1"})
+	}
+	h = append(h, HARNameValue{Name: "Sec-Fetch-Dest", Value: dest})
+	if e.parent != nil {
+		h = append(h, HARNameValue{Name: "Referer", Value: e.parent.url.String()})
+	}
+	return append(h,
+		HARNameValue{Name: "Accept-Encoding", Value: modernAcceptEnc},
+		HARNameValue{Name: "Accept-Language", Value: modernAcceptLang},
+	)
+}
+
+// fetchSite is Sec-Fetch-Site: "none" for the navigation, "same-origin"
+// for the document's host, else "same-site" (the shards share the
+// registrable domain spdylab.test).
+func fetchSite(e *entry) string {
+	if e.parent == nil {
+		return "none"
+	}
+	root := e.parent
+	for root.parent != nil {
+		root = root.parent
+	}
+	if root.url.Host == e.url.Host {
+		return "same-origin"
+	}
+	return "same-site"
+}

@@ -1,0 +1,64 @@
+package loader
+
+import (
+	"context"
+	"testing"
+
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+)
+
+func headerValue(hs []HARNameValue, name string) string {
+	for _, h := range hs {
+		if h.Name == name {
+			return h.Value
+		}
+	}
+	return ""
+}
+
+// TestProfileRequestHeaders loads over HTTP/1.1 (exact header bytes) with
+// each profile: Chrome 16's image requests are about 365 bytes, a modern
+// Chromium's about 550 with sec-fetch-* and client hints.
+func TestProfileRequestHeaders(t *testing.T) {
+	st := newSite(t, "generic:n=20,mean=2k,depth=1", 2)
+	target, _ := goServers(t, st, []string{"http/1.1"}, nil)
+	sizes := map[string][2]int64{probe.ProfileChrome16: {300, 420}, probe.ProfileChromiumModern: {500, 650}}
+	for profile, want := range sizes {
+		o := Options{Proto: probe.ProtoHTTPS, TLSVersion: "1.3"}
+		if err := ApplyProfile(&o, profile); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Load(context.Background(), target, o)
+		if err != nil {
+			t.Fatalf("%s: %v", profile, err)
+		}
+		h := checkAgainstManifest(t, st, res)
+		root := st.m.Resources[0].Host
+		images := 0
+		for _, e := range h.Log.Entries {
+			r := st.m.Resources[*e.ResourceID]
+			if r.Type != page.TypeImage {
+				continue
+			}
+			images++
+			if n := e.Request.HeadersSize; n < want[0] || n > want[1] {
+				t.Errorf("%s: image request of %d header bytes, want %d..%d", profile, n, want[0], want[1])
+			}
+			site := headerValue(e.Request.Headers, "Sec-Fetch-Site")
+			switch {
+			case profile == probe.ProfileChrome16 && site != "":
+				t.Errorf("chrome16 sends Sec-Fetch-Site %q", site)
+			case profile == probe.ProfileChromiumModern && r.Host == root && site != "same-origin",
+				profile == probe.ProfileChromiumModern && r.Host != root && site != "same-site":
+				t.Errorf("%s on %s (document on %s): Sec-Fetch-Site %q", r.Path, r.Host, root, site)
+			}
+		}
+		if images == 0 {
+			t.Fatal("the page has no images")
+		}
+	}
+	if err := ApplyProfile(&Options{}, "netscape4"); err == nil {
+		t.Error("unknown profile accepted")
+	}
+}

@@ -1,0 +1,254 @@
+package loader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// imageEntry is a delayable request for host, discovered seq-th.
+func imageEntry(host string, seq int) *entry {
+	u, _ := url.Parse(fmt.Sprintf("https://%s/img/%d.jpg", host, seq))
+	return &entry{url: u, typ: page.TypeImage, priority: priorityOf(page.TypeImage), seq: seq}
+}
+
+// admitAll starts admit for every entry and waits until each is either in
+// flight or queued; it returns the releases by entry, in admission order.
+func admitAll(t *testing.T, th *throttle, es []*entry) (admitted chan *entry, release map[*entry]func()) {
+	t.Helper()
+	admitted = make(chan *entry, len(es))
+	release = map[*entry]func(){}
+	var mu sync.Mutex
+	for _, e := range es {
+		go func() {
+			rel, err := th.admit(context.Background(), e)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			release[e] = rel
+			mu.Unlock()
+			admitted <- e
+		}()
+	}
+	for {
+		th.mu.Lock()
+		n := th.inFlight + len(th.waiting)
+		th.mu.Unlock()
+		if n == len(es) {
+			break
+		}
+		time.Sleep(time.Millisecond) // waiting for the goroutines to reach the throttle, not a timing assertion
+	}
+	return admitted, release
+}
+
+func drain(ch chan *entry, n int) []*entry {
+	out := make([]*entry, n)
+	for i := range out {
+		out[i] = <-ch
+	}
+	return out
+}
+
+func (th *throttle) state() (inFlight, waiting int) {
+	th.mu.Lock()
+	defer th.mu.Unlock()
+	return th.inFlight, len(th.waiting)
+}
+
+func TestThrottleCapsDelayableRequestsPerPage(t *testing.T) {
+	th := newThrottle(RequestThrottle{MaxDelayable: 10}, probe.ProtoH2)
+	var es []*entry
+	for i := range 15 {
+		es = append(es, imageEntry(fmt.Sprintf("s%d.spdylab.test", i%4+1), i))
+	}
+	admitted, release := admitAll(t, th, es)
+	drain(admitted, 10)
+	if in, w := th.state(); in != 10 || w != 5 {
+		t.Fatalf("in flight %d, waiting %d; want 10 and 5", in, w)
+	}
+	th.mu.Lock()
+	want := th.waiting[0].e.seq // sorted: the earliest discovered waits first
+	for _, w := range th.waiting {
+		want = min(want, w.e.seq)
+	}
+	th.mu.Unlock()
+	var first func()
+	for _, rel := range release {
+		first = rel
+		break
+	}
+	first()
+	if next := <-admitted; next.seq != want {
+		t.Errorf("after a release, request %d started; want the earliest waiting one (%d)", next.seq, want)
+	}
+	// Not delayable: passes even with the page full.
+	css := imageEntry("s1.spdylab.test", 99)
+	css.typ, css.priority = page.TypeCSS, priorityOf(page.TypeCSS)
+	if _, err := th.admit(context.Background(), css); err != nil {
+		t.Fatal(err)
+	}
+	if in, _ := th.state(); in != 10 {
+		t.Errorf("a stylesheet took a delayable slot: %d in flight", in)
+	}
+}
+
+func TestThrottleCapsDelayablePerHostUntilKnownMultiplexed(t *testing.T) {
+	for _, proto := range []string{probe.ProtoHTTPS, probe.ProtoH2} {
+		th := newThrottle(RequestThrottle{MaxDelayablePerHost: 6}, proto)
+		var es []*entry
+		for i := range 8 {
+			es = append(es, imageEntry("s1.spdylab.test", i))
+		}
+		es = append(es, imageEntry("s2.spdylab.test", 8), imageEntry("s2.spdylab.test", 9))
+		admitted, _ := admitAll(t, th, es)
+		got := drain(admitted, 8)
+		perHost := map[string]int{}
+		for _, e := range got {
+			perHost[e.url.Hostname()]++
+		}
+		// A full host does not hold back the other host's requests.
+		if perHost["s1.spdylab.test"] != 6 || perHost["s2.spdylab.test"] != 2 {
+			t.Fatalf("%s: started %v, want 6 on s1 and 2 on s2", proto, perHost)
+		}
+		th.hostMultiplexes("s1.spdylab.test")
+		if proto == probe.ProtoH2 {
+			drain(admitted, 2) // s1 speaks h2 now: its last two go
+		} else if in, w := th.state(); in != 8 || w != 2 {
+			t.Fatalf("https: in flight %d, waiting %d after a connection; HTTP/1.1 hosts stay capped", in, w)
+		}
+	}
+}
+
+func TestThrottleHoldsDelayableUntilParsedOnMultiplexed(t *testing.T) {
+	for _, proto := range []string{probe.ProtoH2, probe.ProtoHTTPS} {
+		th := newThrottle(RequestThrottle{UntilParsed: true}, proto)
+		var es []*entry
+		for i := range 5 {
+			es = append(es, imageEntry("s1.spdylab.test", i))
+		}
+		admitted, _ := admitAll(t, th, es)
+		if proto == probe.ProtoHTTPS {
+			drain(admitted, 5) // HTTP/1.1 has its per-host limit instead
+			continue
+		}
+		drain(admitted, DelayableWhileParsing)
+		if in, w := th.state(); in != DelayableWhileParsing || w != 5-DelayableWhileParsing {
+			t.Fatalf("while parsing: in flight %d, waiting %d", in, w)
+		}
+		th.documentParsed()
+		drain(admitted, 5-DelayableWhileParsing)
+	}
+}
+
+func TestThrottleCancelledWaiterLeaves(t *testing.T) {
+	th := newThrottle(RequestThrottle{MaxDelayable: 1}, probe.ProtoH2)
+	rel, err := th.admit(context.Background(), imageEntry("s1.spdylab.test", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := th.admit(ctx, imageEntry("s1.spdylab.test", 1))
+		done <- err
+	}()
+	for _, w := th.state(); w == 0; _, w = th.state() {
+		time.Sleep(time.Millisecond)
+	}
+	stop := errors.New("load over")
+	cancel(stop)
+	if err := <-done; !errors.Is(err, stop) {
+		t.Fatalf("cancelled admit: %v", err)
+	}
+	rel()
+	rel() // idempotent
+	if in, w := th.state(); in != 0 || w != 0 {
+		t.Fatalf("in flight %d, waiting %d after everything ended", in, w)
+	}
+}
+
+// TestLoadThrottleHoldsImagesBack loads a page whose server holds every
+// image response until eleven are in flight at once (or a second passed):
+// without the throttle the loader's burst reaches eleven; with Chromium's
+// it never does.
+func TestLoadThrottleHoldsImagesBack(t *testing.T) {
+	st := newSite(t, "generic:n=40,mean=2k,depth=1", 2)
+	images := 0
+	for _, r := range st.m.Resources {
+		if r.Type == page.TypeImage {
+			images++
+		}
+	}
+	if images < 12 {
+		t.Fatalf("the page has %d images; the test needs more than 11", images)
+	}
+	var mu sync.Mutex
+	open, peak := 0, 0
+	gathered := make(chan struct{})
+	var once sync.Once
+	target, _ := goServers(t, st, []string{"h2"}, func(host string, hs *hostStats) http.Handler {
+		files := fileHandler(st.dir)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if st.m.Resources[resourceByPath(st.m, host, r.URL.Path)].Type == page.TypeImage {
+				mu.Lock()
+				open++
+				peak = max(peak, open)
+				if open > 10 {
+					once.Do(func() { close(gathered) })
+				}
+				mu.Unlock()
+				select {
+				case <-gathered:
+				case <-time.After(time.Second):
+				}
+				defer func() { mu.Lock(); open--; mu.Unlock() }()
+			}
+			files.ServeHTTP(w, r)
+		})
+	})
+	for _, throttled := range []bool{false, true} {
+		o := Options{Proto: probe.ProtoH2, TLSVersion: "1.3"}
+		if throttled {
+			o.Throttle = ChromiumThrottle
+		}
+		mu.Lock()
+		open, peak = 0, 0
+		gathered = make(chan struct{})
+		once = sync.Once{}
+		mu.Unlock()
+		res, err := Load(context.Background(), target, o)
+		if err != nil {
+			t.Fatalf("throttled %v: %v", throttled, err)
+		}
+		checkAgainstManifest(t, st, res)
+		mu.Lock()
+		p := peak
+		mu.Unlock()
+		if throttled && p > ChromiumThrottle.MaxDelayable {
+			t.Errorf("throttled: %d image requests in flight at once, want at most %d", p, ChromiumThrottle.MaxDelayable)
+		}
+		if !throttled && p <= ChromiumThrottle.MaxDelayable {
+			t.Errorf("unthrottled: peak %d image requests in flight; the burst should exceed %d", p, ChromiumThrottle.MaxDelayable)
+		}
+	}
+}
+
+// resourceByPath finds a manifest resource by host and path (0 = none).
+func resourceByPath(m *page.Manifest, host, path string) int {
+	for _, r := range m.Resources {
+		if r.Path == path && (host == "" || r.Host == host) {
+			return r.ID
+		}
+	}
+	return 0
+}

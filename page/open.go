@@ -1,0 +1,143 @@
+package page
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// A page spec names where a page comes from. It is one of
+//
+//	NAME                  a built-in generator (Names)
+//	generic:KEY=VALUE,... a synthetic page (GenericHelp)
+//	har:PATH[#PAGE]       a recorded page load, imported (ImportHARFile)
+//	PATH                  a manifest file (IsManifestPath)
+//
+// and a study's page factor also takes dir:PATH, a folder of pages
+// (ExpandSpec).
+//
+// Open is the one place that tells them apart; study files, `spdylab load`,
+// `spdylab page`, the harness and the study's ETA all go through it.
+const (
+	GenericPrefix = "generic:"
+	HARPrefix     = "har:"
+)
+
+// IsManifestPath is the one rule telling a manifest file from a page name:
+// a spec without a source prefix that ends in .json or holds a path
+// separator.
+func IsManifestPath(spec string) bool {
+	if strings.HasPrefix(spec, GenericPrefix) || strings.HasPrefix(spec, HARPrefix) || IsCorpusSpec(spec) {
+		return false
+	}
+	return strings.HasSuffix(spec, ".json") || strings.ContainsRune(spec, filepath.Separator)
+}
+
+// splitHARSpec reads "har:PATH[#PAGE]": the recording and, for a file with
+// several page loads, which one.
+func splitHARSpec(spec string) (file, pageID string, err error) {
+	file, pageID, _ = strings.Cut(strings.TrimPrefix(spec, HARPrefix), "#")
+	if file == "" {
+		return "", "", errors.New("har: spec names no file (want har:PATH or har:PATH#PAGE)")
+	}
+	return file, pageID, nil
+}
+
+func openHAR(spec string) (*Manifest, error) {
+	file, pageID, err := splitHARSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	m, _, err := ImportHARFile(file, ImportOptions{Page: pageID})
+	return m, err
+}
+
+// Open returns the page spec names. shards, seed and mode shape generated
+// pages (built-in and generic) and are ignored for manifest files, which
+// carry their own hosts.
+func Open(spec string, shards int, seed int64, mode string) (*Manifest, error) {
+	switch {
+	case IsCorpusSpec(spec):
+		return nil, errCorpusNotPage(spec)
+	case strings.HasPrefix(spec, HARPrefix):
+		return openHAR(spec)
+	case IsManifestPath(spec):
+		return Load(spec)
+	}
+	return Generate(spec, shards, seed, mode)
+}
+
+// CheckSpec validates a page spec without keeping the page and returns its
+// canonical form: manifest paths become absolute (relative ones are taken
+// from dir, "" = the current directory) and must exist; generic specs must
+// build; names must be built-in.
+func CheckSpec(spec, dir string) (string, error) {
+	switch {
+	case IsCorpusSpec(spec):
+		return "", errCorpusNotPage(spec)
+	case strings.HasPrefix(spec, HARPrefix):
+		file, pageID, err := splitHARSpec(spec)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(file) && dir != "" {
+			file = filepath.Join(dir, file)
+		}
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			return "", err
+		}
+		canon := HARPrefix + abs
+		if pageID != "" {
+			canon += "#" + pageID
+		}
+		if _, err := openHAR(canon); err != nil {
+			return "", err
+		}
+		return canon, nil
+	case IsManifestPath(spec):
+		p := spec
+		if !filepath.IsAbs(p) && dir != "" {
+			p = filepath.Join(dir, p)
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return "", fmt.Errorf("manifest %s: %v", abs, err)
+		}
+		return abs, nil
+	case strings.HasPrefix(spec, GenericPrefix):
+		if _, err := Generate(spec, 1, 1, ""); err != nil {
+			return "", err
+		}
+		return spec, nil
+	case slices.Contains(Names(), spec):
+		return spec, nil
+	}
+	return "", fmt.Errorf("unknown page (built-in pages: %s; or a %sKEY=VALUE,... spec, or a manifest path ending in .json)",
+		strings.Join(Names(), ", "), GenericPrefix)
+}
+
+// Clone is a deep copy of m, for callers that change a page others share
+// (the harness adds preload links to a page the runner caches).
+// A nil manifest clones to nil.
+func (m *Manifest) Clone() *Manifest {
+	if m == nil {
+		return nil
+	}
+	c := *m
+	c.Hosts = slices.Clone(m.Hosts)
+	c.Notes = slices.Clone(m.Notes)
+	c.Resources = slices.Clone(m.Resources)
+	for i := range c.Resources {
+		c.Resources[i].Headers = maps.Clone(m.Resources[i].Headers)
+		c.Resources[i].RequestHeaders = maps.Clone(m.Resources[i].RequestHeaders)
+	}
+	return &c
+}

@@ -1,0 +1,138 @@
+package probe
+
+import "fmt"
+
+// This file is the one owner of the client and browser-profile values a
+// Condition may hold, and of which protocols each client can speak.
+
+// Client names (Condition.Client).
+const (
+	ClientLoader   = "loader"   // spdylab's browser-faithful page loader (the default)
+	ClientChromium = "chromium" // real headless Chromium over DevTools
+)
+
+// Client describes one program that loads pages.
+type Client struct {
+	Name string
+	// Browser clients run a real browser: a load costs seconds of CPU, so
+	// runners give them fewer parallel benches.
+	Browser bool
+	// cannot returns why the client cannot load with a protocol or TLS
+	// setting, "" when it can.
+	cannot func(p Protocol, tls string) string
+}
+
+// Clients lists every client, the default first.
+var Clients = []Client{
+	{Name: ClientLoader, cannot: func(Protocol, string) string { return "" }},
+	{Name: ClientChromium, Browser: true, cannot: chromiumCannot},
+}
+
+func chromiumCannot(p Protocol, tls string) string {
+	switch {
+	case p.SPDY():
+		return "Chromium removed SPDY in version 51 (2016) in favour of HTTP/2; load SPDY with client " + ClientLoader
+	case tls == TLSNone:
+		return "the lab's pages are https-only for Chromium (plaintext " + p.Name + " is the loader's); use tls 1.2 or 1.3"
+	case p.Name == ProtoH3 && tls == TLS12:
+		return "HTTP/3 always runs TLS 1.3; use tls 1.3"
+	}
+	return ""
+}
+
+// ClientNames are the valid Condition.Client values (list order).
+func ClientNames() []string {
+	n := make([]string, len(Clients))
+	for i, c := range Clients {
+		n[i] = c.Name
+	}
+	return n
+}
+
+// LookupClient finds a client by name; "" is the default loader.
+func LookupClient(name string) (Client, bool) {
+	if name == "" {
+		name = ClientLoader
+	}
+	for _, c := range Clients {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Client{}, false
+}
+
+// ClientName is the condition's client, the default spelled out.
+func (c Condition) ClientName() string {
+	if c.Client == "" {
+		return ClientLoader
+	}
+	return c.Client
+}
+
+// CheckClientProtocol returns an error naming the reason when client
+// cannot load over proto with the given TLS version ("" = DefaultTLS).
+func CheckClientProtocol(client, proto, tls string) error {
+	cl, ok := LookupClient(client)
+	if !ok {
+		return fmt.Errorf("unknown client %q (want %s)", client, OneOf(ClientNames()))
+	}
+	p, ok := LookupProtocol(proto)
+	if !ok {
+		return CheckProtocol(proto)
+	}
+	if tls == "" {
+		tls = DefaultTLS
+	}
+	if why := cl.cannot(p, tls); why != "" {
+		return fmt.Errorf("client %s cannot load %s (tls %s): %s", cl.Name, p.Name, tls, why)
+	}
+	return nil
+}
+
+// Browser profiles (Condition.BrowserProfile): the browser whose requests
+// the loader reproduces. The mechanisms each one switches on are the
+// loader's (loader/profile.go); this list is their names.
+const (
+	ProfileChrome16       = "chrome16"        // Chrome 16 (2012), the seed studies' browser (the default)
+	ProfileChromiumModern = "chromium-modern" // a current Chromium: request throttling, parse-gated h2 requests, modern headers
+)
+
+// BrowserProfiles are the valid Condition.BrowserProfile values ("" =
+// ProfileChrome16).
+var BrowserProfiles = []string{ProfileChrome16, ProfileChromiumModern}
+
+// BrowserProfileName is the condition's profile, the default spelled out.
+func (c Condition) BrowserProfileName() string {
+	if c.BrowserProfile == "" {
+		return ProfileChrome16
+	}
+	return c.BrowserProfile
+}
+
+// normalizeClient checks Client and BrowserProfile; the defaults stay
+// empty (stored conditions keep their hash).
+func normalizeClient(c Condition) (Condition, error) {
+	if c.Client == ClientLoader {
+		c.Client = ""
+	}
+	cl, ok := LookupClient(c.Client)
+	if !ok {
+		return c, fmt.Errorf("unknown client %q (want %s)", c.Client, OneOf(ClientNames()))
+	}
+	if c.BrowserProfile == ProfileChrome16 {
+		c.BrowserProfile = ""
+	}
+	if c.BrowserProfile != "" && !member(c.BrowserProfile, BrowserProfiles) {
+		return c, fmt.Errorf("unknown browser profile %q (want %s)", c.BrowserProfile, OneOf(BrowserProfiles))
+	}
+	if cl.Browser && c.BrowserProfile != "" {
+		return c, fmt.Errorf("browser profile %s models a browser in the loader; client %s is a real browser (leave the profile at its default)", c.BrowserProfile, cl.Name)
+	}
+	if c.Proto != "" {
+		if err := CheckClientProtocol(c.Client, c.Proto, c.TLS); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}

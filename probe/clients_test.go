@@ -1,0 +1,55 @@
+package probe
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNormalizeClientDefaultsStayEmpty(t *testing.T) {
+	for _, cl := range []string{"", ClientLoader} {
+		c, err := Normalize(Condition{Page: "pageA", Client: cl, BrowserProfile: ProfileChrome16, Proto: ProtoSPDY31})
+		if err != nil {
+			t.Fatalf("client %q: %v", cl, err)
+		}
+		if c.Client != "" || c.BrowserProfile != "" {
+			t.Errorf("client %q: defaults stored as %q/%q, want empty (stored hashes)", cl, c.Client, c.BrowserProfile)
+		}
+		if c.ClientName() != ClientLoader || c.BrowserProfileName() != ProfileChrome16 {
+			t.Errorf("names %q %q", c.ClientName(), c.BrowserProfileName())
+		}
+	}
+}
+
+func TestNormalizeRejectsChromiumSPDYWithTheReason(t *testing.T) {
+	_, err := Normalize(Condition{Page: "pageA", Client: ClientChromium, Proto: ProtoSPDY31})
+	if err == nil || !strings.Contains(err.Error(), "removed SPDY") || !strings.Contains(err.Error(), "chromium") {
+		t.Fatalf("chromium + spdy/3.1: %v", err)
+	}
+	for _, p := range []string{ProtoHTTPS, ProtoH2} {
+		if _, err := Normalize(Condition{Page: "pageA", Client: ClientChromium, Proto: p}); err != nil {
+			t.Errorf("chromium + %s: %v", p, err)
+		}
+	}
+	if _, err := Normalize(Condition{Page: "pageA", Client: ClientChromium, Proto: ProtoH2, TLS: TLSNone}); err == nil {
+		t.Error("chromium over plaintext accepted")
+	}
+	// Without a protocol (a bench) the client alone is fine.
+	if _, err := Normalize(Condition{Page: "pageA", Client: ClientChromium}); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestNormalizeClientErrorsNameTheValidValues(t *testing.T) {
+	_, err := Normalize(Condition{Page: "pageA", Client: "firefox"})
+	if err == nil || !strings.Contains(err.Error(), ClientChromium) || !strings.Contains(err.Error(), ClientLoader) {
+		t.Fatalf("unknown client: %v", err)
+	}
+	_, err = Normalize(Condition{Page: "pageA", BrowserProfile: "ie6"})
+	if err == nil || !strings.Contains(err.Error(), ProfileChromiumModern) {
+		t.Fatalf("unknown profile: %v", err)
+	}
+	_, err = Normalize(Condition{Page: "pageA", Client: ClientChromium, BrowserProfile: ProfileChromiumModern})
+	if err == nil || !strings.Contains(err.Error(), "real browser") {
+		t.Fatalf("chromium with a loader profile: %v", err)
+	}
+}

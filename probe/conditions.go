@@ -1,0 +1,231 @@
+package probe
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// This file is the one owner of what a Condition's fields may hold: the
+// protocols, TLS versions, shard modes, push policies and the shard limit.
+// Study files, `spdylab load`, the harness and the loader all validate with
+// Normalize or the lookups below, and every "want ..." in an error message
+// is generated from these lists.
+
+// Protocol describes one protocol the lab compares.
+type Protocol struct {
+	Name string // token in study files, flags and stored results (Condition.Proto)
+	ALPN string // what the client offers by ALPN
+	// SPDYVersion is the SPDY draft ("3.1", "3", "2"); "" for a non-SPDY protocol.
+	SPDYVersion string
+	// Plaintext protocols always run without TLS (Condition.TLS "none").
+	Plaintext bool
+	// Transport carries the protocol: TransportTCP (""), TransportQUIC or
+	// TransportSCTP.
+	Transport string
+	// Multiplexed protocols use one connection per host; the others the
+	// browser's pool of persistent connections.
+	Multiplexed bool
+}
+
+// SPDY tells whether p is a SPDY draft.
+func (p Protocol) SPDY() bool { return p.SPDYVersion != "" }
+
+// Protocols lists every protocol, the study baseline first. To add one,
+// add its entry here (and its constant above) and the code that speaks it
+// in loader and server; flags, study files and messages follow this list.
+var Protocols = []Protocol{
+	{Name: ProtoHTTPS, ALPN: "http/1.1"},
+	{Name: ProtoSPDY31, ALPN: "spdy/3.1", SPDYVersion: "3.1", Multiplexed: true},
+	{Name: ProtoSPDY3, ALPN: "spdy/3", SPDYVersion: "3", Multiplexed: true},
+	{Name: ProtoSPDY2, ALPN: "spdy/2", SPDYVersion: "2", Multiplexed: true},
+	{Name: ProtoH2, ALPN: "h2", Multiplexed: true},
+	{Name: ProtoH3, ALPN: "h3", Multiplexed: true, Transport: TransportQUIC},
+	{Name: ProtoSPDY31SCTP, ALPN: "spdy/3.1", SPDYVersion: "3.1", Plaintext: true, Multiplexed: true, Transport: TransportSCTP},
+}
+
+// Transports a protocol runs over (Protocol.Transport).
+const (
+	TransportTCP  = ""
+	TransportQUIC = "quic" // UDP
+	TransportSCTP = "sctp" // user-space SCTP over UDP
+)
+
+// LookupProtocol finds a protocol by its name.
+func LookupProtocol(name string) (Protocol, bool) {
+	for _, p := range Protocols {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Protocol{}, false
+}
+
+// ProtocolNames are the protocols' names in list order.
+func ProtocolNames() []string {
+	n := make([]string, len(Protocols))
+	for i, p := range Protocols {
+		n[i] = p.Name
+	}
+	return n
+}
+
+// CheckProtocol returns an error naming the valid protocols unless name is
+// one of them.
+func CheckProtocol(name string) error {
+	if name == "" {
+		return fmt.Errorf("no protocol given (want %s)", OneOf(ProtocolNames()))
+	}
+	if _, ok := LookupProtocol(name); !ok {
+		return fmt.Errorf("unknown protocol %q (want %s)", name, OneOf(ProtocolNames()))
+	}
+	return nil
+}
+
+// TLS versions a condition may ask for. TLS12 is the default: the full
+// 2-RTT handshake the 2012-era studies measured.
+const (
+	TLS12      = "1.2"
+	TLS13      = "1.3"
+	TLSNone    = "none" // plaintext: http:// URLs, no handshake
+	DefaultTLS = TLS12
+)
+
+var tlsVersions = []struct {
+	name string
+	id   uint16
+}{{TLS12, tls.VersionTLS12}, {TLS13, tls.VersionTLS13}, {TLSNone, 0}}
+
+// TLSVersionNames are the valid Condition.TLS values.
+func TLSVersionNames() []string {
+	n := make([]string, len(tlsVersions))
+	for i, v := range tlsVersions {
+		n[i] = v.name
+	}
+	return n
+}
+
+// ParseTLSVersion maps a TLS version name to its crypto/tls constant; ""
+// means DefaultTLS.
+func ParseTLSVersion(name string) (uint16, error) {
+	if name == "" {
+		name = DefaultTLS
+	}
+	for _, v := range tlsVersions {
+		if v.name == name {
+			return v.id, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown TLS version %q (want %s)", name, OneOf(TLSVersionNames()))
+}
+
+// TLSVersionName is the name of a crypto/tls version constant ("" when the
+// lab does not use that version).
+func TLSVersionName(id uint16) string {
+	for _, v := range tlsVersions {
+		if v.id == id {
+			return v.name
+		}
+	}
+	return ""
+}
+
+// MaxShards is the largest number of server hosts a condition (and so a
+// testbed, and a generated page) has.
+const MaxShards = 8
+
+// Shard modes: how a page's resources are spread over its hosts.
+const (
+	ShardEqual      = "equal"      // contiguous, equal-sized groups
+	ShardRoundRobin = "roundrobin" // resource i on host i mod n
+)
+
+// ShardModes are the valid Condition.ShardMode values ("" = ShardEqual).
+var ShardModes = []string{ShardEqual, ShardRoundRobin}
+
+// Server push policies.
+const (
+	PushNone     = "none"
+	PushManifest = "manifest" // push what the page's manifest says a parent pulls in
+	PushPreload  = "preload"  // push what a response's Link rel=preload headers name
+)
+
+// PushPolicies are the valid Condition.Push values ("" = PushNone).
+var PushPolicies = []string{PushNone, PushManifest, PushPreload}
+
+// OneOf spells a list of valid values for an error message: "a, b or c".
+func OneOf(names []string) string {
+	switch len(names) {
+	case 0:
+		return "nothing"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+func member(v string, list []string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Normalize checks a condition's fields and fills the defaults every stage
+// agrees on: ShardMode equal, TLS 1.2; the default client and browser
+// profile are stored empty (clients.go). A client that cannot speak Proto
+// (Chromium and SPDY) is an error naming the reason. Shards 0 means the page's own
+// default; Proto may be empty (a bench loads with a protocol per load),
+// otherwise it must be a known one. It is the one validation of a
+// Condition: study files, `spdylab load`, the harness and the loader use it.
+func Normalize(c Condition) (Condition, error) {
+	if c.Page == "" {
+		return c, errors.New("condition names no page")
+	}
+	if c.Shards < 0 || c.Shards > MaxShards {
+		return c, fmt.Errorf("shards %d out of range 1..%d", c.Shards, MaxShards)
+	}
+	if c.ShardMode == "" {
+		c.ShardMode = ShardEqual
+	}
+	if !member(c.ShardMode, ShardModes) {
+		return c, fmt.Errorf("unknown shard mode %q (want %s)", c.ShardMode, OneOf(ShardModes))
+	}
+	if c.TLS == "" {
+		c.TLS = DefaultTLS
+	}
+	if _, err := ParseTLSVersion(c.TLS); err != nil {
+		return c, err
+	}
+	if c.Proto != "" {
+		if err := CheckProtocol(c.Proto); err != nil {
+			return c, err
+		}
+	}
+	c, err := normalizeClient(c)
+	if err != nil {
+		return c, err
+	}
+	if c.Push != "" && !member(c.Push, PushPolicies) {
+		return c, fmt.Errorf("unknown push policy %q (want %s)", c.Push, OneOf(PushPolicies))
+	}
+	if c.Proto != "" && c.TLS != TLSNone {
+		if p, _ := LookupProtocol(c.Proto); p.Plaintext {
+			return c, fmt.Errorf("protocol %s runs without TLS: set tls %q (not %q)", c.Proto, TLSNone, c.TLS)
+		}
+	}
+	if err := c.SCTP.check(); err != nil {
+		return c, err
+	}
+	c.SCTP = c.SCTP.Compact()
+	if c.MaxStreams < 0 || c.MaxStreams > 1<<31-1 {
+		return c, fmt.Errorf("max streams %d out of range", c.MaxStreams)
+	}
+	if c.InitialWindow < 0 || c.InitialWindow > 1<<31-1 {
+		return c, fmt.Errorf("initial window %d out of range", c.InitialWindow)
+	}
+	return c, nil
+}

@@ -1,0 +1,86 @@
+package probe
+
+import (
+	"crypto/tls"
+	"strings"
+	"testing"
+)
+
+func TestProtocolsAreUniqueAndFindable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range Protocols {
+		if p.Name == "" || p.ALPN == "" || seen[p.Name] {
+			t.Fatalf("bad or duplicate protocol entry %+v", p)
+		}
+		seen[p.Name] = true
+		if got, ok := LookupProtocol(p.Name); !ok || got != p {
+			t.Fatalf("LookupProtocol(%q) = %+v, %v", p.Name, got, ok)
+		}
+	}
+	if p, _ := LookupProtocol(ProtoSPDY31); !p.SPDY() || !p.Multiplexed {
+		t.Fatalf("spdy/3.1 facts wrong: %+v", p)
+	}
+	if p, _ := LookupProtocol(ProtoHTTPS); p.SPDY() || p.Multiplexed || p.ALPN != "http/1.1" {
+		t.Fatalf("https facts wrong: %+v", p)
+	}
+}
+
+func TestCheckProtocolNamesTheValidOnes(t *testing.T) {
+	err := CheckProtocol("spdy/9")
+	if err == nil {
+		t.Fatal("spdy/9 accepted")
+	}
+	for _, n := range ProtocolNames() {
+		if !strings.Contains(err.Error(), n) {
+			t.Errorf("error %q does not list %s", err, n)
+		}
+	}
+	if CheckProtocol("") == nil {
+		t.Error("empty protocol accepted")
+	}
+}
+
+func TestTLSVersions(t *testing.T) {
+	for name, want := range map[string]uint16{"": tls.VersionTLS12, "1.2": tls.VersionTLS12, "1.3": tls.VersionTLS13, "none": 0} {
+		if got, err := ParseTLSVersion(name); err != nil || got != want {
+			t.Errorf("ParseTLSVersion(%q) = %x, %v", name, got, err)
+		}
+	}
+	if _, err := ParseTLSVersion("1.1"); err == nil || !strings.Contains(err.Error(), "1.2, 1.3 or none") {
+		t.Errorf("1.1: %v", err)
+	}
+	if TLSVersionName(tls.VersionTLS13) != "1.3" || TLSVersionName(0) != TLSNone || TLSVersionName(tls.VersionTLS10) != "" {
+		t.Error("TLSVersionName")
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	c, err := Normalize(Condition{Page: "pageA"})
+	if err != nil || c.ShardMode != ShardEqual || c.TLS != DefaultTLS {
+		t.Fatalf("defaults: %+v, %v", c, err)
+	}
+	for _, bad := range []Condition{
+		{},
+		{Page: "p", Shards: MaxShards + 1},
+		{Page: "p", Shards: -1},
+		{Page: "p", ShardMode: "random"},
+		{Page: "p", TLS: "1.0"},
+		{Page: "p", Proto: "gopher"},
+		{Page: "p", Push: "always"},
+		{Page: "p", MaxStreams: -1},
+		{Page: "p", InitialWindow: 1 << 31},
+	} {
+		if _, err := Normalize(bad); err == nil {
+			t.Errorf("Normalize(%+v) accepted", bad)
+		}
+	}
+}
+
+func TestOneOf(t *testing.T) {
+	if got := OneOf([]string{"a", "b", "c"}); got != "a, b or c" {
+		t.Fatal(got)
+	}
+	if got := OneOf([]string{"a"}); got != "a" {
+		t.Fatal(got)
+	}
+}

@@ -1,0 +1,108 @@
+package report
+
+// The machine-readable exports: conditions.csv and conditions.json.
+
+import (
+	"bytes"
+	"encoding/csv"
+	"math"
+	"strconv"
+
+	"github.com/spdylab/spdylab/study/spec"
+)
+
+// conditionRow is one condition in conditions.json (and, flattened, CSV).
+type conditionRow struct {
+	Hash          string            `json:"hash"`
+	Values        map[string]string `json:"values"`
+	Label         string            `json:"variant"`
+	Loads         int               `json:"loads"`
+	Successful    int               `json:"successful"`
+	Failed        int               `json:"failed"`
+	TooFew        bool              `json:"too_few_loads"`
+	PLTMedian     *float64          `json:"plt_median_ms"`
+	PLTP25        *float64          `json:"plt_p25_ms"`
+	PLTP75        *float64          `json:"plt_p75_ms"`
+	ToWMedian     *float64          `json:"tow_median_ms"`
+	ToWP25        *float64          `json:"tow_p25_ms"`
+	ToWP75        *float64          `json:"tow_p75_ms"`
+	Baseline      string            `json:"baseline_hash,omitempty"`
+	Gain          *float64          `json:"gain"`
+	ToWReduction  *float64          `json:"tow_reduction_pct"`
+	Bound         *float64          `json:"lower_bound_ms"`
+	PLTOverBound  *float64          `json:"plt_over_bound"`
+	Gateway       Gateway           `json:"gateway_per_load"`
+	Errors        []string          `json:"errors,omitempty"`
+	CheckProblem  string            `json:"link_check_problem,omitempty"`
+	MedianProbeID int64             `json:"median_probe_id,omitempty"`
+}
+
+func num(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
+}
+
+func conditionsJSON(a *Analysis) []conditionRow {
+	rows := make([]conditionRow, 0, len(a.Conds))
+	for _, c := range a.Conds {
+		rows = append(rows, conditionRow{
+			Hash: c.Hash, Values: c.Values, Label: c.Label, Loads: c.Loads, Successful: c.PLT.N, Failed: c.Failed, TooFew: c.TooFew,
+			PLTMedian: num(c.PLT.Median), PLTP25: num(c.PLT.P25), PLTP75: num(c.PLT.P75),
+			ToWMedian: num(c.ToW.Median), ToWP25: num(c.ToW.P25), ToWP75: num(c.ToW.P75),
+			Baseline: c.BaseHash, Gain: num(c.Gain), ToWReduction: num(c.ToWRedPct), Bound: num(c.BoundMs), PLTOverBound: num(c.PLTOverBound),
+			Gateway: c.Gateway, Errors: c.Errors, CheckProblem: c.CheckProblem, MedianProbeID: c.MedianProbe,
+		})
+	}
+	return rows
+}
+
+// conditionFactors are the factors every condition has a value for (a
+// study's down/up are folded into rate).
+func conditionFactors() []string {
+	var out []string
+	for _, f := range spec.FactorNames() {
+		if f != "down" && f != "up" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func writeCSV(w *bytes.Buffer, a *Analysis) error {
+	cw := csv.NewWriter(w)
+	head := append([]string{"hash"}, conditionFactors()...)
+	head = append(head, "variant", "loads", "successful", "failed", "too_few_loads",
+		"plt_median_ms", "plt_p25_ms", "plt_p75_ms", "tow_median_ms", "tow_p25_ms", "tow_p75_ms",
+		"gain", "tow_reduction_pct", "lower_bound_ms", "plt_over_bound",
+		"queue_drops", "random_loss", "qdelay_p50_ms", "qdelay_p95_ms", "retransmits", "pkts_sent", "connections", "emulator_late_p99_ms", "median_probe_id")
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	f := func(x float64) string {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return ""
+		}
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	for _, c := range a.Conds {
+		rec := []string{c.Hash}
+		for _, n := range conditionFactors() {
+			rec = append(rec, c.Values[n])
+		}
+		g := c.Gateway
+		rec = append(rec, c.Label, strconv.Itoa(c.Loads), strconv.Itoa(c.PLT.N), strconv.Itoa(c.Failed), strconv.FormatBool(c.TooFew),
+			f(c.PLT.Median), f(c.PLT.P25), f(c.PLT.P75), f(c.ToW.Median), f(c.ToW.P25), f(c.ToW.P75),
+			f(c.Gain), f(c.ToWRedPct), f(c.BoundMs), f(c.PLTOverBound),
+			f(g.QueueDrops), f(g.RandomLoss), f(g.QDelayP50ms), f(g.QDelayP95ms), f(g.Retransmits), f(g.PktsSent), f(g.Connections), f(g.LateP99ms),
+			strconv.FormatInt(c.MedianProbe, 10))
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ---- HTML ----

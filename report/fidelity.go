@@ -1,0 +1,192 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/spdylab/spdylab/internal/stats"
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/store"
+)
+
+// This file is the report's fidelity section: in a study that loads the
+// same conditions with the loader and with a real browser, how far the
+// loader's median PLT is from the browser's, cell by cell.
+
+// FidelityGoalPct is the largest loader-vs-Chromium PLT error (in % of
+// Chromium's median) a cell may show to count as faithful (issue 11).
+const FidelityGoalPct = 10.0
+
+// FidelityCell pairs one loader condition with the browser condition equal
+// to it in every other respect.
+type FidelityCell struct {
+	Loader, Browser *Condition
+	Profile         string  // the loader's browser profile
+	Proto           string  // the protocol both loaded with
+	LoaderMs        float64 // median PLTs
+	BrowserMs       float64
+	Ratio, Lo, Hi   float64 // loader / browser median and its 95% interval
+	ErrPct          float64 // 100 * (Ratio - 1)
+}
+
+// FidelitySummary is one (profile, protocol) row of the summary.
+type FidelitySummary struct {
+	Profile, Proto      string
+	Cells               int
+	MeanAbsErrPct       float64
+	WorstAbsErrPct      float64
+	Worst               *FidelityCell
+	WithinGoal, Outside int
+}
+
+// Fidelity pairs the study's loader and browser conditions (nothing when
+// the study does not have both clients) and summarises the errors per
+// browser profile and protocol.
+func Fidelity(a *Analysis) ([]FidelityCell, []FidelitySummary) {
+	samples := successfulPLTs(a.Probes)
+	browsers := map[string]*Condition{}
+	for _, c := range a.Conds {
+		if cl, _ := probe.LookupClient(c.Client); cl.Browser {
+			browsers[pairKey(c.Condition)] = c
+		}
+	}
+	if len(browsers) == 0 {
+		return nil, nil
+	}
+	var cells []FidelityCell
+	for _, c := range a.Conds {
+		if c.Client != "" {
+			continue
+		}
+		b := browsers[pairKey(c.Condition)]
+		if b == nil {
+			continue
+		}
+		fc := FidelityCell{Loader: c, Browser: b, Profile: c.BrowserProfileName(), Proto: c.Proto,
+			LoaderMs: stats.Median(samples[c.Hash]), BrowserMs: stats.Median(samples[b.Hash])}
+		fc.Ratio, fc.Lo, fc.Hi = stats.MedianRatioCI95(samples[c.Hash], samples[b.Hash])
+		fc.ErrPct = 100 * (fc.Ratio - 1)
+		cells = append(cells, fc)
+	}
+	return cells, summarizeFidelity(cells)
+}
+
+// pairKey is a condition without its client and browser profile.
+func pairKey(c probe.Condition) string {
+	c.Client, c.BrowserProfile = "", ""
+	return spec.HashCondition(c)
+}
+
+// successfulPLTs are each condition's PLTs, one per run (its first
+// successful attempt), as the rest of the report counts them.
+func successfulPLTs(probes []store.Probe) map[string][]float64 {
+	out := map[string][]float64{}
+	seen := map[string]map[int]bool{}
+	for _, p := range probes {
+		if p.Result.Failed {
+			continue
+		}
+		if seen[p.CondHash] == nil {
+			seen[p.CondHash] = map[int]bool{}
+		}
+		if seen[p.CondHash][p.Run] {
+			continue
+		}
+		seen[p.CondHash][p.Run] = true
+		out[p.CondHash] = append(out[p.CondHash], p.Result.PLTms)
+	}
+	return out
+}
+
+func summarizeFidelity(cells []FidelityCell) []FidelitySummary {
+	var out []FidelitySummary
+	idx := map[string]int{}
+	for i := range cells {
+		c := &cells[i]
+		if math.IsNaN(c.ErrPct) {
+			continue
+		}
+		k := c.Profile + "\x00" + c.Proto
+		j, ok := idx[k]
+		if !ok {
+			j = len(out)
+			idx[k] = j
+			out = append(out, FidelitySummary{Profile: c.Profile, Proto: c.Proto})
+		}
+		s := &out[j]
+		e := math.Abs(c.ErrPct)
+		s.MeanAbsErrPct = (s.MeanAbsErrPct*float64(s.Cells) + e) / float64(s.Cells+1)
+		s.Cells++
+		if s.Worst == nil || e > s.WorstAbsErrPct {
+			s.WorstAbsErrPct, s.Worst = e, c
+		}
+		if e <= FidelityGoalPct {
+			s.WithinGoal++
+		} else {
+			s.Outside++
+		}
+	}
+	return out
+}
+
+// protoClass names a protocol as the fidelity goal does (h1 for https).
+func protoClass(p string) string {
+	if p == probe.ProtoHTTPS {
+		return "h1 (https)"
+	}
+	return p
+}
+
+// cellName describes a cell by the study's varied factors other than the
+// client and profile.
+func cellName(a *Analysis, c *Condition) string {
+	var parts []string
+	for _, f := range a.Study.Varied {
+		if f == "client" || f == "browser_profile" || f == "protocol" {
+			continue
+		}
+		parts = append(parts, f+"="+c.Values[f])
+	}
+	return strings.Join(parts, " ")
+}
+
+// fidelityTables is the report's fidelity section (none without both
+// clients).
+func fidelityTables(a *Analysis) []table {
+	cells, sums := Fidelity(a)
+	if len(cells) == 0 {
+		return nil
+	}
+	sum := table{Title: "Fidelity: loader vs Chromium",
+		Caption: fmt.Sprintf("Per browser profile and protocol, the loader's error against real Chromium: |loader median PLT / Chromium median PLT - 1| over the cells, mean and worst, and how many cells are within the %.0f%% goal.", FidelityGoalPct),
+		Head:    []string{"loader profile", "protocol", "cells", "mean |error| %", "worst |error| %", "worst cell", "within " + fmt.Sprintf("%.0f%%", FidelityGoalPct)}}
+	for _, s := range sums {
+		worst := ""
+		if s.Worst != nil {
+			worst = cellName(a, s.Worst.Loader)
+		}
+		cls := "good"
+		if s.Outside > 0 {
+			cls = "bad"
+		}
+		sum.Rows = append(sum.Rows, []cell{{Text: s.Profile}, {Text: protoClass(s.Proto)}, {Text: fmt.Sprint(s.Cells), Class: "num"},
+			{Text: fmtNum(s.MeanAbsErrPct, 1), Class: "num"}, {Text: fmtNum(s.WorstAbsErrPct, 1), Class: "num"}, {Text: worst},
+			{Text: fmt.Sprintf("%d of %d", s.WithinGoal, s.Cells), Class: cls}})
+	}
+	per := table{Title: "Fidelity per cell",
+		Caption: "Median PLT of the loader (at each browser profile) and of Chromium in the same condition; ratio = loader / Chromium with its 95% bootstrap interval (internal/stats). Below 1 the loader is too fast.",
+		Head:    []string{"cell", "protocol", "loader profile", "loader ms", "Chromium ms", "ratio", "95% interval", "error %"}}
+	for _, c := range cells {
+		cls := "good"
+		if math.IsNaN(c.ErrPct) || math.Abs(c.ErrPct) > FidelityGoalPct {
+			cls = "bad"
+		}
+		per.Rows = append(per.Rows, []cell{{Text: cellName(a, c.Loader)}, {Text: protoClass(c.Proto)}, {Text: c.Profile},
+			{Text: fmtNum(c.LoaderMs, 0), Class: "num"}, {Text: fmtNum(c.BrowserMs, 0), Class: "num"},
+			{Text: fmtNum(c.Ratio, 3), Class: "num"}, {Text: fmtNum(c.Lo, 3) + " – " + fmtNum(c.Hi, 3), Class: "num"},
+			{Text: fmtNum(c.ErrPct, 1), Class: cls}})
+	}
+	return []table{sum, per}
+}

@@ -1,0 +1,125 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study"
+	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/store"
+)
+
+const fidelityStudy = `name = "fid"
+runs = 5
+seed = 1
+[factors]
+page = "pageA"
+rtt = ["20ms", "100ms"]
+protocol = ["https", "h2"]
+client = ["loader", "chromium"]
+browser_profile = ["chrome16", "chromium-modern"]
+[[exclude]]
+client = "chromium"
+browser_profile = "chromium-modern"
+[baseline]
+protocol = "https"
+`
+
+// fidelityPLT is the known median PLT of a condition: Chromium 1000 ms;
+// the chrome16 loader 20% fast; chromium-modern 5% slow, h2 at 100 ms 12%.
+func fidelityPLT(v map[string]string) float64 {
+	switch {
+	case v["client"] == "chromium":
+		return 1000
+	case v["browser_profile"] == "chrome16":
+		return 800
+	case v["protocol"] == "h2" && v["rtt"] == "100ms":
+		return 1120
+	}
+	return 1050
+}
+
+func fillFidelityStore(t *testing.T, dir string) {
+	t.Helper()
+	s, err := spec.Parse([]byte(fidelityStudy), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.CreateStore(dir, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sess, _ := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test"))
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, c := range s.Conditions {
+		base := fidelityPLT(c.Values)
+		for run := 0; run < s.Runs; run++ {
+			r := probe.Result{Condition: c.Condition, Run: run, Started: t0, PLTms: base + float64(run-2)*10, ToWms: base - 100, HAR: fakeHAR(t0)}
+			if _, err := st.Put(store.Probe{CondHash: c.Hash, Run: run, SessionID: sess, Result: r, Check: probe.LinkCheck{OK: true}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func TestFidelitySection(t *testing.T) {
+	dir := t.TempDir()
+	fillFidelityStore(t, dir)
+	a, err := Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, sums := Fidelity(a)
+	if len(cells) != 8 {
+		t.Fatalf("%d cells, want 8 (2 profiles x 2 protocols x 2 RTTs)", len(cells))
+	}
+	for _, c := range cells {
+		if c.Browser.ClientName() != probe.ClientChromium || c.Loader.ClientName() != probe.ClientLoader ||
+			c.Browser.Proto != c.Loader.Proto || c.Browser.Link.RTT != c.Loader.Link.RTT {
+			t.Fatalf("cell pairs %+v with %+v", c.Loader.Values, c.Browser.Values)
+		}
+		want := fidelityPLT(c.Loader.Values) / 1000
+		if math.Abs(c.Ratio-want) > 1e-9 || !(c.Lo <= c.Ratio && c.Ratio <= c.Hi) {
+			t.Errorf("%v: ratio %v [%v, %v], want %v", c.Loader.Values, c.Ratio, c.Lo, c.Hi, want)
+		}
+	}
+	want := map[string][2]float64{ // profile/proto -> mean, worst |error| %
+		"chrome16/https":        {20, 20},
+		"chrome16/h2":           {20, 20},
+		"chromium-modern/https": {5, 5},
+		"chromium-modern/h2":    {8.5, 12},
+	}
+	if len(sums) != len(want) {
+		t.Fatalf("summaries %+v", sums)
+	}
+	for _, s := range sums {
+		w := want[s.Profile+"/"+s.Proto]
+		if math.Abs(s.MeanAbsErrPct-w[0]) > 1e-6 || math.Abs(s.WorstAbsErrPct-w[1]) > 1e-6 || s.Cells != 2 {
+			t.Errorf("%s/%s: mean %v worst %v over %d cells, want %v", s.Profile, s.Proto, s.MeanAbsErrPct, s.WorstAbsErrPct, s.Cells, w)
+		}
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+	for _, w := range []string{"Fidelity: loader vs Chromium", "Fidelity per cell", "h1 (https)", "0 of 2", "1 of 2", "1.120"} {
+		if !bytes.Contains(html, []byte(w)) {
+			t.Errorf("report.html lacks %q", w)
+		}
+	}
+}
+
+func TestNoFidelitySectionWithOneClient(t *testing.T) {
+	dir := t.TempDir()
+	fillStore(t, dir, cableStudy, nil)
+	if _, err := Build(dir); err != nil {
+		t.Fatal(err)
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if bytes.Contains(html, []byte("Fidelity")) {
+		t.Error("a loader-only report has a fidelity section")
+	}
+}

@@ -1,0 +1,115 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spdylab/spdylab/internal/stats"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// LoadSummary is what `spdylab load --json` prints per protocol.
+type LoadSummary struct {
+	Page         string           `json:"page"`
+	Proto        string           `json:"proto"`
+	Runs         int              `json:"runs"`
+	Failed       int              `json:"failed"`
+	PLTMedianMs  float64          `json:"plt_median_ms"`
+	PLTP25Ms     float64          `json:"plt_p25_ms"`
+	PLTP75Ms     float64          `json:"plt_p75_ms"`
+	ToWMedianMs  float64          `json:"tow_median_ms"`
+	ToWP25Ms     float64          `json:"tow_p25_ms"`
+	ToWP75Ms     float64          `json:"tow_p75_ms"`
+	PhasesMedian probe.Phases     `json:"phases_median_ms"` // median over loads of each phase summed over the load's entries
+	Resources    int              `json:"resources"`        // of the last successful load
+	Pushed       float64          `json:"pushed_median"`
+	Connections  float64          `json:"connections_median"`
+	Retransmits  float64          `json:"client_retransmits_median"` // segments the client resent (TCP_INFO is read on the client)
+	QueueDrops   float64          `json:"queue_drops_median"`        // both directions
+	PLTms        []float64        `json:"plt_ms"`
+	ToWms        []float64        `json:"tow_ms"`
+	Errors       []string         `json:"errors,omitempty"`
+	Condition    probe.Condition  `json:"condition"`
+	LinkCheck    *probe.LinkCheck `json:"link_check,omitempty"` // before the first load (emulated links only)
+	SCTP         *SCTPLoads       `json:"sctp,omitempty"`       // spdy/3.1+sctp loads only (sctp.go)
+}
+
+// SummarizeLoads summarises one protocol's loads of one page for `spdylab
+// load`: the same statistics (internal/stats) as the report's conditions.
+func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result) LoadSummary {
+	cond.Proto = proto
+	s := LoadSummary{Page: name, Proto: proto, Runs: len(rs), Condition: cond, PLTms: []float64{}, ToWms: []float64{}}
+	var ph [7][]float64
+	var pushed, conns, retrans, drops []float64
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if r.Failed {
+			s.Failed++
+			if !seen[r.Error] {
+				seen[r.Error] = true
+				s.Errors = append(s.Errors, r.Error)
+			}
+			continue
+		}
+		s.PLTms = append(s.PLTms, r.PLTms)
+		s.ToWms = append(s.ToWms, r.ToWms)
+		p := r.Phases
+		for i, v := range []float64{p.Blocked, p.DNS, p.Connect, p.SSL, p.Send, p.Wait, p.Receive} {
+			ph[i] = append(ph[i], v)
+		}
+		s.Resources = r.Resources
+		pushed = append(pushed, float64(r.Pushed))
+		conns = append(conns, float64(r.Connections))
+		var rt uint32
+		for _, t := range r.TCP {
+			rt += t.Retransmits
+		}
+		retrans = append(retrans, float64(rt))
+		drops = append(drops, float64(r.Link.Down.PktsQueueDrop+r.Link.Up.PktsQueueDrop))
+	}
+	s.fillMedians(ph, pushed, conns, retrans, drops)
+	s.SCTP = summarizeSCTP(rs)
+	return s
+}
+
+// fillMedians sets the summary statistics from the successful loads' values
+// with the report's definitions (internal/stats). Without a successful load
+// they stay 0: --json output cannot carry NaN.
+func (s *LoadSummary) fillMedians(ph [7][]float64, pushed, conns, retrans, drops []float64) {
+	if len(s.PLTms) == 0 {
+		return
+	}
+	plt, tow := stats.Summarize(s.PLTms), stats.Summarize(s.ToWms)
+	s.PLTMedianMs, s.PLTP25Ms, s.PLTP75Ms = plt.Median, plt.P25, plt.P75
+	s.ToWMedianMs, s.ToWP25Ms, s.ToWP75Ms = tow.Median, tow.P25, tow.P75
+	s.PhasesMedian = probe.Phases{
+		Blocked: stats.Median(ph[0]), DNS: stats.Median(ph[1]), Connect: stats.Median(ph[2]), SSL: stats.Median(ph[3]),
+		Send: stats.Median(ph[4]), Wait: stats.Median(ph[5]), Receive: stats.Median(ph[6]),
+	}
+	s.Pushed, s.Connections = stats.Median(pushed), stats.Median(conns)
+	s.Retransmits, s.QueueDrops = stats.Median(retrans), stats.Median(drops)
+}
+
+// Print writes the summary as `spdylab load` shows it.
+func (s LoadSummary) Print(w io.Writer) {
+	fmt.Fprintf(w, "\n%s: %d loads, %d failed\n", s.Proto, s.Runs, s.Failed)
+	if s.Failed == s.Runs {
+		for _, e := range s.Errors {
+			fmt.Fprintf(w, "  error: %s\n", e)
+		}
+		return
+	}
+	fmt.Fprintf(w, "  %-4s %10s %10s %10s\n", "", "p25 ms", "median ms", "p75 ms")
+	fmt.Fprintf(w, "  %-4s %10.1f %10.1f %10.1f\n", "PLT", s.PLTP25Ms, s.PLTMedianMs, s.PLTP75Ms)
+	fmt.Fprintf(w, "  %-4s %10.1f %10.1f %10.1f\n", "ToW", s.ToWP25Ms, s.ToWMedianMs, s.ToWP75Ms)
+	p := s.PhasesMedian
+	fmt.Fprintf(w, "  phases (median over loads of the sum over requests, ms):\n")
+	fmt.Fprintf(w, "  %9s %9s %9s %9s %9s %9s %9s\n", "blocked", "dns", "connect", "ssl", "send", "wait", "receive")
+	fmt.Fprintf(w, "  %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", p.Blocked, p.DNS, p.Connect, p.SSL, p.Send, p.Wait, p.Receive)
+	fmt.Fprintf(w, "  resources %d, pushed %.0f, connections %.0f, client retransmits %.0f, link queue drops %.0f (medians)\n",
+		s.Resources, s.Pushed, s.Connections, s.Retransmits, s.QueueDrops)
+	s.SCTP.print(w)
+	for _, e := range s.Errors {
+		fmt.Fprintf(w, "  error: %s\n", e)
+	}
+}

@@ -1,0 +1,134 @@
+package server
+
+import (
+	"flag"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/spdylab/spdylab/spdy"
+)
+
+// Server-wide limits (the per-session SPDY limits live in spdy/limits.go,
+// and h2 gets the equivalent knobs of net/http here). Defaults are far above
+// what the lab's own studies need: a page of 300+ resources over 8 shards
+// opens at most 6 connections per shard and host.
+const (
+	// DefaultMaxConns caps live connections per Server; more are closed on
+	// accept with a log line.
+	DefaultMaxConns = 1024
+	// DefaultIdleTimeout closes SPDY sessions and h2/HTTP/1.1 connections
+	// that have had no open stream for this long.
+	DefaultIdleTimeout = 2 * time.Minute
+	// DefaultHandshakeTimeout bounds the TLS handshake.
+	DefaultHandshakeTimeout = 10 * time.Second
+	// DefaultReadHeaderTimeout bounds HTTP/1.1 request headers (slowloris).
+	DefaultReadHeaderTimeout = 30 * time.Second
+	// h2WriteByteTimeout closes an h2 connection whose peer has not taken a
+	// byte for this long; a slow emulated link still moves bytes far faster.
+	h2WriteByteTimeout = time.Minute
+)
+
+func (c *Config) applyLimitDefaults() {
+	if c.MaxConns == 0 {
+		c.MaxConns = DefaultMaxConns
+	}
+	if c.HandshakeTimeout == 0 {
+		c.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if c.SPDY.IdleTimeout == 0 {
+		c.SPDY.IdleTimeout = DefaultIdleTimeout
+	}
+}
+
+// h2Limits sets the net/http (HTTP/1.1 and h2) equivalents of the SPDY
+// limits on srv.
+func (c *Config) h2Limits(srv *http.Server) {
+	srv.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	srv.IdleTimeout = c.SPDY.IdleTimeout
+	headerBytes := c.SPDY.MaxHeaderBytesPerStream
+	if headerBytes == 0 {
+		headerBytes = spdy.DefaultMaxHeaderBytesPerStream
+	}
+	srv.MaxHeaderBytes = headerBytes
+	srv.HTTP2.MaxReadFrameSize = 1 << 20
+	srv.HTTP2.WriteByteTimeout = h2WriteByteTimeout
+	srv.HTTP2.PingTimeout = 15 * time.Second
+	srv.HTTP2.SendPingTimeout = c.SPDY.IdleTimeout
+	// net/http's h2 server already bounds queued control frames and answers
+	// rapid reset (CVE-2023-44487) by itself; MaxConcurrentStreams is set
+	// from H2Config (0 = 100).
+}
+
+// connGate is the per-server connection cap.
+type connGate struct {
+	max int
+	mu  sync.Mutex
+	n   int
+	// lastLog rate-limits the "limit reached" line to one per second, with
+	// the count refused since the previous line.
+	lastLog time.Time
+	refused int
+}
+
+// admit reports whether one more connection may be served; logf is told
+// when the limit refuses one.
+func (g *connGate) admit(c net.Conn, logf func(string, ...any)) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.n < g.max {
+		g.n++
+		return true
+	}
+	g.refused++
+	if now := time.Now(); now.Sub(g.lastLog) >= time.Second {
+		logf("connection limit of %d reached: refused %d connection(s), latest from %s (raise with --max-conns)", g.max, g.refused, c.RemoteAddr())
+		g.lastLog, g.refused = now, 0
+	}
+	return false
+}
+
+func (g *connGate) release() {
+	g.mu.Lock()
+	g.n--
+	g.mu.Unlock()
+}
+
+// LimitFlags are the `spdylab serve` flags for the limits. Names are a
+// public contract.
+type LimitFlags struct {
+	maxConns, maxHeaderBytes, maxControl                     *int
+	resetsPerSec, emptyPerSec, settingsPerSec, refusedPerSec *int
+	idle, handshake, frameRead                               *time.Duration
+}
+
+// RegisterLimitFlags adds the limit flags to fs.
+func RegisterLimitFlags(fs *flag.FlagSet) *LimitFlags {
+	return &LimitFlags{
+		maxConns:       fs.Int("max-conns", DefaultMaxConns, "most connections served at once; more are closed with a log line"),
+		maxHeaderBytes: fs.Int("max-header-bytes", spdy.DefaultMaxHeaderBytesPerStream, "decompressed header bytes per SPDY stream (all its header frames) and per h2/HTTP/1.1 request"),
+		maxControl:     fs.Int("max-control-queue", spdy.DefaultMaxQueuedControlFrames, "SPDY control frames a peer may make us queue while not reading"),
+		resetsPerSec:   fs.Int("max-resets-per-sec", spdy.DefaultMaxResetsPerSecond, "SPDY RST_STREAMs a peer may send per second (bursts of twice that; -1 = no limit)"),
+		emptyPerSec:    fs.Int("max-empty-frames-per-sec", spdy.DefaultMaxEmptyFramesPerSecond, "SPDY empty DATA/HEADERS frames per second (-1 = no limit)"),
+		settingsPerSec: fs.Int("max-settings-per-sec", spdy.DefaultMaxSettingsPerSecond, "SPDY SETTINGS frames per second (-1 = no limit)"),
+		refusedPerSec:  fs.Int("max-refused-per-sec", spdy.DefaultMaxRefusedStreamsPerSecond, "SPDY streams refused (over MAX_CONCURRENT_STREAMS) per second (-1 = no limit)"),
+		idle:           fs.Duration("idle-timeout", DefaultIdleTimeout, "close connections without open streams after this long"),
+		handshake:      fs.Duration("handshake-timeout", DefaultHandshakeTimeout, "TLS handshake deadline"),
+		frameRead:      fs.Duration("frame-timeout", spdy.DefaultFrameReadTimeout, "time a SPDY frame may take to arrive once its first byte has (slowloris)"),
+	}
+}
+
+// Apply copies the flag values into cfg.
+func (l *LimitFlags) Apply(cfg *Config) {
+	cfg.MaxConns = *l.maxConns
+	cfg.HandshakeTimeout = *l.handshake
+	cfg.SPDY.IdleTimeout = *l.idle
+	cfg.SPDY.MaxHeaderBytesPerStream = *l.maxHeaderBytes
+	cfg.SPDY.MaxQueuedControlFrames = *l.maxControl
+	cfg.SPDY.MaxResetsPerSecond = *l.resetsPerSec
+	cfg.SPDY.MaxEmptyFramesPerSecond = *l.emptyPerSec
+	cfg.SPDY.MaxSettingsPerSecond = *l.settingsPerSec
+	cfg.SPDY.MaxRefusedStreamsPerSecond = *l.refusedPerSec
+	cfg.SPDY.FrameReadTimeout = *l.frameRead
+}

@@ -1,0 +1,134 @@
+package server
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"log"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spdylab/spdylab/spdy"
+)
+
+// syncBuffer is a log sink tests can read while the server writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func rawDial(t *testing.T, s *Server) net.Conn {
+	t.Helper()
+	u, _ := url.Parse(s.URL())
+	c, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// waitClosed reads until the server closes c (hang guard, not a timing check).
+func waitClosed(t *testing.T, c net.Conn) []byte {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	got, err := io.ReadAll(c)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatal("server did not close the connection")
+	}
+	return got
+}
+
+func TestConnectionCap(t *testing.T) {
+	var logs syncBuffer
+	s := startServer(t, Config{PlainSPDY: ProtoSPDY31, MaxConns: 2, Log: log.New(&logs, "", 0)})
+	first := dial(t, s, ProtoSPDY31, nil)
+	dial(t, s, ProtoSPDY31, nil)
+	if got := waitClosed(t, rawDial(t, s)); len(got) != 0 {
+		t.Fatalf("a connection over the cap got %d bytes, want to be closed at once", len(got))
+	}
+	if !strings.Contains(logs.String(), "connection limit of 2 reached") {
+		t.Fatalf("no clear log line; log:\n%s", logs.String())
+	}
+	first.close()
+	// The freed slot serves a request (accept and bookkeeping are async:
+	// retry until the server has released the slot).
+	for i := 0; ; i++ {
+		c, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(s.URL(), "/"), "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc, err := spdy.NewClientConn(c, &spdy.ClientConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = cc.Ping(t.Context())
+		cc.Close()
+		if err == nil {
+			return
+		}
+		if i == 200 {
+			t.Fatalf("no connection served after one was freed: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestIdleAndHandshakeTimeouts(t *testing.T) {
+	t.Run("idle SPDY session gets GOAWAY and is closed", func(t *testing.T) {
+		s := startServer(t, Config{PlainSPDY: ProtoSPDY31, SPDY: spdy.Config{IdleTimeout: 50 * time.Millisecond}})
+		got := waitClosed(t, rawDial(t, s))
+		fr := spdy.NewFramer(nil, bytes.NewReader(got), 0)
+		for {
+			f, err := fr.ReadFrame()
+			if err != nil {
+				t.Fatalf("closed without GOAWAY: %v", err)
+			}
+			if _, ok := f.(*spdy.GoAwayFrame); ok {
+				return
+			}
+		}
+	})
+	t.Run("TLS handshake that never starts", func(t *testing.T) {
+		s := startServer(t, Config{HandshakeTimeout: 50 * time.Millisecond})
+		waitClosed(t, rawDial(t, s))
+	})
+}
+
+func TestLimitFlagsReachTheConfig(t *testing.T) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	lf := RegisterLimitFlags(fs)
+	if err := fs.Parse([]string{"--max-conns", "7", "--max-resets-per-sec", "-1", "--frame-timeout", "3s", "--max-header-bytes", "1000"}); err != nil {
+		t.Fatal(err)
+	}
+	var cfg Config
+	lf.Apply(&cfg)
+	if cfg.MaxConns != 7 || cfg.SPDY.MaxResetsPerSecond != -1 || cfg.SPDY.FrameReadTimeout != 3*time.Second ||
+		cfg.SPDY.MaxHeaderBytesPerStream != 1000 || cfg.SPDY.IdleTimeout != DefaultIdleTimeout {
+		t.Fatalf("config %+v", cfg)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.httpSrv.MaxHeaderBytes != 1000 || s.httpSrv.IdleTimeout != DefaultIdleTimeout {
+		t.Fatalf("h2/HTTP/1.1 limits not set: MaxHeaderBytes %d IdleTimeout %v", s.httpSrv.MaxHeaderBytes, s.httpSrv.IdleTimeout)
+	}
+}

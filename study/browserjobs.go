@@ -1,0 +1,52 @@
+package study
+
+import (
+	"runtime"
+
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/spec"
+)
+
+// A real browser costs seconds of CPU per load (Chromium: 3-4 CPU-seconds
+// per study page on the 2-core test machine), where the loader costs a few
+// hundred milliseconds; with the runner's network-bound default of four
+// benches per CPU, browsers would starve the link emulator of CPU and the
+// link would not be the configured one. So benches whose client is a
+// browser take a slot of their own as well, at most one per CPU by default;
+// each load's stored emulator lateness still tells when that was not enough.
+
+// DefaultBrowserJobs is Runner.BrowserJobs' default: one browser bench per
+// CPU.
+func DefaultBrowserJobs() int { return max(1, runtime.NumCPU()) }
+
+// browserSlots limits how many browser benches run at once.
+type browserSlots chan struct{}
+
+func newBrowserSlots(n int) browserSlots {
+	if n < 1 {
+		n = DefaultBrowserJobs()
+	}
+	return make(browserSlots, n)
+}
+
+// acquire takes a slot when g's client is a browser (loader groups pass
+// freely) and returns its release; ok is false when done closed first.
+func (s browserSlots) acquire(g spec.Group, done <-chan struct{}) (release func(), ok bool) {
+	if !groupIsBrowser(g) {
+		return func() {}, true
+	}
+	select {
+	case s <- struct{}{}:
+		return func() { <-s }, true
+	case <-done:
+		return func() {}, false
+	}
+}
+
+func groupIsBrowser(g spec.Group) bool {
+	if len(g.Conds) == 0 {
+		return false
+	}
+	cl, _ := probe.LookupClient(g.Conds[0].Client)
+	return cl.Browser
+}

@@ -1,0 +1,188 @@
+package spec
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// Bound is a page load time no protocol can beat on a condition's link,
+// with its parts (all in milliseconds).
+//
+// With R the RTT, B the bottleneck's down rate in bit/s, s(i) the size of
+// resource i and o(i) the byte offset of its reference in its parent p:
+//
+//	setup   = (1 if DNS) + 1 (TCP) + (2 for TLS 1.2 | 1 for TLS 1.3)   RTTs
+//	ready(root) = setup
+//	ready(i)    = ready(p) + R + 8*o(i)/B + delay(i)   referenced in p's bytes
+//	            = ready(p) + R + 8*s(p)/B + delay(i)   requested when p completes
+//	done(i)     = ready(i) + R + 8*s(i)/B
+//	chain       = max over i of done(i)   (the longest discovery chain, with
+//	              the transmission of the bytes each step must wait for)
+//	volume      = setup + R + 8*sum(s)/B   (every byte crosses the bottleneck once)
+//	bound       = max(chain, volume)
+//
+// Each term is a time no real load can undercut: a request needs a round
+// trip, a byte needs its serialisation time, a reference cannot be followed
+// before it has arrived. Headers, TLS records, TCP slow start and losses
+// only add to it, so PLT / bound says how much a protocol leaves on the table.
+type Bound struct {
+	SetupMs  float64
+	ChainMs  float64
+	VolumeMs float64
+	Total    float64
+	Depth    int // resources on the longest chain
+}
+
+// LowerBound computes the bound for a manifest on a condition's link.
+func LowerBound(m *page.Manifest, c probe.Condition) Bound {
+	rtt := float64(c.Link.RTT) / float64(time.Millisecond)
+	if c.NoLink {
+		rtt = 0
+	}
+	xmit := func(bytes int) float64 { // ms to serialise bytes at the down rate
+		if c.Link.DownBps <= 0 || c.NoLink {
+			return 0
+		}
+		return float64(bytes) * 8 / float64(c.Link.DownBps) * 1000
+	}
+	rtts := 1.0
+	if c.DNS {
+		rtts++
+	}
+	if c.TLS == probe.TLS13 {
+		rtts++
+	} else {
+		rtts += 2
+	}
+	b := Bound{SetupMs: rtts * rtt}
+	n := len(m.Resources)
+	ready := make([]float64, n)
+	depth := make([]int, n)
+	done := make([]bool, n)
+	var at func(i, guard int) float64
+	at = func(i, guard int) float64 {
+		if done[i] {
+			return ready[i]
+		}
+		r := m.Resources[i]
+		if r.Parent < 0 || r.Parent >= n || guard > n {
+			ready[i], depth[i] = b.SetupMs, 1
+		} else {
+			p := m.Resources[r.Parent]
+			pr := at(r.Parent, guard+1)
+			wait := r.Discovery.Offset
+			if r.Discovery.Kind == page.KindOnload {
+				wait = p.Size
+			}
+			ready[i] = pr + rtt + xmit(wait) + float64(r.Discovery.Delay)/float64(time.Millisecond)
+			depth[i] = depth[r.Parent] + 1
+		}
+		done[i] = true
+		return ready[i]
+	}
+	total := 0
+	for i, r := range m.Resources {
+		total += r.Size
+		d := at(i, 0) + rtt + xmit(r.Size)
+		if d > b.ChainMs {
+			b.ChainMs, b.Depth = d, depth[i]
+		}
+	}
+	b.VolumeMs = b.SetupMs + rtt + xmit(total)
+	b.Total = max(b.ChainMs, b.VolumeMs)
+	return b
+}
+
+// Estimate is the planned duration of a study: a model, not a promise.
+type Estimate struct {
+	Probes  int
+	Benches int
+	PerLoad time.Duration // mean over the study's conditions
+	Total   time.Duration // with jobs parallel benches
+}
+
+// Per-load and per-bench overheads of the estimate: cold-start work the
+// bound does not count (process scheduling, certificate and page writes,
+// the loader's bookkeeping, the pause between loads), and building and
+// checking a testbed. Rough figures from runs on a 2-core machine.
+const (
+	estLoadOverhead  = 400 * time.Millisecond
+	estBenchOverhead = 3 * time.Second
+	// Real loads take longer than the bound: slow start, queueing, header
+	// bytes. Twice the bound is the model's guess.
+	estBoundFactor = 2.0
+)
+
+// ModelledLoad is the model's guess of how long one load of m on c takes:
+// estBoundFactor times the lower bound plus estLoadOverhead.
+func ModelledLoad(m *page.Manifest, c probe.Condition) time.Duration {
+	return time.Duration(LowerBound(m, c).Total*estBoundFactor*float64(time.Millisecond)) + estLoadOverhead
+}
+
+// EstimateDuration models how long running s takes with jobs parallel
+// benches: per load, twice the lower bound (handshake RTTs + discovery
+// RTTs + bytes / rate) plus a fixed overhead, times the loads, plus the
+// bench setups, divided over the jobs.
+func EstimateDuration(s *Study, jobs int) (Estimate, error) {
+	return EstimateWith(s, jobs, Pages{})
+}
+
+// Pages holds each distinct page of a study opened once, by ManifestKey:
+// the estimate, the runner's schedule and its benches share them.
+type Pages map[string]*openedPage
+
+type openedPage struct {
+	m   *page.Manifest
+	err error
+}
+
+// Open returns c's page, opening it on first use.
+func (ps Pages) Open(c probe.Condition, seed int64) (*page.Manifest, error) {
+	key := ManifestKey(c)
+	p, ok := ps[key]
+	if !ok {
+		m, err := page.Open(c.Page, c.Shards, seed, c.ShardMode)
+		p = &openedPage{m, err}
+		ps[key] = p
+	}
+	return p.m, p.err
+}
+
+// Opened is c's page if it was opened successfully, else nil.
+func (ps Pages) Opened(c probe.Condition) *page.Manifest {
+	if p := ps[ManifestKey(c)]; p != nil {
+		return p.m
+	}
+	return nil
+}
+
+// EstimateWith is EstimateDuration with the study's pages opened in (or
+// taken from) pages.
+func EstimateWith(s *Study, jobs int, pages Pages) (Estimate, error) {
+	jobs = max(jobs, 1)
+	var loadSum time.Duration
+	for _, c := range s.Conditions {
+		m, err := pages.Open(c.Condition, s.Seed)
+		if err != nil {
+			return Estimate{}, fmt.Errorf("page %s: %w", c.Page, err)
+		}
+		loadSum += ModelledLoad(m, c.Condition)
+	}
+	e := Estimate{Probes: len(s.Conditions) * s.Runs, Benches: len(Groups(s))}
+	e.PerLoad = loadSum / time.Duration(len(s.Conditions))
+	serial := loadSum*time.Duration(s.Runs) + time.Duration(e.Benches)*estBenchOverhead
+	e.Total = serial / time.Duration(jobs)
+	return e, nil
+}
+
+// ManifestKey names the page a condition loads.
+func ManifestKey(c probe.Condition) string {
+	mode := c.ShardMode
+	if mode == "" {
+		mode = probe.ShardEqual
+	}
+	return fmt.Sprintf("%s|%d|%s", c.Page, c.Shards, mode)
+}

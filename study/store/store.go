@@ -1,0 +1,656 @@
+package store
+
+import (
+	"bytes"
+	"compress/gzip"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	_ "modernc.org/sqlite" // pure-Go SQLite driver, no cgo
+
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/spec"
+)
+
+// DBName is the store's file name inside an output directory.
+const DBName = "results.db"
+
+// Store is a study's SQLite results database (OUT/results.db). Every probe
+// is written in its own transaction as soon as it finishes, in WAL mode, so
+// a run killed at any moment keeps everything it had measured and a rerun
+// resumes where it stopped.
+type Store struct {
+	db   *sql.DB
+	Path string
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+	id INTEGER PRIMARY KEY,
+	started TEXT NOT NULL, hostname TEXT, kernel TEXT, go_version TEXT,
+	revision TEXT, seed INTEGER, args TEXT, jobs INTEGER, shard TEXT);
+CREATE TABLE IF NOT EXISTS conditions (
+	hash TEXT PRIMARY KEY, condition_json TEXT NOT NULL, values_json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS manifests (key TEXT PRIMARY KEY, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS probes (
+	id INTEGER PRIMARY KEY,
+	cond_hash TEXT NOT NULL REFERENCES conditions(hash),
+	run INTEGER NOT NULL, attempt INTEGER NOT NULL,
+	session_id INTEGER REFERENCES sessions(id),
+	proto TEXT NOT NULL, started TEXT NOT NULL, duration_ms REAL NOT NULL,
+	failed INTEGER NOT NULL, error TEXT,
+	plt_ms REAL, tow_ms REAL,
+	result_json TEXT NOT NULL,
+	har BLOB,
+	link_check_json TEXT,
+	UNIQUE (cond_hash, run, attempt));
+`
+
+// Meta is what an output directory says about the study it holds.
+type Meta struct {
+	Study       string
+	Fingerprint string
+	Runs        int
+	Seed        int64
+	Source      []byte // the study file
+	NoLink      bool   // run with --no-link
+	Pages       string // the folder of real pages given with --pages
+	Dir         string // the study file's folder, for its relative page paths
+	Created     time.Time
+}
+
+// Provenance describes one invocation of the runner.
+type Provenance struct {
+	Started  time.Time
+	Hostname string
+	Kernel   string
+	Go       string
+	Revision string
+	Seed     int64
+	Args     string
+	Jobs     int
+	Shard    string
+}
+
+// Probe is one stored page load.
+type Probe struct {
+	ID        int64
+	CondHash  string
+	Run       int
+	Attempt   int
+	SessionID int64
+	Duration  time.Duration // wall time of the load as the runner saw it
+	Result    probe.Result  // HAR included when read with har=true
+	Check     probe.LinkCheck
+}
+
+func openDB(path string) (*sql.DB, error) {
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	// One writer at a time; SQLite serializes writers anyway and a single
+	// connection avoids SQLITE_BUSY between our own goroutines.
+	db.SetMaxOpenConns(1)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return db, nil
+}
+
+// OpenStore opens an existing store read-write (report, merge).
+func OpenStore(dir string) (*Store, error) {
+	path := filepath.Join(dir, DBName)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("%s holds no spdylab results (%s missing)", dir, DBName)
+	}
+	db, err := openDB(path)
+	if err != nil {
+		return nil, err
+	}
+	st := &Store{db: db, Path: path}
+	if _, err := st.Meta(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: not a spdylab results database: %w", path, err)
+	}
+	return st, nil
+}
+
+// ErrOtherStudy is returned (wrapped) when an output directory holds the
+// results of a different study.
+var ErrOtherStudy = errors.New("output directory holds a different study")
+
+// CheckOut reports whether a study may be written into dir: dir holds no
+// store or one with the same fingerprint. It changes nothing.
+func CheckOut(dir string, s *spec.Study) error {
+	path := filepath.Join(dir, DBName)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	st, err := OpenStore(dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	m, err := st.Meta()
+	if err != nil {
+		return err
+	}
+	if m.Fingerprint != s.Fingerprint() {
+		why := "its conditions differ"
+		switch {
+		case m.Study != s.Name:
+			why = fmt.Sprintf("it holds study %q", m.Study)
+		case m.Runs != s.Runs:
+			why = fmt.Sprintf("it was run with %d runs per condition, this run asks for %d", m.Runs, s.Runs)
+		case m.Seed != s.Seed:
+			why = fmt.Sprintf("it was run with seed %d, this run has seed %d", m.Seed, s.Seed)
+		}
+		return fmt.Errorf("%w: %s cannot take study %q: %s (fingerprint %s vs %s); choose another --out", ErrOtherStudy, dir, s.Name, why, m.Fingerprint, s.Fingerprint())
+	}
+	return nil
+}
+
+// CreateStore opens dir's store for study s, creating dir and the store if
+// needed. A store holding another study is an error and is left untouched.
+func CreateStore(dir string, s *spec.Study) (*Store, error) {
+	if err := CheckOut(dir, s); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, DBName)
+	db, err := openDB(path)
+	if err != nil {
+		return nil, err
+	}
+	st := &Store{db: db, Path: path}
+	if err := st.init(s); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+func (st *Store) init(s *spec.Study) error {
+	tx, err := st.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(schema); err != nil {
+		return fmt.Errorf("creating schema: %w", err)
+	}
+	meta := map[string]string{
+		"study":       s.Name,
+		"fingerprint": s.Fingerprint(),
+		"runs":        strconv.Itoa(s.Runs),
+		"seed":        strconv.FormatInt(s.Seed, 10),
+		"source":      string(s.Source),
+		"no_link":     strconv.FormatBool(s.NoLink),
+		"pages":       s.Pages,
+		"dir":         s.Dir,
+		"created":     time.Now().UTC().Format(time.RFC3339),
+	}
+	for k, v := range meta {
+		// INSERT OR IGNORE keeps the creation time of a resumed store.
+		if _, err := tx.Exec(`INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)`, k, v); err != nil {
+			return err
+		}
+	}
+	for _, c := range s.Conditions {
+		cj, _ := json.Marshal(c.Condition)
+		vj, _ := json.Marshal(c.Values)
+		if _, err := tx.Exec(`INSERT OR IGNORE INTO conditions(hash, condition_json, values_json) VALUES (?, ?, ?)`, c.Hash, string(cj), string(vj)); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// Close closes the database (and checkpoints its WAL).
+func (st *Store) Close() error { return st.db.Close() }
+
+// Meta reads the study description of the store.
+func (st *Store) Meta() (Meta, error) {
+	rows, err := st.db.Query(`SELECT key, value FROM meta`)
+	if err != nil {
+		return Meta{}, err
+	}
+	defer rows.Close()
+	kv := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return Meta{}, err
+		}
+		kv[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		return Meta{}, err
+	}
+	if kv["fingerprint"] == "" {
+		return Meta{}, errors.New("no study fingerprint in meta table")
+	}
+	m := Meta{Study: kv["study"], Fingerprint: kv["fingerprint"], Source: []byte(kv["source"])}
+	m.Runs, _ = strconv.Atoi(kv["runs"])
+	m.Seed, _ = strconv.ParseInt(kv["seed"], 10, 64)
+	m.Created, _ = time.Parse(time.RFC3339, kv["created"])
+	m.NoLink = kv["no_link"] == "true"
+	m.Pages, m.Dir = kv["pages"], kv["dir"]
+	return m, nil
+}
+
+// Study re-parses the study file stored with the results.
+func (st *Store) Study() (*spec.Study, error) {
+	m, err := st.Meta()
+	if err != nil {
+		return nil, err
+	}
+	s, err := spec.ParsePages(m.Source, m.Dir, m.Pages)
+	if err != nil {
+		return nil, fmt.Errorf("stored study file: %w", err)
+	}
+	// Command-line overrides are part of the fingerprint but not of the file.
+	if err := s.Override(m.Runs, m.NoLink); err != nil {
+		return nil, err
+	}
+	if s.Fingerprint() != m.Fingerprint {
+		return nil, fmt.Errorf("stored study file does not reproduce the stored fingerprint %s (written by another spdylab version?)", m.Fingerprint)
+	}
+	return s, nil
+}
+
+// StartSession records the provenance of one runner invocation.
+func (st *Store) StartSession(p Provenance) (int64, error) {
+	res, err := st.db.Exec(`INSERT INTO sessions(started, hostname, kernel, go_version, revision, seed, args, jobs, shard) VALUES (?,?,?,?,?,?,?,?,?)`,
+		p.Started.UTC().Format(time.RFC3339Nano), p.Hostname, p.Kernel, p.Go, p.Revision, p.Seed, p.Args, p.Jobs, p.Shard)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// Sessions lists the provenance of every invocation that wrote to the store.
+func (st *Store) Sessions() ([]Provenance, error) {
+	rows, err := st.db.Query(`SELECT started, hostname, kernel, go_version, revision, seed, args, jobs, shard FROM sessions ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Provenance
+	for rows.Next() {
+		var p Provenance
+		var started string
+		if err := rows.Scan(&started, &p.Hostname, &p.Kernel, &p.Go, &p.Revision, &p.Seed, &p.Args, &p.Jobs, &p.Shard); err != nil {
+			return nil, err
+		}
+		p.Started, _ = time.Parse(time.RFC3339Nano, started)
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// ProbeKey identifies one load of a study: a condition and a run index.
+type ProbeKey struct {
+	CondHash string
+	Run      int
+}
+
+// ProbeState is what the store knows about a key.
+type ProbeState struct {
+	Attempts int  // stored attempts (failed ones included)
+	OK       bool // one attempt succeeded
+}
+
+// States reports every key that has stored attempts.
+func (st *Store) States() (map[ProbeKey]ProbeState, error) {
+	rows, err := st.db.Query(`SELECT cond_hash, run, COUNT(*), MAX(failed = 0) FROM probes GROUP BY cond_hash, run`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[ProbeKey]ProbeState{}
+	for rows.Next() {
+		var k ProbeKey
+		var s ProbeState
+		if err := rows.Scan(&k.CondHash, &k.Run, &s.Attempts, &s.OK); err != nil {
+			return nil, err
+		}
+		out[k] = s
+	}
+	return out, rows.Err()
+}
+
+// Put stores one probe in one transaction.
+func (st *Store) Put(p Probe) (int64, error) {
+	r := p.Result
+	rj, err := json.Marshal(r)
+	if err != nil {
+		return 0, err
+	}
+	cj, _ := json.Marshal(p.Check)
+	var plt, tow any
+	if !r.Failed {
+		plt, tow = r.PLTms, r.ToWms
+	}
+	res, err := st.db.Exec(`INSERT INTO probes(cond_hash, run, attempt, session_id, proto, started, duration_ms, failed, error, plt_ms, tow_ms, result_json, har, link_check_json)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		p.CondHash, p.Run, p.Attempt, nullID(p.SessionID), r.Condition.Proto, r.Started.UTC().Format(time.RFC3339Nano),
+		float64(p.Duration)/float64(time.Millisecond), r.Failed, r.Error, plt, tow, string(rj), packHAR(r.HAR), string(cj))
+	if err != nil {
+		return 0, fmt.Errorf("storing probe %s run %d: %w", p.CondHash, p.Run, err)
+	}
+	return res.LastInsertId()
+}
+
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+// PutManifest stores the page a bench served, keyed by page, shards and
+// mode (ManifestKey), so the report can compute lower bounds without
+// regenerating pages. The store owns the encoding (JSON).
+func (st *Store) PutManifest(key string, m *page.Manifest) error {
+	j, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("store: manifest %s: %w", key, err)
+	}
+	return st.putManifestJSON(key, j)
+}
+
+func (st *Store) putManifestJSON(key string, j []byte) error {
+	_, err := st.db.Exec(`INSERT OR IGNORE INTO manifests(key, json) VALUES (?, ?)`, key, string(j))
+	return err
+}
+
+// Manifests returns every stored manifest by key. A manifest that no
+// longer decodes (written by an incompatible version) is left out: it only
+// costs the report its lower bound.
+func (st *Store) Manifests() (map[string]*page.Manifest, error) {
+	raw, err := st.manifestsJSON()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*page.Manifest{}
+	for k, j := range raw {
+		var m page.Manifest
+		if json.Unmarshal(j, &m) == nil {
+			out[k] = &m
+		}
+	}
+	return out, nil
+}
+
+func (st *Store) manifestsJSON() (map[string][]byte, error) {
+	rows, err := st.db.Query(`SELECT key, json FROM manifests`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]byte{}
+	for rows.Next() {
+		var k, j string
+		if err := rows.Scan(&k, &j); err != nil {
+			return nil, err
+		}
+		out[k] = []byte(j)
+	}
+	return out, rows.Err()
+}
+
+// Probes returns every stored probe in insertion order; with har the HAR
+// documents are read too (they are the bulk of the database).
+func (st *Store) Probes(har bool) ([]Probe, error) {
+	col := "NULL"
+	if har {
+		col = "har"
+	}
+	rows, err := st.db.Query(`SELECT id, cond_hash, run, attempt, COALESCE(session_id, 0), duration_ms, result_json, ` + col + `, COALESCE(link_check_json, '{}') FROM probes ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Probe
+	for rows.Next() {
+		p, err := scanProbe(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// ProbeByID returns one probe with its HAR.
+func (st *Store) ProbeByID(id int64) (Probe, error) {
+	row := st.db.QueryRow(`SELECT id, cond_hash, run, attempt, COALESCE(session_id, 0), duration_ms, result_json, har, COALESCE(link_check_json, '{}') FROM probes WHERE id = ?`, id)
+	p, err := scanProbe(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, fmt.Errorf("no probe with id %d", id)
+	}
+	return p, err
+}
+
+type scanner interface{ Scan(...any) error }
+
+func scanProbe(r scanner) (Probe, error) {
+	var p Probe
+	var durMs float64
+	var rj, cj string
+	var har []byte
+	var err error
+	if err = r.Scan(&p.ID, &p.CondHash, &p.Run, &p.Attempt, &p.SessionID, &durMs, &rj, &har, &cj); err != nil {
+		return p, err
+	}
+	p.Duration = time.Duration(durMs * float64(time.Millisecond))
+	if err = json.Unmarshal([]byte(rj), &p.Result); err != nil {
+		return p, fmt.Errorf("probe %d: %w", p.ID, err)
+	}
+	if p.Result.HAR, err = unpackHAR(har); err != nil {
+		return p, fmt.Errorf("probe %d: HAR: %w", p.ID, err)
+	}
+	_ = json.Unmarshal([]byte(cj), &p.Check)
+	return p, nil
+}
+
+// HAR documents are the bulk of a store (about 200 KB of JSON per load of a
+// 100-resource page), so they are kept gzip-compressed, which shrinks them
+// about tenfold; study1 alone has 5,760 loads. Uncompressed blobs written
+// by earlier versions still read.
+func packHAR(har []byte) []byte {
+	if len(har) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	zw.Write(har) // writes to a bytes.Buffer cannot fail
+	zw.Close()
+	return b.Bytes()
+}
+
+func unpackHAR(blob []byte) ([]byte, error) {
+	if len(blob) < 2 || blob[0] != 0x1f || blob[1] != 0x8b {
+		return blob, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(blob))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
+
+// Merge copies every probe, session and manifest of the shard stores into
+// the store at dst (created if absent). All stores must hold the same study
+// and no probe (condition, run, attempt) may appear twice.
+func Merge(dst string, shardDirs []string) (n int, err error) {
+	done := false
+	if len(shardDirs) == 0 {
+		return 0, errors.New("merge: no shard directories given")
+	}
+	var shards []*Store
+	defer func() {
+		for _, s := range shards {
+			s.Close()
+		}
+	}()
+	var study *spec.Study
+	var fp string
+	for _, d := range shardDirs {
+		abs1, _ := filepath.Abs(d)
+		abs2, _ := filepath.Abs(dst)
+		if abs1 == abs2 {
+			return 0, fmt.Errorf("merge: %s is both the output and a shard", d)
+		}
+		st, err := OpenStore(d)
+		if err != nil {
+			return 0, err
+		}
+		shards = append(shards, st)
+		m, err := st.Meta()
+		if err != nil {
+			return 0, err
+		}
+		if fp == "" {
+			fp = m.Fingerprint
+			if study, err = st.Study(); err != nil {
+				return 0, fmt.Errorf("%s: %w", d, err)
+			}
+			if study.Fingerprint() != fp {
+				return 0, fmt.Errorf("%s: stored study file does not match its fingerprint (made by another spdylab version?)", d)
+			}
+		} else if m.Fingerprint != fp {
+			return 0, fmt.Errorf("%w: %s holds study %q (fingerprint %s), %s holds fingerprint %s", ErrOtherStudy, d, m.Study, m.Fingerprint, shardDirs[0], fp)
+		}
+	}
+	// Find duplicates before writing anything.
+	seen := map[string]string{}
+	for i, st := range shards {
+		rows, err := st.db.Query(`SELECT cond_hash, run, attempt FROM probes`)
+		if err != nil {
+			return 0, err
+		}
+		for rows.Next() {
+			var h string
+			var run, att int
+			if err := rows.Scan(&h, &run, &att); err != nil {
+				rows.Close()
+				return 0, err
+			}
+			k := fmt.Sprintf("%s/%d/%d", h, run, att)
+			if prev, dup := seen[k]; dup {
+				rows.Close()
+				return 0, fmt.Errorf("merge: condition %s run %d attempt %d is in both %s and %s (overlapping shards?)", h, run, att, prev, shardDirs[i])
+			}
+			seen[k] = shardDirs[i]
+		}
+		rows.Close()
+	}
+	// Build the merged store beside its final place and move it in only
+	// when complete, so a failed merge leaves no half-merged results.
+	if _, err := os.Stat(filepath.Join(dst, DBName)); err == nil {
+		return 0, fmt.Errorf("merge: %s already holds a results database; merge into a new directory", dst)
+	}
+	if _, err := os.Stat(dst); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return 0, err
+		}
+		defer func() {
+			if !done {
+				os.Remove(dst)
+			}
+		}()
+	}
+	tmp, err := os.MkdirTemp(dst, ".merging-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
+	out, err := CreateStore(tmp, study)
+	if err != nil {
+		return 0, err
+	}
+	n, err = copyShards(out, shards)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := os.Rename(filepath.Join(tmp, DBName), filepath.Join(dst, DBName)); err != nil {
+		return 0, err
+	}
+	done = true
+	return n, nil
+}
+
+// copyShards copies sessions, manifests and probes of every shard into out.
+func copyShards(out *Store, shards []*Store) (int, error) {
+	n := 0
+	for _, st := range shards {
+		sess, err := st.Sessions()
+		if err != nil {
+			return 0, err
+		}
+		idMap := map[int64]int64{}
+		for i, p := range sess {
+			id, err := out.StartSession(p)
+			if err != nil {
+				return 0, err
+			}
+			idMap[int64(i+1)] = id
+		}
+		// Session ids in a shard are 1..n in insertion order (INTEGER PRIMARY KEY).
+		rows, err := st.db.Query(`SELECT id FROM sessions ORDER BY id`)
+		if err != nil {
+			return 0, err
+		}
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			rows.Scan(&id)
+			ids = append(ids, id)
+		}
+		rows.Close()
+		realMap := map[int64]int64{}
+		for i, id := range ids {
+			realMap[id] = idMap[int64(i+1)]
+		}
+		mans, err := st.manifestsJSON()
+		if err != nil {
+			return 0, err
+		}
+		for k, j := range mans {
+			if err := out.putManifestJSON(k, j); err != nil {
+				return 0, err
+			}
+		}
+		probes, err := st.Probes(true)
+		if err != nil {
+			return 0, err
+		}
+		for _, p := range probes {
+			p.SessionID = realMap[p.SessionID]
+			if _, err := out.Put(p); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
