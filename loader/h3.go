@@ -46,24 +46,9 @@ func newH3(l *load) *h3Proto {
 
 func (p *h3Proto) open(ctx context.Context, org origin) (*muxSession, error) {
 	l := p.l
-	c := &connection{host: org.Host, start: time.Now(), dns: -1}
-	addr, dnsDur, err := l.resolver.resolve(ctx, org.Dial)
+	c, udp, pc, err := l.udpSocketTo(ctx, org, "QUIC", "udp")
 	if err != nil {
 		return nil, err
-	}
-	c.dns = dnsDur
-	udp, err := udpAddr(ctx, addr)
-	if err != nil {
-		return nil, fmt.Errorf("QUIC to %s: %w", org.Host, err)
-	}
-	c.remoteIP = udp.IP.String()
-	listen := l.opt.ListenPacket
-	if listen == nil {
-		listen = net.ListenPacket
-	}
-	pc, err := listen("udp", ":0")
-	if err != nil {
-		return nil, fmt.Errorf("QUIC to %s: opening a UDP socket: %w", org.Host, err)
 	}
 	win := l.opt.InitialWindow
 	if win == 0 {
@@ -107,6 +92,32 @@ func (p *h3Proto) open(ctx context.Context, org origin) (*muxSession, error) {
 func (p *h3Proto) moveCounts() {
 	p.l.wire.in.Add(p.count.In.Swap(0))
 	p.l.wire.out.Add(p.count.Out.Swap(0))
+}
+
+// udpSocketTo resolves org, starts its connection record and opens the
+// local UDP socket a datagram transport (QUIC, SCTP over UDP) dials from;
+// what names the transport in errors.
+func (l *load) udpSocketTo(ctx context.Context, org origin, what, network string) (*connection, *net.UDPAddr, net.PacketConn, error) {
+	c := &connection{host: org.Host, start: time.Now(), dns: -1}
+	addr, dnsDur, err := l.resolver.resolve(ctx, org.Dial)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	c.dns = dnsDur
+	udp, err := udpAddr(ctx, addr)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s to %s: %w", what, org.Host, err)
+	}
+	c.remoteIP = udp.IP.String()
+	listen := l.opt.ListenPacket
+	if listen == nil {
+		listen = net.ListenPacket
+	}
+	pc, err := listen(network, ":0")
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s to %s: opening a UDP socket: %w", what, org.Host, err)
+	}
+	return c, udp, pc, nil
 }
 
 // udpAddr turns "host:port" (an address, or a name when the load has no

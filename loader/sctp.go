@@ -66,24 +66,9 @@ func newSPDYSCTP(l *load) *sctpProto {
 
 func (p *sctpProto) open(ctx context.Context, org origin) (*muxSession, error) {
 	l := p.l
-	c := &connection{host: org.Host, start: time.Now(), dns: -1}
-	addr, dnsDur, err := l.resolver.resolve(ctx, org.Dial)
+	c, udp, pc, err := l.udpSocketTo(ctx, org, "SCTP", "udp4")
 	if err != nil {
 		return nil, err
-	}
-	c.dns = dnsDur
-	udp, err := udpAddr(ctx, addr)
-	if err != nil {
-		return nil, fmt.Errorf("SCTP to %s: %w", org.Host, err)
-	}
-	c.remoteIP = udp.IP.String()
-	listen := l.opt.ListenPacket
-	if listen == nil {
-		listen = net.ListenPacket
-	}
-	pc, err := listen("udp4", ":0")
-	if err != nil {
-		return nil, fmt.Errorf("SCTP to %s: opening a UDP socket: %w", org.Host, err)
 	}
 	cfg, opt := SCTPTransport(l.opt.SCTP)
 	setup := time.Now()
