@@ -26,10 +26,8 @@ func checkPlaintext(o Options) error {
 		}
 		return nil
 	}
-	switch o.Proto {
-	case probe.ProtoHTTPS, probe.ProtoSPDY31, probe.ProtoSPDY3, probe.ProtoSPDY2, probe.ProtoSPDY31SCTP:
-	default:
-		return fmt.Errorf("plaintext (TLS %q) works for https (HTTP/1.1) and SPDY, not %s", TLSNone, o.Proto)
+	if p, _ := probe.LookupProtocol(o.Proto); !p.Plaintext && !p.PlainTCPOption {
+		return fmt.Errorf("plaintext (TLS %q) works for %s, not %s", TLSNone, probe.OneOf(probe.PlaintextProtocols()), o.Proto)
 	}
 	if o.TLSResume || o.SessionCache != nil || o.EarlyData {
 		return errors.New("plaintext has no TLS sessions to resume and no 0-RTT")

@@ -21,6 +21,9 @@ type Protocol struct {
 	SPDYVersion string
 	// Plaintext protocols always run without TLS (Condition.TLS "none").
 	Plaintext bool
+	// PlainTCPOption protocols may also run without TLS over plain TCP
+	// (http:// URLs; SPDY then has no ALPN, so the server is told the version).
+	PlainTCPOption bool
 	// Transport carries the protocol: TransportTCP (""), TransportQUIC or
 	// TransportSCTP.
 	Transport string
@@ -36,10 +39,10 @@ func (p Protocol) SPDY() bool { return p.SPDYVersion != "" }
 // add its entry here (and its constant above) and the code that speaks it
 // in loader and server; flags, study files and messages follow this list.
 var Protocols = []Protocol{
-	{Name: ProtoHTTPS, ALPN: "http/1.1"},
-	{Name: ProtoSPDY31, ALPN: "spdy/3.1", SPDYVersion: "3.1", Multiplexed: true},
-	{Name: ProtoSPDY3, ALPN: "spdy/3", SPDYVersion: "3", Multiplexed: true},
-	{Name: ProtoSPDY2, ALPN: "spdy/2", SPDYVersion: "2", Multiplexed: true},
+	{Name: ProtoHTTPS, ALPN: "http/1.1", PlainTCPOption: true},
+	{Name: ProtoSPDY31, ALPN: "spdy/3.1", SPDYVersion: "3.1", Multiplexed: true, PlainTCPOption: true},
+	{Name: ProtoSPDY3, ALPN: "spdy/3", SPDYVersion: "3", Multiplexed: true, PlainTCPOption: true},
+	{Name: ProtoSPDY2, ALPN: "spdy/2", SPDYVersion: "2", Multiplexed: true, PlainTCPOption: true},
 	{Name: ProtoH2, ALPN: "h2", Multiplexed: true},
 	{Name: ProtoH3, ALPN: "h3", Multiplexed: true, Transport: TransportQUIC},
 	{Name: ProtoSPDY31SCTP, ALPN: "spdy/3.1", SPDYVersion: "3.1", Plaintext: true, Multiplexed: true, Transport: TransportSCTP},
@@ -51,6 +54,31 @@ const (
 	TransportQUIC = "quic" // UDP
 	TransportSCTP = "sctp" // user-space SCTP over UDP
 )
+
+// checkPlaintext refuses a TLS setting the protocol cannot run with.
+func checkPlaintext(proto, tlsVersion string) error {
+	p, ok := LookupProtocol(proto)
+	switch {
+	case !ok:
+		return nil // unknown names are reported by the protocol check
+	case p.Plaintext && tlsVersion != TLSNone:
+		return fmt.Errorf("protocol %s runs without TLS: set tls %q (not %q)", proto, TLSNone, tlsVersion)
+	case tlsVersion == TLSNone && !p.Plaintext && !p.PlainTCPOption:
+		return fmt.Errorf("protocol %s cannot run without TLS (tls %q works for %s)", proto, TLSNone, OneOf(PlaintextProtocols()))
+	}
+	return nil
+}
+
+// PlaintextProtocols names the protocols that run without TLS.
+func PlaintextProtocols() []string {
+	var names []string
+	for _, p := range Protocols {
+		if p.Plaintext || p.PlainTCPOption {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
 
 // LookupProtocol finds a protocol by its name.
 func LookupProtocol(name string) (Protocol, bool) {
@@ -212,10 +240,8 @@ func Normalize(c Condition) (Condition, error) {
 	if c.Push != "" && !member(c.Push, PushPolicies) {
 		return c, fmt.Errorf("unknown push policy %q (want %s)", c.Push, OneOf(PushPolicies))
 	}
-	if c.Proto != "" && c.TLS != TLSNone {
-		if p, _ := LookupProtocol(c.Proto); p.Plaintext {
-			return c, fmt.Errorf("protocol %s runs without TLS: set tls %q (not %q)", c.Proto, TLSNone, c.TLS)
-		}
+	if err := checkPlaintext(c.Proto, c.TLS); err != nil {
+		return c, err
 	}
 	if err := c.SCTP.check(); err != nil {
 		return c, err

@@ -84,3 +84,28 @@ func TestOneOf(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+func TestNormalizeMatchesTLSToProtocol(t *testing.T) {
+	for _, tc := range []struct {
+		proto, tls, wantErr string
+	}{
+		{ProtoHTTPS, TLSNone, ""},
+		{ProtoSPDY2, TLSNone, ""},
+		{ProtoSPDY31SCTP, TLSNone, ""},
+		{ProtoH2, TLS13, ""},
+		{ProtoH2, TLSNone, "h2 cannot run without TLS"},
+		{ProtoH3, TLSNone, "h3 cannot run without TLS"},
+		{ProtoSPDY31SCTP, TLS12, "runs without TLS"},
+	} {
+		_, err := Normalize(Condition{Page: "pageA", Proto: tc.proto, TLS: tc.tls})
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s over tls %s: %v", tc.proto, tc.tls, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s over tls %s: error %v, want %q", tc.proto, tc.tls, err, tc.wantErr)
+		}
+	}
+	if got := PlaintextProtocols(); strings.Join(got, " ") != "https spdy/3.1 spdy/3 spdy/2 spdy/3.1+sctp" {
+		t.Errorf("plaintext protocols %v", got)
+	}
+}

@@ -35,6 +35,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -167,19 +168,15 @@ func (cfg *Config) normalize() error {
 		cfg.Protocols = slices.Clone(DefaultProtocols)
 	}
 	for i, p := range cfg.Protocols {
-		switch p {
-		case ProtoSPDY31, ProtoSPDY3, ProtoSPDY2, ProtoH2, ProtoHTTP11:
-		default:
-			return fmt.Errorf("server: unknown protocol %q (want spdy/3.1, spdy/3, spdy/2, h2 or http/1.1)", p)
+		if !slices.Contains(DefaultProtocols, p) {
+			return fmt.Errorf("server: unknown protocol %q (want one of %s)", p, strings.Join(DefaultProtocols, ", "))
 		}
 		if slices.Contains(cfg.Protocols[:i], p) {
 			return fmt.Errorf("server: protocol %q listed twice", p)
 		}
 	}
-	switch cfg.PlainSPDY {
-	case "", ProtoSPDY31, ProtoSPDY3, ProtoSPDY2:
-	default:
-		return fmt.Errorf("server: plain-TCP SPDY version %q is not spdy/3.1, spdy/3 or spdy/2", cfg.PlainSPDY)
+	if cfg.PlainSPDY != "" && !slices.Contains(spdyVersions, cfg.PlainSPDY) {
+		return fmt.Errorf("server: plain-TCP SPDY version %q is not one of %s", cfg.PlainSPDY, strings.Join(spdyVersions, ", "))
 	}
 	switch cfg.Push {
 	case "":
