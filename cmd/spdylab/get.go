@@ -22,7 +22,7 @@ import (
 func init() {
 	register(command{
 		name:    "get",
-		summary: "fetch URLs over spdy/3.1, spdy/3, h2 or http/1.1 (curl-like, one connection per origin)",
+		summary: "fetch URLs over spdy/3.1, spdy/3, spdy/2, h2, h3 or http/1.1 (curl-like, one connection per origin)",
 		run:     runGet,
 	})
 }
