@@ -11,7 +11,7 @@ LDFLAGS := -X github.com/spdylab/spdylab/study.Revision=$(REV)
 run: deps build
 	$(BIN) run $(ARGS)
 
-# Every fuzz target for FUZZTIME (10s) each, then the unit, system and interop tests
+# Every fuzz target for FUZZTIME (30s) each, then the unit, system and interop tests
 # (their summary closes the output).
 test: deps
 	$(GO) vet ./...

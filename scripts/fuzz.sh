@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every Go fuzz target of the module for FUZZTIME each (default 10s), one
+# Runs every Go fuzz target of the module for FUZZTIME each (default 30s, as issue 14 asks), one
 # after another: `make test` calls it before the unit and system tests, so each
 # decoder of outside input meets fresh random input on every CI run. A finding
 # is written to the package's testdata/fuzz/<target>/ and fails the run; the
@@ -11,7 +11,7 @@
 # fails the suite if the race repeats or any run writes a failing input.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-fuzztime="${FUZZTIME:-10s}"
+fuzztime="${FUZZTIME:-30s}"
 logdir="$(mktemp -d)"
 trap 'rm -rf "$logdir"' EXIT
 failed=0
