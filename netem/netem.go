@@ -71,6 +71,10 @@ type Config struct {
 	// PacketLogPath, when PacketLog is nil, is a file New creates for the
 	// per-packet log and Close closes.
 	PacketLogPath string
+	// Names are host names served beside the servers' own, each at an
+	// address of its own (a replayed recording's hosts; see sites.go).
+	// At most MaxNames(Shards).
+	Names []string
 	// InProcessEmulator runs the link emulator's threads in this process
 	// instead of a child process of its own (the default). In-process, the
 	// emulator competes for this process's GOMAXPROCS scheduler slots with
@@ -93,6 +97,7 @@ type Testbed struct {
 	id      string
 	client  *Host
 	servers []*Host
+	sites   []*Host               // one per Config.Names entry (sites.go)
 	names   map[string]netip.Addr // host name -> address, for resolvers and hosts files
 
 	// Set only for emulated testbeds.
@@ -120,9 +125,10 @@ type Host struct {
 	// Addr is the host's address as seen by the other hosts.
 	Addr netip.Addr
 
-	tb *Testbed
-	ns *namespace // nil for loopback hosts: they live in the caller's namespace
-	cc string     // congestion control to set per TCP socket ("" = namespace default is right)
+	tb   *Testbed
+	ns   *namespace // nil for loopback hosts: they live in the caller's namespace
+	cc   string     // congestion control to set per TCP socket ("" = namespace default is right)
+	home *Host      // for a site of Config.Names: the server whose namespace it lives in
 }
 
 // Client is the client host.
@@ -162,9 +168,19 @@ func (tb *Testbed) Hosts() map[string]netip.Addr {
 // link, no TCP knobs and no DNS traffic (Resolver answers from memory).
 // shards outside 1..8 is clamped.
 func Loopback(shards int) *Testbed {
+	tb, _ := NewLoopback(shards, nil) // no names: nothing to refuse
+	return tb
+}
+
+// NewLoopback is Loopback serving names as well, each at its own loopback
+// address (sites.go).
+func NewLoopback(shards int, names []string) (*Testbed, error) {
 	shards = min(max(shards, 1), MaxShards)
+	if err := validateNames(names, shards); err != nil {
+		return nil, err
+	}
 	tb := &Testbed{
-		cfg:   Config{Name: "loopback", Shards: shards},
+		cfg:   Config{Name: "loopback", Shards: shards, Names: names},
 		id:    "loopback",
 		names: map[string]netip.Addr{},
 	}
@@ -175,7 +191,8 @@ func Loopback(shards int) *Testbed {
 		tb.servers = append(tb.servers, h)
 		tb.names[h.Name] = h.Addr
 	}
-	return tb
+	tb.makeSites(func(k int) (int, netip.Addr) { return k%shards + 1, loopbackSiteAddr(k) })
+	return tb, nil
 }
 
 // Counters are the emulator's counters since the last ResetCounters, summed

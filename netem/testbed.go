@@ -85,6 +85,9 @@ func (cfg *Config) validate() error {
 	if cfg.Shards < 1 || cfg.Shards > MaxShards {
 		return fmt.Errorf("netem: shards %d out of range 1..%d", cfg.Shards, MaxShards)
 	}
+	if err := validateNames(cfg.Names, cfg.Shards); err != nil {
+		return err
+	}
 	if cfg.Name != "" && !idPattern.MatchString(cfg.Name) {
 		return fmt.Errorf("netem: testbed name %q: want 1-9 characters of a-z and 0-9", cfg.Name)
 	}
@@ -350,6 +353,7 @@ func (tb *Testbed) createNamespaces() ([]*namespace, error) {
 		tb.servers = append(tb.servers, h)
 		tb.names[h.Name] = h.Addr
 	}
+	tb.makeSites(func(k int) (int, netip.Addr) { return siteAddr(k, tb.cfg.Shards) })
 	return nss, nil
 }
 
@@ -391,6 +395,9 @@ func (tb *Testbed) wire() (clientTun, routerTun *os.File, err error) {
 		if err := connectServer(routerNS, s.ns, i+1, tb.cfg.TCP); err != nil {
 			return nil, nil, err
 		}
+	}
+	if err := tb.addSiteAddrs(); err != nil {
+		return nil, nil, err
 	}
 	return clientTun, routerTun, nil
 }
