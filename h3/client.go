@@ -234,6 +234,11 @@ func (c *Conn) HandshakeDone() <-chan struct{} { return c.hsDone }
 func (c *Conn) LocalAddr() net.Addr  { return c.q.LocalAddr() }
 func (c *Conn) RemoteAddr() net.Addr { return c.q.RemoteAddr() }
 
+// Alive reports whether the connection can still carry requests: false
+// once it closed, for instance after the idle timeout (30 s unless the
+// server asks for less), when a browser opens a new one.
+func (c *Conn) Alive() bool { return c.q.Context().Err() == nil }
+
 // Stats are quic-go's counters of the connection (RTT, cwnd, losses).
 func (c *Conn) Stats() quic.ConnectionStats { return c.q.ConnectionStats() }
 

@@ -25,18 +25,6 @@ func serverTLSMax(c probe.Condition) uint16 {
 	return tls.VersionTLS12
 }
 
-// trustedCert is the servers' certificate as Chromium trusts it (by its
-// public key).
-func trustedCert(cert tls.Certificate) (*x509.Certificate, error) {
-	if cert.Leaf != nil {
-		return cert.Leaf, nil
-	}
-	if len(cert.Certificate) == 0 {
-		return nil, fmt.Errorf("harness: server certificate is empty")
-	}
-	return x509.ParseCertificate(cert.Certificate[0])
-}
-
 // browserLoad is one cold load by Chromium in the client namespace (or in
 // this namespace for a loopback bench): a fresh process and profile, the
 // page at the servers' base URLs, the lab certificate trusted.
@@ -57,7 +45,7 @@ func (b *Bench) browserLoad(ctx context.Context, cond probe.Condition, res probe
 		Proto:      cond.Proto,
 		TLSVersion: cond.TLS,
 		Resolve:    resolve,
-		TrustCerts: []*x509.Certificate{b.trust},
+		TrustCerts: []*x509.Certificate{b.ca.Cert},
 		Manifest:   b.m,
 		Timeout:    b.opt.Timeout,
 	}

@@ -8,7 +8,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"crypto/x509"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -72,8 +73,9 @@ type Bench struct {
 	m        *page.Manifest
 	siteDir  string
 	baseURLs map[string]string
+	names    []string // the page's own host names (a replay), nil for the lab's s1..sN
 	servers  []*server.Server
-	trust    *x509.Certificate // the servers' certificate, for a browser to trust
+	ca       *certs.CA // issues each host's certificate; the loader and Chromium trust it alone
 	serving  sync.WaitGroup
 	closed   atomic.Bool
 
@@ -91,7 +93,7 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultTimeout
 	}
-	c, m, err := validate(c, opt.Seed, opt.Page)
+	c, m, names, err := validate(c, opt.Seed, opt.Page)
 	if err != nil {
 		return nil, err
 	}
@@ -101,17 +103,20 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 			return nil, err
 		}
 	}
-	b = &Bench{cond: c, opt: opt, m: m, siteDir: dir, baseURLs: map[string]string{}}
+	bench := &Bench{cond: c, opt: opt, m: m, siteDir: dir, names: names, baseURLs: map[string]string{}}
 	defer func() {
 		if err != nil {
-			b.Close()
+			bench.Close() // b itself is nil on the error returns below
 			b = nil
 		}
 	}()
+	b = bench
 	if c.NoLink {
-		b.tb = netem.Loopback(c.Shards)
+		if b.tb, err = netem.NewLoopback(c.Shards, names); err != nil {
+			return nil, fmt.Errorf("harness: testbed: %w", err)
+		}
 	} else {
-		cfg := netem.Config{Shards: c.Shards, Link: c.Link, TCP: c.TCP, DNS: c.DNS}
+		cfg := netem.Config{Shards: c.Shards, Link: c.Link, TCP: c.TCP, DNS: c.DNS, Names: names}
 		if cfg.Link.Seed == 0 {
 			cfg.Link.Seed = opt.Seed
 		}
@@ -131,33 +136,71 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 // Validate checks c and its page without building anything and returns
 // the page the bench would serve. Errors name the field at fault.
 func Validate(c probe.Condition, seed int64) (*page.Manifest, error) {
-	_, m, err := validate(c, seed, nil)
+	_, m, _, err := validate(c, seed, nil)
 	return m, err
 }
 
-func validate(c probe.Condition, seed int64, opened *page.Manifest) (probe.Condition, *page.Manifest, error) {
+// validate normalises c, opens its page and decides the bench's hosts: a
+// page on the lab's names (s1..sN) gets c.Shards servers under those
+// names; a page with names of its own (a replayed recording) keeps them
+// all, spread over c.Shards server namespaces (default: as many as it has
+// hosts, at most MaxShards), and names lists them.
+func validate(c probe.Condition, seed int64, opened *page.Manifest) (_ probe.Condition, _ *page.Manifest, names []string, _ error) {
 	c, err := normalize(c)
 	if err != nil {
-		return c, nil, err
+		return c, nil, nil, err
 	}
 	m := opened.Clone() // the caller's page stays as it was (preload adds links)
 	if opened == nil {
 		if m, err = page.Open(c.Page, c.Shards, seed, c.ShardMode); err != nil {
-			return c, nil, fmt.Errorf("harness: %w", err)
+			return c, nil, nil, fmt.Errorf("harness: %w", err)
 		}
-	}
-	if c.Shards == 0 {
-		c.Shards = len(m.Hosts)
 	}
 	if c.Push == server.PushPreload {
 		m.AddPreloadLinks() // what the preload policy pushes; a site of its own in the cache
 	}
-	for i, h := range m.Hosts {
-		if i >= c.Shards || h != page.HostName(i+1) {
-			return c, nil, fmt.Errorf("harness: page %s uses host %s, but the bench has hosts %s..%s", c.Page, h, page.HostName(1), page.HostName(c.Shards))
+	if onLabHosts(m) {
+		if c.Shards == 0 {
+			c.Shards = len(m.Hosts)
+		}
+		if len(m.Hosts) > c.Shards {
+			return c, nil, nil, fmt.Errorf("harness: page %s uses host %s, but the bench has hosts %s..%s", c.Page, m.Hosts[c.Shards], page.HostName(1), page.HostName(c.Shards))
+		}
+		return c, m, nil, nil
+	}
+	for i := range probe.MaxShards {
+		if lab := page.HostName(i + 1); slices.Contains(m.Hosts, lab) {
+			return c, nil, nil, fmt.Errorf("harness: page %s mixes the lab's host name %s with names of its own (%s): use one kind or the other", c.Page, lab, firstOther(m.Hosts))
 		}
 	}
-	return c, m, nil
+	if c.Shards == 0 {
+		c.Shards = min(len(m.Hosts), probe.MaxShards)
+	}
+	if len(m.Hosts) > netem.MaxNames(c.Shards) {
+		return c, nil, nil, fmt.Errorf("harness: page %s has %d hosts; %d server(s) hold at most %d (raise shards)", c.Page, len(m.Hosts), c.Shards, netem.MaxNames(c.Shards))
+	}
+	return c, m, m.Hosts, nil
+}
+
+// firstOther is the first host that is not one of the lab's names.
+func firstOther(hosts []string) string {
+	for _, h := range hosts {
+		if !strings.HasSuffix(h, "."+netem.Domain) {
+			return h
+		}
+	}
+	return hosts[0]
+}
+
+// onLabHosts reports whether m's hosts are the lab's own s1..sN, in order
+// (study pages and pages written by `page gen`).
+func onLabHosts(m *page.Manifest) bool {
+	for i, h := range m.Hosts {
+		if h != page.HostName(i+1) {
+			return false
+		}
+	}
+	return true
 }
 
 // normalize checks the condition's fields and fills defaults (probe owns
@@ -248,94 +291,119 @@ func ensureSite(workDir string, m *page.Manifest) (string, error) {
 	return dir, nil
 }
 
-// startServers starts one server per shard host with the condition's
-// protocol settings and one certificate covering every host name.
+// startServers starts one server per server namespace, serving every
+// site (host name) that lives there at the site's own address, each with a
+// certificate of its own issued by the bench's CA.
 func (b *Bench) startServers() error {
+	ca, err := certs.NewCA("spdylab bench CA")
+	if err != nil {
+		return fmt.Errorf("harness: certificate authority: %w", err)
+	}
+	b.ca = ca
+	for _, s := range b.tb.Servers() {
+		sites := b.tb.SitesOn(s)
+		if len(sites) == 0 {
+			continue // more servers than the page has hosts
+		}
+		srv, err := b.newServer(s, sites)
+		if err != nil {
+			return err
+		}
+		b.servers = append(b.servers, srv)
+		for _, site := range sites {
+			if err := b.serveSite(srv, site); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// newServer is the server of one namespace with the condition's protocol
+// settings and a certificate per site.
+func (b *Bench) newServer(s *netem.Host, sites []*netem.Host) (*server.Server, error) {
 	c := b.cond
 	var names []string
-	for _, h := range b.tb.Servers() {
-		names = append(names, h.Name)
-	}
-	cert, err := certs.SelfSigned(names...)
-	if err != nil {
-		return fmt.Errorf("harness: certificate: %w", err)
-	}
-	if b.trust, err = trustedCert(cert); err != nil {
-		return err
+	var certList []tls.Certificate
+	for _, site := range sites {
+		cert, err := b.ca.Issue(site.Name)
+		if err != nil {
+			return nil, fmt.Errorf("harness: certificate for %s: %w", site.Name, err)
+		}
+		names = append(names, site.Name)
+		certList = append(certList, cert)
 	}
 	push := c.Push
 	if push == "" {
 		push = server.PushNone
 	}
-	pushMap := b.m.PushMap()
-	port := HTTPSPort
+	cfg := server.Config{
+		Root:         b.siteDir,
+		Protocols:    append([]string(nil), server.DefaultProtocols...),
+		Certificates: certList,
+		HostNames:    names,
+		TLSMax:       serverTLSMax(c),
+		SPDY: spdy.Config{
+			MaxConcurrentStreams: uint32(c.MaxStreams),
+			InitialWindowSize:    int32(c.InitialWindow),
+		},
+		H2: server.H2Config{
+			MaxConcurrentStreams: uint32(c.MaxStreams),
+			InitialWindowSize:    int32(c.InitialWindow),
+		},
+		H3:      h3Config(c),
+		Push:    push,
+		PushMap: b.m.PushMap(),
+		CC:      c.TCP.CC,
+	}
 	if plaintext(c) {
-		port = PlainPort
+		cfg.PlainSPDY = probe.ProtoSPDY31 // see sctp.go
+	}
+	if b.opt.ServerLog != nil {
+		cfg.Log = newLogger(b.opt.ServerLog, s.Name)
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("harness: server for %s: %w", s.Name, err)
+	}
+	return srv, nil
+}
+
+// serveSite has srv listen at site's address (TCP, and UDP for h3 or SCTP)
+// and records the site's base URL for the clients.
+func (b *Bench) serveSite(srv *server.Server, site *netem.Host) error {
+	c := b.cond
+	port, scheme := HTTPSPort, "https"
+	if plaintext(c) {
+		port, scheme = PlainPort, "http"
 	}
 	if c.NoLink {
 		port = 0
 	}
-	for _, h := range b.tb.Servers() {
-		cfg := server.Config{
-			Root:        b.siteDir,
-			Protocols:   append([]string(nil), server.DefaultProtocols...),
-			Certificate: &cert,
-			HostNames:   names,
-			TLSMax:      serverTLSMax(c),
-			SPDY: spdy.Config{
-				MaxConcurrentStreams: uint32(c.MaxStreams),
-				InitialWindowSize:    int32(c.InitialWindow),
-			},
-			H2: server.H2Config{
-				MaxConcurrentStreams: uint32(c.MaxStreams),
-				InitialWindowSize:    int32(c.InitialWindow),
-			},
-			H3:      h3Config(c),
-			Push:    push,
-			PushMap: pushMap,
-			CC:      c.TCP.CC,
-		}
-		if plaintext(c) {
-			cfg.PlainSPDY = probe.ProtoSPDY31 // see sctp.go
-		}
-		if b.opt.ServerLog != nil {
-			cfg.Log = newLogger(b.opt.ServerLog, h.Name)
-		}
-		srv, err := server.New(cfg)
-		if err != nil {
-			return fmt.Errorf("harness: server for %s: %w", h.Name, err)
-		}
-		l, err := h.Listen("tcp", h.HostPort(port))
-		if err != nil {
-			srv.Close()
-			return fmt.Errorf("harness: listening on %s (%s): %w", h.Name, h.HostPort(port), err)
-		}
-		b.servers = append(b.servers, srv)
-		serveUDP := b.serveH3
-		if plaintext(c) {
-			serveUDP = b.serveSCTP
-		}
-		if err := serveUDP(h, srv, l.Addr().String()); err != nil {
-			l.Close()
-			return err
-		}
-		b.serving.Add(1)
-		go func() {
-			defer b.serving.Done()
-			srv.Serve(l)
-			l.Close()
-		}()
-		scheme := "https"
-		if plaintext(c) {
-			scheme = "http"
-		}
-		if c.DNS && b.tb.Emulated() {
-			// The loader resolves the name through the client's resolver,
-			// so the load pays for DNS across the link.
-			b.baseURLs[h.Name] = fmt.Sprintf("%s://%s:%d", scheme, h.Name, port)
-		} else {
-			b.baseURLs[h.Name] = scheme + "://" + l.Addr().String()
-		}
+	l, err := site.Listen("tcp", site.HostPort(port))
+	if err != nil {
+		return fmt.Errorf("harness: listening on %s (%s): %w", site.Name, site.HostPort(port), err)
+	}
+	serveUDP := b.serveH3
+	if plaintext(c) {
+		serveUDP = b.serveSCTP
+	}
+	if err := serveUDP(site, srv, l.Addr().String()); err != nil {
+		l.Close()
+		return err
+	}
+	b.serving.Add(1)
+	go func() {
+		defer b.serving.Done()
+		srv.Serve(l)
+		l.Close()
+	}()
+	if c.DNS && b.tb.Emulated() {
+		// The loader resolves the name through the client's resolver,
+		// so the load pays for DNS across the link.
+		b.baseURLs[site.Name] = fmt.Sprintf("%s://%s:%d", scheme, site.Name, port)
+	} else {
+		b.baseURLs[site.Name] = scheme + "://" + l.Addr().String()
 	}
 	return nil
 }
@@ -386,6 +454,7 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		return b.browserLoad(ctx, cond, res)
 	}
 	opt := loader.Options{
+		RootCAs:       b.ca.Pool(),
 		Proto:         proto,
 		TLSVersion:    cond.TLS,
 		InitialWindow: cond.InitialWindow,

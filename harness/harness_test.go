@@ -185,7 +185,7 @@ func TestManifestPageFromFile(t *testing.T) {
 	odd := filepath.Join(t.TempDir(), "odd.json")
 	js, _ = json.Marshal(m)
 	os.WriteFile(odd, js, 0o644)
-	if _, err := Open(context.Background(), probe.Condition{Page: odd, NoLink: true}, Options{WorkDir: work}); err == nil || !strings.Contains(err.Error(), "cdn.example.test") {
+	if _, err := Open(context.Background(), probe.Condition{Page: odd, NoLink: true}, Options{WorkDir: work}); err == nil || !strings.Contains(err.Error(), "mixes the lab's host name") {
 		t.Fatalf("a page on foreign hosts: %v", err)
 	}
 }

@@ -85,7 +85,9 @@ func (p *h3Proto) open(ctx context.Context, org origin) (*muxSession, error) {
 		return nil, context.Cause(ctx)
 	}
 	l.throttle.hostMultiplexes(org.Host)
-	return &muxSession{c: c, rt: priorityTransport{qc}, close: c.Close}, nil
+	// A connection that went idle past QUIC's idle timeout (a long page:
+	// scripts that request late) is replaced, as Chrome replaces it.
+	return &muxSession{c: c, rt: priorityTransport{qc}, close: c.Close, usable: qc.Alive}, nil
 }
 
 // moveCounts adds the bytes counted so far to the load's wire totals.

@@ -81,14 +81,18 @@ type Config struct {
 	PlainSPDY string
 	// Certificate for TLS; nil = a throw-away self-signed one for HostNames.
 	Certificate *tls.Certificate
-	HostNames   []string
-	TLSMin      uint16 // tls.VersionTLS12 when 0
-	TLSMax      uint16 // tls.VersionTLS13 when 0
-	SPDY        spdy.Config
-	H2          H2Config
-	H3          H3Config            // HTTP/3 over UDP, served by ServeH3
-	Push        string              // PushNone (""), PushManifest or PushPreload
-	PushMap     map[string][]string // parent path -> paths to push with it (PushManifest)
+	// Certificates, when set, replace Certificate: one per host name, and
+	// crypto/tls gives each client the first that covers its SNI name, so
+	// every host of a replayed page shows a certificate of its own.
+	Certificates []tls.Certificate
+	HostNames    []string
+	TLSMin       uint16 // tls.VersionTLS12 when 0
+	TLSMax       uint16 // tls.VersionTLS13 when 0
+	SPDY         spdy.Config
+	H2           H2Config
+	H3           H3Config            // HTTP/3 over UDP, served by ServeH3
+	Push         string              // PushNone (""), PushManifest or PushPreload
+	PushMap      map[string][]string // parent path -> paths to push with it (PushManifest)
 	// CC is the TCP congestion control set on the listener; accepted
 	// connections inherit it. "" = the namespace default.
 	CC string
@@ -204,19 +208,23 @@ func (cfg *Config) normalize() error {
 	return nil
 }
 
-// tlsConfig is the listener's TLS: the given certificate (or a throw-away
+// tlsConfig is the listener's TLS: the given certificates (or a throw-away
 // one for the host names) and the protocols offered by ALPN.
 func (cfg *Config) tlsConfig() (*tls.Config, error) {
-	cert := cfg.Certificate
-	if cert == nil {
+	certList := cfg.Certificates
+	switch {
+	case len(certList) > 0:
+	case cfg.Certificate != nil:
+		certList = []tls.Certificate{*cfg.Certificate}
+	default:
 		c, err := certs.SelfSigned(cfg.HostNames...)
 		if err != nil {
 			return nil, err
 		}
-		cert = &c
+		certList = []tls.Certificate{c}
 	}
 	return &tls.Config{
-		Certificates: []tls.Certificate{*cert},
+		Certificates: certList,
 		NextProtos:   cfg.Protocols,
 		MinVersion:   cfg.TLSMin,
 		MaxVersion:   cfg.TLSMax,
