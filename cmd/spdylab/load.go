@@ -179,11 +179,13 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 func introduceBench(ctx context.Context, bench *harness.Bench, req loadRequest, stdout, stderr io.Writer) *probe.LinkCheck {
 	cond, m := bench.Condition(), bench.Manifest()
 	if !req.asJSON {
-		where := "loopback (no link)"
+		where := fmt.Sprintf("loopback (no link), %d server(s)", cond.Shards)
 		if !cond.NoLink {
-			where = netem.Describe(req.link)
+			link := req.link
+			link.Shards = cond.Shards // the bench's count (a replay's default is its own)
+			where = netem.Describe(link)
 		}
-		fmt.Fprintf(stdout, "page %s (%d resources, %d bytes) on %d host(s), %s\n", m.Name, len(m.Resources), m.TotalBytes(), cond.Shards, where)
+		fmt.Fprintf(stdout, "page %s (%d resources, %d bytes) on %d host(s), %s\n", m.Name, len(m.Resources), m.TotalBytes(), len(m.Hosts), where)
 	}
 	if cond.NoLink {
 		return nil
