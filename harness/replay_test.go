@@ -19,7 +19,7 @@ import (
 // document references one image on each of hosts-1 other hosts, all at the
 // same path (the server must tell them apart by host), and returns its
 // page spec.
-func recordingWithHosts(t *testing.T, hosts int) string {
+func recordingWithHosts(t testing.TB, hosts int) string {
 	t.Helper()
 	entry := func(u, mime string, size int, extra string) string {
 		return `{"pageref":"p1","startedDateTime":"2026-01-01T00:00:00.100Z","time":10,` +
@@ -119,5 +119,32 @@ func TestReplayOf300HostsBehindTheLink(t *testing.T) {
 	r := cb.Load(context.Background(), probe.ProtoH2, 0)
 	if r.Failed || r.Resources != len(cb.Manifest().Resources) {
 		t.Fatalf("chromium: failed %v (%s), %d of %d resources", r.Failed, r.Error, r.Resources, len(cb.Manifest().Resources))
+	}
+}
+
+// BenchmarkReplayBenchSetup300Hosts is the time to build a bench for a
+// 300-host recording behind an emulated link (namespaces, the emulator,
+// 300 addresses and certificates, DNS, servers) and to tear it down again.
+// Run: go test -run '^$' -bench ReplayBenchSetup ./harness/ (root).
+func BenchmarkReplayBenchSetup300Hosts(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("needs root for network namespaces")
+	}
+	spec := recordingWithHosts(b, 300)
+	work := b.TempDir()
+	c := probe.Condition{Page: spec, DNS: true, Link: probe.Link{RTT: 40 * time.Millisecond, DownBps: 20e6, UpBps: 5e6, Shared: true}}
+	m, err := Validate(c, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		bench, err := Open(context.Background(), c, Options{WorkDir: work, Seed: 1, Page: m})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := bench.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

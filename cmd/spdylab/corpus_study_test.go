@@ -105,9 +105,6 @@ func TestStudy4GoogleOverSharedPages(t *testing.T) {
 	msg := captureStderr(t, func(stderr io.Writer) {
 		code = runCmd([]string{"study4-google", "--pages", corpus, "--runs", "1", "--shard", shard, "-j", "4", "-q", "--out", out}, io.Discard, stderr)
 	})
-	if code != 0 && strings.Contains(msg, "but the bench has hosts") {
-		t.Skipf("the harness does not serve a recorded page's own hosts yet (replay over every host): %s", strings.TrimSpace(msg))
-	}
 	if code != 0 {
 		t.Fatalf("spdylab run study4-google --pages %s --shard %s: exit %d\n%s", corpus, shard, code, msg)
 	}
