@@ -6,16 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"sort"
-	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
@@ -74,71 +68,6 @@ type Summary struct {
 	Skipped  int // probes already in the store
 	Elapsed  time.Duration
 	Canceled bool
-}
-
-// Revision is the spdylab source revision, set with
-// -ldflags "-X github.com/spdylab/spdylab/study.Revision=$(git rev-parse HEAD)";
-// when empty the Go build info is consulted.
-var Revision string
-
-// CollectProvenance describes this process and machine.
-func CollectProvenance(seed int64, jobs int, sh spec.Shard, args string) store.Provenance {
-	p := store.Provenance{Started: time.Now(), Go: runtime.Version(), Seed: seed, Jobs: jobs, Shard: sh.String(), Args: args}
-	p.Hostname, _ = os.Hostname()
-	var u unix.Utsname
-	if unix.Uname(&u) == nil {
-		p.Kernel = unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:]) + " " + unix.ByteSliceToString(u.Machine[:])
-	}
-	p.Revision = Revision
-	if p.Revision == "" {
-		if bi, ok := debug.ReadBuildInfo(); ok {
-			mod := ""
-			for _, s := range bi.Settings {
-				switch s.Key {
-				case "vcs.revision":
-					p.Revision = s.Value
-				case "vcs.modified":
-					if s.Value == "true" {
-						mod = "+dirty"
-					}
-				}
-			}
-			if p.Revision == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-				p.Revision = bi.Main.Version
-			}
-			if p.Revision != "" {
-				p.Revision += mod
-			}
-		}
-	}
-	if p.Revision == "" {
-		p.Revision = worktreeRevision()
-	}
-	if p.Revision == "" {
-		p.Revision = "unknown"
-	}
-	return p
-}
-
-// worktreeRevision is the git revision of the work tree the executable
-// lives in (bin/spdylab after `make build`), for builds without VCS stamps.
-// It is marked as such because the binary may predate later edits.
-func worktreeRevision() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "-C", filepath.Dir(exe), "rev-parse", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	rev := strings.TrimSpace(string(out))
-	if len(rev) != 40 {
-		return ""
-	}
-	return rev + " (work tree at run time)"
 }
 
 type task struct {

@@ -37,7 +37,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (
 	id INTEGER PRIMARY KEY,
 	started TEXT NOT NULL, hostname TEXT, kernel TEXT, go_version TEXT,
-	revision TEXT, seed INTEGER, args TEXT, jobs INTEGER, shard TEXT);
+	revision TEXT, seed INTEGER, args TEXT, jobs INTEGER, shard TEXT, machine_json TEXT);
 CREATE TABLE IF NOT EXISTS conditions (
 	hash TEXT PRIMARY KEY, condition_json TEXT NOT NULL, values_json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS manifests (key TEXT PRIMARY KEY, json TEXT NOT NULL);
@@ -54,6 +54,43 @@ CREATE TABLE IF NOT EXISTS probes (
 	link_check_json TEXT,
 	UNIQUE (cond_hash, run, attempt));
 `
+
+// columnsAdded are columns later versions added to tables of the schema:
+// a store written before them gets them (empty) when opened.
+var columnsAdded = []struct{ table, column, decl string }{
+	{"sessions", "machine_json", "TEXT"},
+}
+
+type execQuerier interface {
+	Exec(query string, args ...any) (sql.Result, error)
+	Query(query string, args ...any) (*sql.Rows, error)
+}
+
+// upgradeSchema adds the columnsAdded a store lacks.
+func upgradeSchema(db execQuerier) error {
+	for _, c := range columnsAdded {
+		rows, err := db.Query(`SELECT name FROM pragma_table_info(?)`, c.table)
+		if err != nil {
+			return fmt.Errorf("reading the columns of %s: %w", c.table, err)
+		}
+		have := false
+		for rows.Next() {
+			var name string
+			if rows.Scan(&name) == nil && name == c.column {
+				have = true
+			}
+		}
+		rows.Close()
+		if !have {
+			if _, err := db.Exec(`ALTER TABLE ` + c.table + ` ADD COLUMN ` + c.column + ` ` + c.decl); err != nil {
+				return fmt.Errorf("adding column %s.%s: %w", c.table, c.column, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (st *Store) upgrade() error { return upgradeSchema(st.db) }
 
 // Meta is what an output directory says about the study it holds.
 type Meta struct {
@@ -79,6 +116,19 @@ type Provenance struct {
 	Args     string
 	Jobs     int
 	Shard    string
+	// Machine is what else about the host can move a measurement (stored
+	// as JSON; empty in stores written before it existed).
+	Machine Machine
+}
+
+// Machine describes the host a session ran on beyond its kernel.
+type Machine struct {
+	CPUModel string            `json:"cpu_model,omitempty"`
+	CPUs     int               `json:"cpus,omitempty"`
+	MemMiB   int               `json:"mem_mib,omitempty"`
+	LoadAvg  [3]float64        `json:"loadavg"`           // at the session's start
+	Sysctls  map[string]string `json:"sysctls,omitempty"` // the host's TCP and socket settings testbeds inherit or override
+	Deps     map[string]string `json:"deps,omitempty"`    // Go modules that carry protocol stacks, and external tools, with versions
 }
 
 // Probe is one stored page load.
@@ -123,6 +173,10 @@ func OpenStore(dir string) (*Store, error) {
 	if _, err := st.Meta(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: not a spdylab results database: %w", path, err)
+	}
+	if err := st.upgrade(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return st, nil
 }
@@ -192,6 +246,9 @@ func (st *Store) init(s *spec.Study) error {
 	defer tx.Rollback()
 	if _, err := tx.Exec(schema); err != nil {
 		return fmt.Errorf("creating schema: %w", err)
+	}
+	if err := upgradeSchema(tx); err != nil {
+		return err
 	}
 	meta := map[string]string{
 		"study":       s.Name,
@@ -275,8 +332,12 @@ func (st *Store) Study() (*spec.Study, error) {
 
 // StartSession records the provenance of one runner invocation.
 func (st *Store) StartSession(p Provenance) (int64, error) {
-	res, err := st.db.Exec(`INSERT INTO sessions(started, hostname, kernel, go_version, revision, seed, args, jobs, shard) VALUES (?,?,?,?,?,?,?,?,?)`,
-		p.Started.UTC().Format(time.RFC3339Nano), p.Hostname, p.Kernel, p.Go, p.Revision, p.Seed, p.Args, p.Jobs, p.Shard)
+	mj, err := json.Marshal(p.Machine)
+	if err != nil {
+		return 0, err
+	}
+	res, err := st.db.Exec(`INSERT INTO sessions(started, hostname, kernel, go_version, revision, seed, args, jobs, shard, machine_json) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+		p.Started.UTC().Format(time.RFC3339Nano), p.Hostname, p.Kernel, p.Go, p.Revision, p.Seed, p.Args, p.Jobs, p.Shard, string(mj))
 	if err != nil {
 		return 0, err
 	}
@@ -285,7 +346,7 @@ func (st *Store) StartSession(p Provenance) (int64, error) {
 
 // Sessions lists the provenance of every invocation that wrote to the store.
 func (st *Store) Sessions() ([]Provenance, error) {
-	rows, err := st.db.Query(`SELECT started, hostname, kernel, go_version, revision, seed, args, jobs, shard FROM sessions ORDER BY id`)
+	rows, err := st.db.Query(`SELECT started, hostname, kernel, go_version, revision, seed, args, jobs, shard, COALESCE(machine_json, '') FROM sessions ORDER BY id`)
 	if err != nil {
 		return nil, err
 	}
@@ -293,9 +354,14 @@ func (st *Store) Sessions() ([]Provenance, error) {
 	var out []Provenance
 	for rows.Next() {
 		var p Provenance
-		var started string
-		if err := rows.Scan(&started, &p.Hostname, &p.Kernel, &p.Go, &p.Revision, &p.Seed, &p.Args, &p.Jobs, &p.Shard); err != nil {
+		var started, machine string
+		if err := rows.Scan(&started, &p.Hostname, &p.Kernel, &p.Go, &p.Revision, &p.Seed, &p.Args, &p.Jobs, &p.Shard, &machine); err != nil {
 			return nil, err
+		}
+		if machine != "" {
+			if err := json.Unmarshal([]byte(machine), &p.Machine); err != nil {
+				return nil, fmt.Errorf("session of %s: machine: %w", started, err)
+			}
 		}
 		p.Started, _ = time.Parse(time.RFC3339Nano, started)
 		out = append(out, p)
