@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/certs"
+	"github.com/spdylab/spdylab/internal/tcpopt"
 	"github.com/spdylab/spdylab/loader"
 	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/page"
@@ -101,31 +102,41 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 			return nil, err
 		}
 	}
-	b = &Bench{cond: c, opt: opt, m: m, siteDir: dir, baseURLs: map[string]string{}}
+	// The half-built bench is torn down through its own variable: every
+	// error return sets the result b to nil before deferred calls run.
+	built := &Bench{cond: c, opt: opt, m: m, siteDir: dir, baseURLs: map[string]string{}}
 	defer func() {
 		if err != nil {
-			b.Close()
-			b = nil
+			built.Close()
 		}
 	}()
-	if c.NoLink {
-		b.tb = netem.Loopback(c.Shards)
-	} else {
-		cfg := netem.Config{Shards: c.Shards, Link: c.Link, TCP: c.TCP, DNS: c.DNS}
-		if cfg.Link.Seed == 0 {
-			cfg.Link.Seed = opt.Seed
-		}
-		if opt.Testbed != nil {
-			opt.Testbed(&cfg)
-		}
-		if b.tb, err = netem.New(ctx, cfg); err != nil {
-			return nil, fmt.Errorf("harness: testbed: %w", err)
-		}
-	}
-	if err := b.startServers(); err != nil {
+	if built.tb, err = openTestbed(ctx, c, opt); err != nil {
 		return nil, err
 	}
-	return b, nil
+	if err := built.startServers(); err != nil {
+		return nil, err
+	}
+	return built, nil
+}
+
+// openTestbed builds the condition's testbed: loopback hosts, or the
+// emulated link with opt's adjustments.
+func openTestbed(ctx context.Context, c probe.Condition, opt Options) (*netem.Testbed, error) {
+	if c.NoLink {
+		return netem.Loopback(c.Shards), nil
+	}
+	cfg := netem.Config{Shards: c.Shards, Link: c.Link, TCP: c.TCP, DNS: c.DNS}
+	if cfg.Link.Seed == 0 {
+		cfg.Link.Seed = opt.Seed
+	}
+	if opt.Testbed != nil {
+		opt.Testbed(&cfg)
+	}
+	tb, err := netem.New(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("harness: testbed: %w", err)
+	}
+	return tb, nil
 }
 
 // Validate checks c and its page without building anything and returns
@@ -311,6 +322,13 @@ func (b *Bench) startServers() error {
 			return fmt.Errorf("harness: listening on %s (%s): %w", h.Name, h.HostPort(port), err)
 		}
 		b.servers = append(b.servers, srv)
+		// Serve sets the congestion control too, but it runs in a goroutine
+		// whose error nobody reads: a kernel without the algorithm would
+		// leave a bench that refuses every load instead of a setup error.
+		if err := tcpopt.SetCongestion(l, c.TCP.CC); err != nil {
+			l.Close()
+			return fmt.Errorf("harness: server on %s: %w", h.Name, err)
+		}
 		serveUDP := b.serveH3
 		if plaintext(c) {
 			serveUDP = b.serveSCTP
