@@ -176,8 +176,16 @@ func sweepAxis(a *Analysis, f string) (name string, logX bool) {
 	return name, logX
 }
 
-// sweepOf draws factor f's ToW reduction and PLT figures.
-func sweepOf(a *Analysis, f string) ([]figure, error) {
+// sweepChart is the data of one sweep figure pair: its lines, and what
+// its titles and caption add to "vs FACTOR".
+type sweepChart struct {
+	title    string // appended to the figure titles
+	caption  string // what the chart holds fixed or averages; "" = nothing to say
+	red, plt []Series
+}
+
+// sweepCharts computes factor f's sweep charts.
+func sweepCharts(a *Analysis, f string) []sweepChart {
 	lineKey, note := sweepLines(a, f)
 	red, plt := sweep{}, sweep{}
 	for _, c := range a.Conds {
@@ -190,20 +198,37 @@ func sweepOf(a *Analysis, f string) ([]figure, error) {
 		}
 		plt.add(lineKey(c, true), x, c.PLT.Median)
 	}
+	return []sweepChart{{title: note, red: red.series(), plt: plt.series()}}
+}
+
+// sweepOf draws factor f's ToW reduction and PLT figures.
+func sweepOf(a *Analysis, f string) ([]figure, error) {
 	xName, logX := sweepAxis(a, f)
 	var figs []figure
-	if len(red) > 0 {
-		svg, leg, err := linePlot("Reduction in time on wire vs "+f+note, xName, "ToW reduction vs "+a.BaseLabel+" (%)", red.series(), logX, true)
+	for _, ch := range sweepCharts(a, f) {
+		if len(ch.red) > 0 {
+			svg, leg, err := linePlot("Reduction in time on wire vs "+f+ch.title, xName, "ToW reduction vs "+a.BaseLabel+" (%)", ch.red, logX, true)
+			if err != nil {
+				return nil, err
+			}
+			caption := "100 × (ToW_base − ToW) / ToW_base of the medians; above the dashed line the variant spends less time on the wire."
+			figs = append(figs, figure{Title: "ToW reduction vs " + f, Caption: joinCaption(caption, ch.caption), SVG: template.HTML(svg), Legend: leg})
+		}
+		svg, leg, err := linePlot("Median page load time vs "+f+ch.title, xName, "median PLT (ms)", ch.plt, logX, false)
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, figure{Title: "ToW reduction vs " + f, Caption: "100 × (ToW_base − ToW) / ToW_base of the medians; above the dashed line the variant spends less time on the wire.", SVG: template.HTML(svg), Legend: leg})
+		figs = append(figs, figure{Title: "PLT vs " + f, Caption: ch.caption, SVG: template.HTML(svg), Legend: leg})
 	}
-	svg, leg, err := linePlot("Median page load time vs "+f+note, xName, "median PLT (ms)", plt.series(), logX, false)
-	if err != nil {
-		return nil, err
+	return figs, nil
+}
+
+// joinCaption puts two caption sentences together, either may be empty.
+func joinCaption(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
 	}
-	return append(figs, figure{Title: "PLT vs " + f, SVG: template.HTML(svg), Legend: leg}), nil
+	return a + " " + b
 }
 
 // streamsRegression finds, per page and RTT, the smallest max_streams m at
