@@ -190,7 +190,7 @@ func harEntryOf(x *exchange, resID *int, wall0, start0 float64) (e harEntry, req
 	e.ResourceType = strings.ToLower(x.typ)
 	e.ChromePriority = x.priority
 	if p, ok := chromePriorityToSPDY[x.priority]; ok {
-		e.Priority = &p
+		e.Priority = loader.SPDYPriority(p)
 	}
 	e.ResourceID = resID
 	e.Unlisted = resID == nil

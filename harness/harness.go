@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/certs"
+	"github.com/spdylab/spdylab/internal/tcpopt"
 	"github.com/spdylab/spdylab/loader"
 	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/page"
@@ -97,40 +98,56 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 	if err != nil {
 		return nil, err
 	}
+	if !c.NoLink && c.Link.Seed == 0 {
+		// The loss sequence the loads see comes from the run's seed; every
+		// result records it, so a load can be re-run with the same losses.
+		c.Link.Seed = opt.Seed
+	}
 	dir, ok := siteInPlace(c, m)
 	if !ok {
 		if dir, err = ensureSite(opt.WorkDir, m); err != nil {
 			return nil, err
 		}
 	}
-	bench := &Bench{cond: c, opt: opt, m: m, siteDir: dir, names: names, baseURLs: map[string]string{}}
+	// The half-built bench is torn down through its own variable: every
+	// error return sets the result b to nil before deferred calls run.
+	built := &Bench{cond: c, opt: opt, m: m, siteDir: dir, names: names, baseURLs: map[string]string{}}
 	defer func() {
 		if err != nil {
-			bench.Close() // b itself is nil on the error returns below
-			b = nil
+			built.Close()
 		}
 	}()
-	b = bench
-	if c.NoLink {
-		if b.tb, err = netem.NewLoopback(c.Shards, names); err != nil {
-			return nil, fmt.Errorf("harness: testbed: %w", err)
-		}
-	} else {
-		cfg := netem.Config{Shards: c.Shards, Link: c.Link, TCP: c.TCP, DNS: c.DNS, Names: names}
-		if cfg.Link.Seed == 0 {
-			cfg.Link.Seed = opt.Seed
-		}
-		if opt.Testbed != nil {
-			opt.Testbed(&cfg)
-		}
-		if b.tb, err = netem.New(ctx, cfg); err != nil {
-			return nil, fmt.Errorf("harness: testbed: %w", err)
-		}
-	}
-	if err := b.startServers(); err != nil {
+	if built.tb, err = openTestbed(ctx, c, opt, names); err != nil {
 		return nil, err
 	}
-	return b, nil
+	if err := built.startServers(); err != nil {
+		return nil, err
+	}
+	return built, nil
+}
+
+// openTestbed builds the condition's testbed: loopback hosts, or the
+// emulated link with opt's adjustments.
+func openTestbed(ctx context.Context, c probe.Condition, opt Options, names []string) (*netem.Testbed, error) {
+	if c.NoLink {
+		tb, err := netem.NewLoopback(c.Shards, names)
+		if err != nil {
+			return nil, fmt.Errorf("harness: testbed: %w", err)
+		}
+		return tb, nil
+	}
+	cfg := netem.Config{Shards: c.Shards, Link: c.Link, TCP: c.TCP, DNS: c.DNS, Names: names}
+	if cfg.Link.Seed == 0 {
+		cfg.Link.Seed = opt.Seed
+	}
+	if opt.Testbed != nil {
+		opt.Testbed(&cfg)
+	}
+	tb, err := netem.New(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("harness: testbed: %w", err)
+	}
+	return tb, nil
 }
 
 // Validate checks c and its page without building anything and returns
@@ -383,6 +400,13 @@ func (b *Bench) serveSite(srv *server.Server, site *netem.Host) error {
 	l, err := site.Listen("tcp", site.HostPort(port))
 	if err != nil {
 		return fmt.Errorf("harness: listening on %s (%s): %w", site.Name, site.HostPort(port), err)
+	}
+	// Serve sets the congestion control too, but it runs in a goroutine
+	// whose error nobody reads: a kernel without the algorithm would
+	// leave a bench that refuses every load instead of a setup error.
+	if err := tcpopt.SetCongestion(l, c.TCP.CC); err != nil {
+		l.Close()
+		return fmt.Errorf("harness: server for %s: %w", site.Name, err)
 	}
 	serveUDP := b.serveH3
 	if plaintext(c) {

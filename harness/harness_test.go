@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/server"
@@ -368,5 +369,51 @@ func TestOpenUsesTheCallersPageWithoutChangingIt(t *testing.T) {
 	}
 	if r := b.Load(context.Background(), probe.ProtoSPDY31, 0); r.Failed || r.Pushed == 0 {
 		t.Fatalf("preload load: failed=%v pushed=%d %s", r.Failed, r.Pushed, r.Error)
+	}
+}
+
+// openWithoutPanic is Open that turns a panic into a test failure, so one
+// broken setup path does not hide the others.
+func openWithoutPanic(t *testing.T, c probe.Condition, opt Options) (b *Bench, err error) {
+	t.Helper()
+	defer func() {
+		if v := recover(); v != nil {
+			t.Errorf("Open panicked: %v", v)
+			b, err = nil, nil
+		}
+	}()
+	return Open(context.Background(), c, opt)
+}
+
+// A bench whose testbed or servers cannot be built is an error naming the
+// cause, never a panic (issue 14, item 6).
+func TestOpenSetupFailureIsAnErrorNamingTheCause(t *testing.T) {
+	cases := map[string]struct {
+		c    probe.Condition
+		opt  Options
+		want string
+	}{
+		// netem rejects the testbed (a name only it checks), after the
+		// bench's page is already on disk.
+		"testbed": {probe.Condition{Page: "pageA"},
+			Options{Testbed: func(cfg *netem.Config) { cfg.Name = "Not Valid" }}, `testbed name "Not Valid"`},
+		// the servers cannot use the congestion control (a loopback bench
+		// has no testbed to check it first).
+		"servers": {probe.Condition{Page: "pageA", NoLink: true, TCP: probe.TCP{CC: "nosuchcc"}},
+			Options{}, `congestion control "nosuchcc"`},
+	}
+	for label, c := range cases {
+		c.opt.WorkDir, c.opt.Seed = t.TempDir(), 1
+		b, err := openWithoutPanic(t, c.c, c.opt)
+		if b != nil {
+			b.Close()
+		}
+		if err == nil {
+			t.Errorf("%s: Open succeeded", label)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %q, want it to name %q", label, err, c.want)
+		}
 	}
 }

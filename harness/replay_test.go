@@ -110,12 +110,19 @@ func TestReplayOf300HostsBehindTheLink(t *testing.T) {
 		if r.Link.Down.PktsDelivered == 0 {
 			t.Errorf("%s: nothing crossed the link", proto)
 		}
+		if r.Condition.Link.Seed != 1 {
+			t.Errorf("%s: the result records link seed %d; the bench's losses came from seed 1", proto, r.Condition.Link.Seed)
+		}
 	}
 	if _, err := browser.FindBinary(""); err != nil {
 		t.Logf("no Chromium, replay by the browser not checked: %v", err)
 		return
 	}
-	cb := openBench(t, probe.Condition{Page: c.Page, DNS: true, Link: c.Link, Client: probe.ClientChromium}, Options{})
+	// Chromium holds at most 256 sockets (its socket pools' limit) and
+	// closes idle sessions to open more, which fails requests queued on
+	// them; a real page under that many hosts (the largest shared
+	// recording has 230) never meets the limit.
+	cb := openBench(t, probe.Condition{Page: recordingWithHosts(t, 200), DNS: true, Link: c.Link, Client: probe.ClientChromium}, Options{})
 	r := cb.Load(context.Background(), probe.ProtoH2, 0)
 	if r.Failed || r.Resources != len(cb.Manifest().Resources) {
 		t.Fatalf("chromium: failed %v (%s), %d of %d resources", r.Failed, r.Error, r.Resources, len(cb.Manifest().Resources))

@@ -69,7 +69,7 @@ func TestLoadH3FetchesEveryResourceOnce(t *testing.T) {
 		if e.Request.HTTPVersion != "h3" {
 			t.Errorf("%s: HTTP version %q, want h3", e.Request.URL, e.Request.HTTPVersion)
 		}
-		want := priorityField(st.m.Resources[*e.ResourceID].Type, uint8(*e.Priority))
+		want := priorityField(st.m.Resources[*e.ResourceID].Type, uint8(e.Priority.Level))
 		if got := harHeader(e.Request.Headers, "Priority"); got != want {
 			t.Errorf("%s: Priority header %q, want %q", e.Request.URL, got, want)
 		}

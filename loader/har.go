@@ -1,10 +1,12 @@
 package loader
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -63,12 +65,66 @@ type HAREntry struct {
 	Connection      string      `json:"connection,omitempty"`
 	Comment         string      `json:"comment,omitempty"`
 
-	Priority   *int   `json:"_priority,omitempty"`   // SPDY priority 0 (highest) .. 7
-	Pushed     bool   `json:"_pushed,omitempty"`     // arrived by server push, no request sent
-	Retries    int    `json:"_retries,omitempty"`    // sent again after the server did not process it (REFUSED_STREAM, GOAWAY)
-	ResourceID *int   `json:"_resourceId,omitempty"` // page.Resource.ID; absent for references the manifest lacks
-	Unlisted   bool   `json:"_unlisted,omitempty"`   // referenced by the page but not in its manifest
-	Error      string `json:"_error,omitempty"`      // why the exchange did not complete
+	Priority   *HARPriority `json:"_priority,omitempty"`   // spdylab writes the SPDY priority 0 (highest) .. 7
+	Pushed     bool         `json:"_pushed,omitempty"`     // arrived by server push, no request sent
+	Retries    int          `json:"_retries,omitempty"`    // sent again after the server did not process it (REFUSED_STREAM, GOAWAY)
+	ResourceID *int         `json:"_resourceId,omitempty"` // page.Resource.ID; absent for references the manifest lacks
+	Unlisted   bool         `json:"_unlisted,omitempty"`   // referenced by the page but not in its manifest
+	Error      string       `json:"_error,omitempty"`      // why the exchange did not complete
+}
+
+// HARPriority is an entry's `_priority`. HAR 1.2 leaves underscore fields
+// to each tool, and they disagree: spdylab (and tools in WebPageTest's
+// line) write a number, Chrome DevTools writes Chromium's request priority
+// by name ("VeryHigh" .. "VeryLow"). A reader of other tools' HARs has to
+// take both, and shows what was written.
+type HARPriority struct {
+	Level int    // the priority written as an integer (spdylab: SPDY's 0..7)
+	Name  string // the priority written as text, or a non-integer number's digits; "" = Level holds it
+}
+
+// SPDYPriority is the `_priority` spdylab writes: the SPDY priority p.
+func SPDYPriority(p int) *HARPriority { return &HARPriority{Level: p} }
+
+// String is the priority as the file wrote it.
+func (p HARPriority) String() string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return strconv.Itoa(p.Level)
+}
+
+// MarshalJSON writes a number unless the priority was read as text.
+func (p HARPriority) MarshalJSON() ([]byte, error) {
+	if p.Name != "" {
+		return json.Marshal(p.Name)
+	}
+	return json.Marshal(p.Level)
+}
+
+// UnmarshalJSON takes a string or a number; anything else is an error
+// (ValidateHAR reports it too).
+func (p *HARPriority) UnmarshalJSON(b []byte) error {
+	var x any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&x); err != nil {
+		return err
+	}
+	switch v := x.(type) {
+	case nil: // null: as good as absent
+	case string:
+		*p = HARPriority{Name: v}
+	case json.Number:
+		if n, err := strconv.Atoi(v.String()); err == nil {
+			*p = HARPriority{Level: n}
+		} else {
+			*p = HARPriority{Name: v.String()} // 2.5 or 1e3: shown as written
+		}
+	default:
+		return fmt.Errorf("_priority is %s, want a number or a name", b)
+	}
+	return nil
 }
 
 // HARRequest is the request half of an entry.
@@ -322,6 +378,13 @@ func (v *harValidator) entry(e map[string]any, where string, pageIDs map[string]
 			v.add("%s.pageref is not a string", where)
 		} else if len(pageIDs) > 0 && !pageIDs[s] {
 			v.add("%s.pageref %q names no page", where, s)
+		}
+	}
+	if prio, present := e["_priority"]; present {
+		switch prio.(type) {
+		case string, float64, nil:
+		default:
+			v.add("%s._priority is not a number or a string", where)
 		}
 	}
 	v.date(e, "startedDateTime", where)

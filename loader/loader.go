@@ -942,8 +942,7 @@ func (l *load) annotate(he *HAREntry, e *entry) {
 	if e.pushed {
 		he.Request.HeadersSize = -1 // no request was sent
 	}
-	p := int(e.priority)
-	he.Priority = &p
+	he.Priority = SPDYPriority(int(e.priority))
 	if e.res != nil {
 		id := e.res.ID
 		he.ResourceID = &id

@@ -70,7 +70,7 @@ func checkAgainstManifest(t *testing.T, st *site, res probe.Result) HAR {
 		if e.Connection == "" {
 			t.Errorf("%s has no connection id", e.Request.URL)
 		}
-		if e.Priority == nil || *e.Priority != int(priorityOf(r.Type)) {
+		if e.Priority == nil || *e.Priority != *SPDYPriority(int(priorityOf(r.Type))) {
 			t.Errorf("%s (%s): priority %v, want %d", e.Request.URL, r.Type, e.Priority, priorityOf(r.Type))
 		}
 	}

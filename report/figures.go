@@ -14,7 +14,6 @@ import (
 
 	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/internal/units"
-	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
 )
@@ -45,9 +44,9 @@ var axisName = map[string]string{
 }
 
 // sweepFigures: for every numeric factor the study varies, the % reduction
-// in ToW and the median PLT against it, one line per page and variant (the
-// other factors averaged when there are too many combinations). Plus the
-// streams x RTT heatmap and the m-vs-r regression when streams vary.
+// in ToW and the median PLT against it along each of its sweeps (sweeps.go),
+// one line per page and variant. Plus the streams x RTT heatmap and the
+// m-vs-r regression when streams vary.
 func sweepFigures(a *Analysis) ([]figure, []table, error) {
 	var figs []figure
 	var tabs []table
@@ -84,77 +83,6 @@ func sweepFigures(a *Analysis) ([]figure, []table, error) {
 	return figs, tabs, nil
 }
 
-// sweep is the lines of one sweep figure pair: per line, per x, sums of y.
-type sweep map[string]map[float64]*sweepPoint
-
-type sweepPoint struct{ sum, n float64 }
-
-func (m sweep) add(k string, x, y float64) {
-	if math.IsNaN(y) {
-		return
-	}
-	if m[k] == nil {
-		m[k] = map[float64]*sweepPoint{}
-	}
-	if m[k][x] == nil {
-		m[k][x] = &sweepPoint{}
-	}
-	m[k][x].sum += y
-	m[k][x].n++
-}
-
-// series is the sweep's lines, by name, with the mean y at each x.
-func (m sweep) series() []Series {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var out []Series
-	for _, k := range names {
-		s := Series{Name: k}
-		for x, p := range m[k] {
-			s.X = append(s.X, x)
-			s.Y = append(s.Y, p.sum/p.n)
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// sweepLines decides the lines of factor f's figures: page x variant x
-// (the other varied factors) when that is few, else page x variant with
-// the others averaged (note says so).
-func sweepLines(a *Analysis, f string) (key func(c *Condition, withLabel bool) string, note string) {
-	var others []string
-	for _, g := range a.Study.Varied {
-		if _, isBase := a.Study.Baseline[g]; g != f && g != "page" && !isBase {
-			others = append(others, g)
-		}
-	}
-	build := func(c *Condition, withLabel, withOthers bool) string {
-		k := page.DisplayName(c.Values["page"]) // legends: short names of recorded pages
-		if withLabel {
-			k += " " + c.Label
-		}
-		if withOthers {
-			for _, g := range others {
-				k += " " + g + "=" + c.Values[g]
-			}
-		}
-		return k
-	}
-	keys := map[string]bool{}
-	for _, c := range a.Conds {
-		keys[build(c, len(a.variants()) > 1, true)] = true
-	}
-	withOthers := len(keys) <= 8*max(1, len(a.variants()))
-	if !withOthers && len(others) > 0 {
-		note = " (mean over " + strings.Join(others, ", ") + ")"
-	}
-	return func(c *Condition, withLabel bool) string { return build(c, withLabel, withOthers) }, note
-}
-
 // sweepAxis names factor f's x axis; a log axis only pays when the rates
 // span a decade or more.
 func sweepAxis(a *Analysis, f string) (name string, logX bool) {
@@ -178,32 +106,32 @@ func sweepAxis(a *Analysis, f string) (name string, logX bool) {
 
 // sweepOf draws factor f's ToW reduction and PLT figures.
 func sweepOf(a *Analysis, f string) ([]figure, error) {
-	lineKey, note := sweepLines(a, f)
-	red, plt := sweep{}, sweep{}
-	for _, c := range a.Conds {
-		x, ok := numericX(f, c.Values[f])
-		if !ok {
-			continue
-		}
-		if !c.IsBaseline {
-			red.add(lineKey(c, len(a.variants()) > 1), x, c.ToWRedPct)
-		}
-		plt.add(lineKey(c, true), x, c.PLT.Median)
-	}
 	xName, logX := sweepAxis(a, f)
 	var figs []figure
-	if len(red) > 0 {
-		svg, leg, err := linePlot("Reduction in time on wire vs "+f+note, xName, "ToW reduction vs "+a.BaseLabel+" (%)", red.series(), logX, true)
+	for _, ch := range sweepCharts(a, f) {
+		if len(ch.red) > 0 {
+			svg, leg, err := linePlot("Reduction in time on wire vs "+f+ch.title, xName, "ToW reduction vs "+a.BaseLabel+" (%)", ch.red, logX, true)
+			if err != nil {
+				return nil, err
+			}
+			caption := "100 × (ToW_base − ToW) / ToW_base of the medians; above the dashed line the variant spends less time on the wire."
+			figs = append(figs, figure{Title: "ToW reduction vs " + f + ch.title, Caption: joinCaption(caption, ch.caption), SVG: template.HTML(svg), Legend: leg})
+		}
+		svg, leg, err := linePlot("Median page load time vs "+f+ch.title, xName, "median PLT (ms)", ch.plt, logX, false)
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, figure{Title: "ToW reduction vs " + f, Caption: "100 × (ToW_base − ToW) / ToW_base of the medians; above the dashed line the variant spends less time on the wire.", SVG: template.HTML(svg), Legend: leg})
+		figs = append(figs, figure{Title: "PLT vs " + f + ch.title, Caption: ch.caption, SVG: template.HTML(svg), Legend: leg})
 	}
-	svg, leg, err := linePlot("Median page load time vs "+f+note, xName, "median PLT (ms)", plt.series(), logX, false)
-	if err != nil {
-		return nil, err
+	return figs, nil
+}
+
+// joinCaption puts two caption sentences together, either may be empty.
+func joinCaption(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
 	}
-	return append(figs, figure{Title: "PLT vs " + f, SVG: template.HTML(svg), Legend: leg}), nil
+	return a + " " + b
 }
 
 // streamsRegression finds, per page and RTT, the smallest max_streams m at

@@ -29,7 +29,8 @@ check  validates each file against HAR 1.2 (required fields, types, dates,
        timings, time = sum of phases); problems name the entry. Exit 1 if any
        file has problems.
 show   prints the entries in start order: offset from the page start, the
-       phases (ms), status, size, connection and URL.
+       phases (ms), status, size, connection, priority (_priority as the
+       file wrote it: a number, or a name such as Chrome's "VeryHigh") and URL.
 `
 
 func runHAR(args []string, stdout, stderr io.Writer) int {
@@ -108,7 +109,7 @@ func showHAR(file string, w io.Writer) error {
 		start = rows[0].at
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "start\tblocked\tdns\tconnect\tssl\tsend\twait\treceive\ttotal\tstatus\tbytes\tconn\t\tURL")
+	fmt.Fprintln(tw, "start\tblocked\tdns\tconnect\tssl\tsend\twait\treceive\ttotal\tstatus\tbytes\tconn\tprio\t\tURL")
 	f := func(v float64) string {
 		if v < 0 {
 			return "-"
@@ -124,9 +125,13 @@ func showHAR(file string, w io.Writer) error {
 		if r.e.Error != "" {
 			note = "ERROR"
 		}
-		fmt.Fprintf(tw, "%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%d\t%d\t%s\t%s\t %s\n",
+		prio := "-"
+		if r.e.Priority != nil {
+			prio = r.e.Priority.String()
+		}
+		fmt.Fprintf(tw, "%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%d\t%d\t%s\t%s\t%s\t %s\n",
 			float64(r.at.Sub(start))/1e6, f(t.Blocked), f(t.DNS), f(t.Connect), f(t.SSL), f(t.Send), f(t.Wait), f(t.Receive),
-			r.e.Time, r.e.Response.Status, r.e.Response.Content.Size, r.e.Connection, note, r.e.Request.URL)
+			r.e.Time, r.e.Response.Status, r.e.Response.Content.Size, r.e.Connection, prio, note, r.e.Request.URL)
 	}
 	return tw.Flush()
 }

@@ -179,3 +179,26 @@ func TestStudiesListsBuiltins(t *testing.T) {
 		}
 	}
 }
+
+// Issue 14, item 7: an unknown study is an error naming the known ones,
+// and nothing else: no table, empty or partial.
+func TestStudiesUnknownIsAnErrorAlone(t *testing.T) {
+	for _, args := range [][]string{{"nosuch"}, {"quick", "nosuch"}} {
+		var out, errb bytes.Buffer
+		code := studiesCmd(args, &out, &errb)
+		if code == 0 {
+			t.Errorf("studies %q: exit 0", args)
+		}
+		if out.Len() > 0 {
+			t.Errorf("studies %q printed besides the error:\n%s", args, out.String())
+		}
+		if !strings.Contains(errb.String(), `"nosuch"`) {
+			t.Errorf("studies %q: error %q does not name the study", args, errb.String())
+		}
+		for _, n := range spec.BuiltinNames() {
+			if !strings.Contains(errb.String(), n) {
+				t.Errorf("studies %q: error %q does not name the known study %s", args, errb.String(), n)
+			}
+		}
+	}
+}

@@ -40,55 +40,81 @@ func studiesCmd(args []string, stdout, stderr io.Writer) int {
 	if len(pos) > 0 {
 		names, *verbose = pos, true
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "STUDY\tCONDITIONS\tLOADS\tESTIMATE (-j %d)\tVARIES\n", *jobs)
-	status := 0
+	studies, ok := loadStudies(names, *pages, stderr)
+	if !ok {
+		return 1
+	}
+	printStudies(stdout, studies, *jobs, *verbose)
+	return 0
+}
+
+// loadStudies loads every named study, reporting each that fails. All are
+// loaded before anything is printed, so a typo gives an error alone rather
+// than an error and a table with nothing (or not everything) asked for.
+func loadStudies(names []string, pages string, stderr io.Writer) ([]*spec.Study, bool) {
+	var studies []*spec.Study
+	ok := true
 	for _, n := range names {
-		s, err := spec.LoadPages(n, *pages)
+		s, err := spec.LoadPages(n, pages)
 		if err != nil {
 			fmt.Fprintln(stderr, "spdylab studies:", err)
-			status = 1
+			ok = false
 			continue
 		}
+		studies = append(studies, s)
+	}
+	return studies, ok
+}
+
+// printStudies prints one table row per study; verbose adds each study's
+// description, baseline and factor values below its row.
+func printStudies(stdout io.Writer, studies []*spec.Study, jobs int, verbose bool) {
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "STUDY\tCONDITIONS\tLOADS\tESTIMATE (-j %d)\tVARIES\n", jobs)
+	for _, s := range studies {
 		est := "?"
-		if e, err := spec.EstimateDuration(s, *jobs); err == nil {
+		if e, err := spec.EstimateDuration(s, jobs); err == nil {
 			est = fmtDuration(e.Total)
 		} else {
 			est = "? (" + err.Error() + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", s.Name, len(s.Conditions), len(s.Conditions)*s.Runs, est, strings.Join(s.Varied, ", "))
-		if *verbose {
+		if verbose {
 			tw.Flush()
-			fmt.Fprintf(stdout, "  %s\n", s.Description)
-			if s.Note != "" {
-				fmt.Fprintf(stdout, "  note: %s\n", s.Note)
-			}
-			var base []string
-			for _, f := range spec.FactorNames() {
-				if v, ok := s.Baseline[f]; ok {
-					base = append(base, f+"="+v)
-				}
-			}
-			fmt.Fprintf(stdout, "  %d loads per condition, seed %d, gains against %s\n", s.Runs, s.Seed, strings.Join(base, " "))
-			if s.PagesOmitted > 0 {
-				fmt.Fprintf(stdout, "  without --pages DIR: %d [[matrix]] block(s) over real pages left out\n", s.PagesOmitted)
-			}
-			for _, f := range s.Varied {
-				seen := map[string]bool{}
-				var vals []string
-				for _, c := range s.Conditions {
-					if v := c.Values[f]; !seen[v] {
-						seen[v] = true
-						vals = append(vals, v)
-					}
-				}
-				fmt.Fprintf(stdout, "  %-14s %s\n", f, strings.Join(vals, " "))
-			}
-			fmt.Fprintln(stdout)
+			describeStudy(stdout, s)
 		}
 	}
 	tw.Flush()
-	return status
+}
+
+// describeStudy is the -v detail of one study.
+func describeStudy(stdout io.Writer, s *spec.Study) {
+	fmt.Fprintf(stdout, "  %s\n", s.Description)
+	if s.Note != "" {
+		fmt.Fprintf(stdout, "  note: %s\n", s.Note)
+	}
+	var base []string
+	for _, f := range spec.FactorNames() {
+		if v, ok := s.Baseline[f]; ok {
+			base = append(base, f+"="+v)
+		}
+	}
+	fmt.Fprintf(stdout, "  %d loads per condition, seed %d, gains against %s\n", s.Runs, s.Seed, strings.Join(base, " "))
+	if s.PagesOmitted > 0 {
+		fmt.Fprintf(stdout, "  without --pages DIR: %d [[matrix]] block(s) over real pages left out\n", s.PagesOmitted)
+	}
+	for _, f := range s.Varied {
+		seen := map[string]bool{}
+		var vals []string
+		for _, c := range s.Conditions {
+			if v := c.Values[f]; !seen[v] {
+				seen[v] = true
+				vals = append(vals, v)
+			}
+		}
+		fmt.Fprintf(stdout, "  %-14s %s\n", f, strings.Join(vals, " "))
+	}
+	fmt.Fprintln(stdout)
 }
 
 func fmtDuration(d time.Duration) string {

@@ -230,3 +230,57 @@ func TestCanonicalValues(t *testing.T) {
 		}
 	}
 }
+
+// Issue 14, item 8: a sweep holds every factor but its own, the page and
+// the variants'; study4-google's blocks are one sweep each.
+func TestSweepsFollowTheMatrixBlocks(t *testing.T) {
+	s, err := Builtin("study4-google")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]string{
+		"rate": {"rtt": "60ms", "queue": "100pkt", "iw": "3"},
+		"rtt":  {"rate": "5mbit/1mbit", "queue": "100pkt", "iw": "3"},
+		"iw":   {"rate": "100mbit/100mbit", "rtt": "200ms", "queue": "1000pkt"},
+	}
+	// 4 pages x 2 protocols x the sweep's values; the RTT sweep also
+	// passes through the rate sweep's 5 Mbit/s, 60 ms point.
+	count := map[string]int{"rate": 8 * 5, "rtt": 8 * 7, "iw": 8 * 6}
+	for f, held := range want {
+		sweeps := Sweeps(s, f)
+		if len(sweeps) != 1 {
+			t.Errorf("%s: %d sweeps, want 1: %v", f, len(sweeps), sweeps)
+			continue
+		}
+		sw := sweeps[0]
+		for k, v := range held {
+			if sw.Held[k] != v {
+				t.Errorf("%s sweep holds %s=%q, want %q", f, k, sw.Held[k], v)
+			}
+		}
+		for _, k := range []string{f, "page", "protocol"} {
+			if _, ok := sw.Held[k]; ok {
+				t.Errorf("%s sweep holds %s", f, k)
+			}
+		}
+		n := 0
+		for _, c := range s.Conditions {
+			if sw.Has(c) {
+				n++
+			}
+		}
+		if n != count[f] {
+			t.Errorf("%s sweep has %d conditions, want %d", f, n, count[f])
+		}
+	}
+	q, err := Builtin("quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(Sweeps(q, "rtt")); n != 4 {
+		t.Errorf("quick: %d RTT sweeps, want one per loss x shards = 4", n)
+	}
+	if n := len(Sweeps(q, "protocol")); n != 0 {
+		t.Errorf("quick: %d protocol sweeps; the baseline's factor is the variants, not a sweep", n)
+	}
+}
