@@ -98,11 +98,6 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 	if err != nil {
 		return nil, err
 	}
-	if !c.NoLink && c.Link.Seed == 0 {
-		// The loss sequence the loads see comes from the run's seed; every
-		// result records it, so a load can be re-run with the same losses.
-		c.Link.Seed = opt.Seed
-	}
 	dir, ok := siteInPlace(c, m)
 	if !ok {
 		if dir, err = ensureSite(opt.WorkDir, m); err != nil {
@@ -531,6 +526,7 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		r.Started = res.Started
 	}
 	r.Link = b.tb.Counters()
+	r.LinkSeed = b.tb.Config().Link.Seed
 	b.takeSCTPCounters(r.SCTP)
 	if out.err != nil {
 		r.Failed = true

@@ -110,8 +110,8 @@ func TestReplayOf300HostsBehindTheLink(t *testing.T) {
 		if r.Link.Down.PktsDelivered == 0 {
 			t.Errorf("%s: nothing crossed the link", proto)
 		}
-		if r.Condition.Link.Seed != 1 {
-			t.Errorf("%s: the result records link seed %d; the bench's losses came from seed 1", proto, r.Condition.Link.Seed)
+		if r.LinkSeed != 1 {
+			t.Errorf("%s: the result records link seed %d; the bench's losses came from seed 1", proto, r.LinkSeed)
 		}
 	}
 	if _, err := browser.FindBinary(""); err != nil {

@@ -182,6 +182,10 @@ type Result struct {
 
 	TCP  []TCPInfo    `json:"tcp,omitempty"`
 	Link LinkCounters `json:"link"`
+	// LinkSeed seeds the emulator's loss draws in this load's testbed: the
+	// condition's Link.Seed, or the run's seed when that is 0 (so a stored
+	// load can be re-run with the same losses). 0 for loopback loads.
+	LinkSeed int64 `json:"link_seed,omitempty"`
 
 	// SCTP holds the transport counters of spdy/3.1+sctp loads (nil for
 	// TCP and QUIC, whose counters are in TCP and the HAR).
