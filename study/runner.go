@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spdylab/spdylab/page"
@@ -291,7 +293,7 @@ func (r *Runner) runTask(ctx context.Context, t task, sess int64, prog *progress
 	}()
 	if m := b.Manifest(); m != nil {
 		if err := r.Store.PutManifest(spec.ManifestKey(cond0), m); err != nil {
-			return 0, 0, err
+			return 0, 0, storeFailure(err)
 		}
 	}
 	check := b.Check(ctx)
@@ -324,7 +326,7 @@ func (r *Runner) runTask(ctx context.Context, t task, sess int64, prog *progress
 					res.Error = "load failed without a reason"
 				}
 				if _, err := r.Store.Put(store.Probe{CondHash: c.Hash, Run: run, Attempt: attempt, SessionID: sess, Duration: dur, Result: res, Check: check}); err != nil {
-					return done, failed, err
+					return done, failed, storeFailure(err)
 				}
 				done++
 				if attempt == pp.attempts {
@@ -352,6 +354,15 @@ func safeLoad(ctx context.Context, b Bench, proto string, run int) (res probe.Re
 		}
 	}()
 	return b.Load(ctx, proto, run)
+}
+
+// storeFailure explains a failed write to the store: when the output disk
+// is full, what to do about it (the store keeps every load written before).
+func storeFailure(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "disk is full") {
+		return fmt.Errorf("the output disk is full (%w); every load stored so far is kept: free space and run again with the same output directory to resume", err)
+	}
+	return err
 }
 
 func safeOpen(ctx context.Context, open Opener, c probe.Condition, pg *page.Manifest, seed int64, dir string) (b Bench, err error) {
