@@ -54,6 +54,13 @@ type Options struct {
 	// it is derived from the condition (per-direction queues,
 	// Gilbert-Elliott loss, packet log: knobs a Condition does not carry).
 	Testbed func(*netem.Config)
+	// PcapDir, when set, receives one pcap file per load: the packets on
+	// the client's side of the emulated link, recorded by the emulator
+	// (netem.StartCapture). Loopback benches refuse it.
+	PcapDir string
+	// PcapName names a load's capture in PcapDir; nil = LoadFileName(page
+	// name, proto, run, ".pcap").
+	PcapName func(proto string, run int) string
 }
 
 // DefaultTimeout bounds a load when neither Options nor the condition do.
@@ -79,6 +86,8 @@ type Bench struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	capturing bool // a load's capture runs (a bench's loads never overlap)
 }
 
 // Open builds the bench for c. c.Proto is ignored: every server offers
@@ -93,6 +102,9 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 	}
 	c, m, err := validate(c, opt.Seed, opt.Page)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkPcapOptions(c, opt); err != nil {
 		return nil, err
 	}
 	dir, ok := siteInPlace(c, m)
@@ -411,8 +423,10 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 	// teardown) only guards against a loader that fails to honour it.
 	lctx, cancel := context.WithTimeout(ctx, b.opt.Timeout+10*time.Second)
 	defer cancel()
-	b.tb.ResetCounters()
-	b.takeSCTPCounters(nil)
+	if err := b.beginLoadStats(proto, run); err != nil {
+		return fail(err)
+	}
+	defer b.stopPcap() // a load that hung keeps its capture too
 	type outcome struct {
 		r   probe.Result
 		err error
@@ -437,14 +451,13 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 	if r.Started.IsZero() {
 		r.Started = res.Started
 	}
-	r.Link = b.tb.Counters()
-	b.takeSCTPCounters(r.SCTP)
 	if out.err != nil {
 		r.Failed = true
 		if r.Error == "" {
 			r.Error = out.err.Error()
 		}
 	}
+	b.endLoadStats(&r)
 	return r
 }
 
