@@ -6,13 +6,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/spdylab/spdylab/loader"
 	"github.com/spdylab/spdylab/probe"
 )
 
 // What a bench measures around each load besides the loader's own
 // numbers: the emulator's link counters, the servers' side of SCTP
-// associations, and (Options.PcapDir) a packet capture of the client's side
-// of the link. All of them are reset or started just before a load and
+// associations and of TCP connections (TCP_INFO), and (Options.PcapDir) a
+// packet capture of the client's side of the link. All of them are reset or started just before a load and
 // collected just after it, so each load's numbers and capture cover that
 // load only.
 
@@ -49,6 +50,7 @@ func (b *Bench) beginLoadStats(proto string, run int) error {
 	}
 	b.tb.ResetCounters()
 	b.takeSCTPCounters(nil)
+	b.takeServerTCP()
 	return nil
 }
 
@@ -58,6 +60,7 @@ func (b *Bench) beginLoadStats(proto string, run int) error {
 func (b *Bench) endLoadStats(r *probe.Result) {
 	r.Link = b.tb.Counters()
 	b.takeSCTPCounters(r.SCTP)
+	r.ServerTCP = b.takeServerTCP()
 	if err := b.stopPcap(); err != nil {
 		r.Failed = true
 		if r.Error != "" {
@@ -65,6 +68,26 @@ func (b *Bench) endLoadStats(r *probe.Result) {
 		}
 		r.Error += err.Error()
 	}
+}
+
+// takeServerTCP collects the TCP_INFO of every connection the servers
+// accepted since the last call: after a load, the load's connections,
+// numbered in accept order per server.
+func (b *Bench) takeServerTCP() *probe.ServerTCP {
+	var conns []probe.TCPInfo
+	hosts := b.tb.Servers()
+	for i, s := range b.servers {
+		host := ""
+		if i < len(hosts) {
+			host = hosts[i].Name
+		}
+		for _, c := range s.TakeTCPInfo() {
+			ti := loader.TCPInfoOf(len(conns)+1, host, c.Info)
+			ti.Peer = c.Peer
+			conns = append(conns, ti)
+		}
+	}
+	return probe.NewServerTCP(conns)
 }
 
 // pcapPath is where the capture of one load goes.

@@ -146,3 +146,39 @@ func TestPcapNeedsTheLink(t *testing.T) {
 		t.Errorf("pcap on loopback: %v", err)
 	}
 }
+
+// Through a lossy downlink the servers repair the losses: the load's
+// result carries the servers' TCP_INFO with their retransmits, one entry
+// per connection the load opened.
+func TestServerTCPInfoSeesDownlinkLoss(t *testing.T) {
+	requireRoot(t)
+	c := probe.Condition{Page: "pageA", Shards: 1,
+		Link: probe.Link{DownBps: 10e6, UpBps: 5e6, RTT: 40 * time.Millisecond, LossDown: 0.03, QueuePkts: 100, Shared: true}}
+	b := openBench(t, c, Options{Testbed: func(cfg *netem.Config) { cfg.Name = "pcharn2" }})
+	for run, proto := range []string{probe.ProtoHTTPS, probe.ProtoSPDY31} {
+		r := b.Load(context.Background(), proto, run)
+		if r.Failed {
+			t.Fatalf("%s: %s", proto, r.Error)
+		}
+		s := r.ServerTCP
+		if s == nil {
+			t.Fatalf("%s: no server TCP_INFO in the result", proto)
+		}
+		t.Logf("%s: link lost %d packets down; server retransmits %d (%d of %d bytes), client retransmits %d",
+			proto, r.Link.Down.PktsLost, s.Sum.Retransmits, s.Sum.BytesRetrans, s.Sum.BytesSent, probe.SumTCP(r.TCP).Retransmits)
+		if r.Link.Down.PktsLost == 0 {
+			t.Fatalf("%s: the link lost nothing; the test needs losses", proto)
+		}
+		if s.Sum.Retransmits == 0 || s.Sum.BytesRetrans == 0 {
+			t.Errorf("%s: servers retransmitted nothing after %d downlink losses: %+v", proto, r.Link.Down.PktsLost, s.Sum)
+		}
+		if s.Sum.Conns != r.Connections || s.Sum.BytesSent < uint64(b.Manifest().TotalBytes()) {
+			t.Errorf("%s: %d server connections sent %d bytes; the load opened %d for a %d-byte page", proto, s.Sum.Conns, s.Sum.BytesSent, r.Connections, b.Manifest().TotalBytes())
+		}
+		for _, ci := range s.Conns {
+			if ci.Host != "s1.spdylab.test" || !strings.HasPrefix(ci.Peer, "10.200.0.1:") || ci.SndCwnd == 0 || ci.RTTms < 30 { // the link alone is 40 ms
+				t.Errorf("%s: connection record %+v", proto, ci)
+			}
+		}
+	}
+}
