@@ -95,7 +95,9 @@ func newCapture(path string) (*capture, error) {
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 	}
-	go c.writeLoop()
+	// Both buffers start at full size, so add does not grow one (and make
+	// the garbage collector work) while the link is busy.
+	go c.writeLoop(make([]byte, 0, 2*captureFlushBytes))
 	return c, nil
 }
 
@@ -123,11 +125,10 @@ func (c *capture) add(pkt []byte) {
 
 // writeLoop moves recorded packets to the file until the capture stops,
 // swapping two buffers so that add never waits for a write.
-func (c *capture) writeLoop() {
+func (c *capture) writeLoop(spare []byte) {
 	defer close(c.done)
 	tick := time.NewTicker(captureFlushEvery)
 	defer tick.Stop()
-	var spare []byte
 	for {
 		stopping := false
 		select {
