@@ -56,18 +56,21 @@ func (b *Bench) browserLoad(ctx context.Context, cond probe.Condition, res probe
 	// covers process start and teardown.
 	lctx, cancel := context.WithTimeout(ctx, b.opt.Timeout+20*time.Second)
 	defer cancel()
-	b.tb.ResetCounters()
+	if err := b.beginLoadStats(cond.Proto, res.Run); err != nil {
+		return fail(err)
+	}
+	defer b.stopPcap()
 	r, err := browser.Load(lctx, o)
 	r.Condition, r.Run = cond, res.Run
 	if r.Started.IsZero() {
 		r.Started = res.Started
 	}
-	r.Link = b.tb.Counters()
 	if err != nil {
 		r.Failed = true
 		if r.Error == "" {
 			r.Error = err.Error()
 		}
 	}
+	b.endLoadStats(&r)
 	return r
 }

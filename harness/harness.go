@@ -56,6 +56,13 @@ type Options struct {
 	// it is derived from the condition (per-direction queues,
 	// Gilbert-Elliott loss, packet log: knobs a Condition does not carry).
 	Testbed func(*netem.Config)
+	// PcapDir, when set, receives one pcap file per load: the packets on
+	// the client's side of the emulated link, recorded by the emulator
+	// (netem.StartCapture). Loopback benches refuse it.
+	PcapDir string
+	// PcapName names a load's capture in PcapDir; nil = LoadFileName(page
+	// name, proto, run, ".pcap").
+	PcapName func(proto string, run int) string
 }
 
 // DefaultTimeout bounds a load when neither Options nor the condition do.
@@ -76,12 +83,17 @@ type Bench struct {
 	baseURLs map[string]string
 	names    []string // the page's own host names (a replay), nil for the lab's s1..sN
 	servers  []*server.Server
-	ca       *certs.CA // issues each host's certificate; the loader and Chromium trust it alone
-	serving  sync.WaitGroup
-	closed   atomic.Bool
+	// serverHosts names each server's namespace (servers[i] runs in the
+	// namespace of server host serverHosts[i]).
+	serverHosts []string
+	ca          *certs.CA // issues each host's certificate; the loader and Chromium trust it alone
+	serving     sync.WaitGroup
+	closed      atomic.Bool
 
 	closeOnce sync.Once
 	closeErr  error
+
+	capturing bool // a load's capture runs (a bench's loads never overlap)
 }
 
 // Open builds the bench for c. c.Proto is ignored: every server offers
@@ -96,6 +108,9 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 	}
 	c, m, names, err := validate(c, opt.Seed, opt.Page)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkPcapOptions(c, opt); err != nil {
 		return nil, err
 	}
 	dir, ok := siteInPlace(c, m)
@@ -322,6 +337,7 @@ func (b *Bench) startServers() error {
 			return err
 		}
 		b.servers = append(b.servers, srv)
+		b.serverHosts = append(b.serverHosts, s.Name)
 		for _, site := range sites {
 			if err := b.serveSite(srv, site); err != nil {
 				return err
@@ -499,8 +515,10 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 	// teardown) only guards against a loader that fails to honour it.
 	lctx, cancel := context.WithTimeout(ctx, b.opt.Timeout+10*time.Second)
 	defer cancel()
-	b.tb.ResetCounters()
-	b.takeSCTPCounters(nil)
+	if err := b.beginLoadStats(proto, run); err != nil {
+		return fail(err)
+	}
+	defer b.stopPcap() // a load that hung keeps its capture too
 	type outcome struct {
 		r   probe.Result
 		err error
@@ -525,15 +543,13 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 	if r.Started.IsZero() {
 		r.Started = res.Started
 	}
-	r.Link = b.tb.Counters()
-	r.LinkSeed = b.tb.Config().Link.Seed
-	b.takeSCTPCounters(r.SCTP)
 	if out.err != nil {
 		r.Failed = true
 		if r.Error == "" {
 			r.Error = out.err.Error()
 		}
 	}
+	b.endLoadStats(&r)
 	return r
 }
 

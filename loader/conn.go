@@ -270,21 +270,31 @@ func (l *load) tcpInfos() []probe.TCPInfo {
 		if err != nil {
 			continue // not a TCP socket (a test's pipe) or already gone
 		}
-		out = append(out, probe.TCPInfo{
-			ConnID:       c.id,
-			Host:         c.host,
-			Retransmits:  ti.Retransmits,
-			SegsOut:      ti.SegsOut,
-			SegsIn:       ti.SegsIn,
-			SndCwnd:      ti.SndCwnd,
-			RTTms:        ti.RTTms,
-			RTTVarms:     ti.RTTVarms,
-			BytesAcked:   ti.BytesAcked,
-			BytesRecv:    ti.BytesRecv,
-			CongestionCC: ti.Congestion,
-		})
+		out = append(out, TCPInfoOf(c.id, c.host, ti))
 	}
 	return out
+}
+
+// TCPInfoOf is the one copy of tcpopt's TCP_INFO into the lab's record of
+// connection id to host (the loader's connections and, through the
+// harness, the servers').
+func TCPInfoOf(id int, host string, ti tcpopt.TCPInfo) probe.TCPInfo {
+	return probe.TCPInfo{
+		ConnID:       id,
+		Host:         host,
+		Retransmits:  ti.Retransmits,
+		SegsOut:      ti.SegsOut,
+		SegsIn:       ti.SegsIn,
+		SndCwnd:      ti.SndCwnd,
+		SndSsthresh:  ti.SndSsthresh,
+		RTTms:        ti.RTTms,
+		RTTVarms:     ti.RTTVarms,
+		BytesAcked:   ti.BytesAcked,
+		BytesRecv:    ti.BytesRecv,
+		BytesSent:    ti.BytesSent,
+		BytesRetrans: ti.BytesRetrans,
+		CongestionCC: ti.Congestion,
+	}
 }
 
 var errLoadDone = errors.New("load finished")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spdylab/spdylab/netem/link"
@@ -96,6 +97,10 @@ type linkEmulator interface {
 	// server i+1's traffic with per-shard links.
 	pipeCounters() (down, up []probe.LinkDir, err error)
 	resetCounters()
+	// startCapture and stopCapture record the client's side of the link
+	// into a pcap file (capture.go).
+	startCapture(path string) error
+	stopCapture() (CaptureStats, error)
 }
 
 // numPipes is how many pipes per direction cfg's emulator has.
@@ -114,6 +119,7 @@ type emulator struct {
 	clientTun, routerTun *os.File
 	down, up             []*link.Pipe
 	pumps                []*link.Pump
+	capture              atomic.Pointer[capture] // nil = not capturing
 	closeOnce            sync.Once
 }
 
@@ -126,7 +132,11 @@ func startEmulator(cfg Config, d dirConfigs, clientTun, routerTun *os.File) (*em
 // emulator child process (emuproc.go) runs the same code.
 func runEmulator(npipes int, seed int64, d dirConfigs, clientTun, routerTun *os.File) (*emulator, error) {
 	e := &emulator{clientTun: clientTun, routerTun: routerTun}
-	toClient := func(pkt []byte) error { _, err := clientTun.Write(pkt); return err }
+	toClient := func(pkt []byte) error {
+		e.recordClientSide(pkt)
+		_, err := clientTun.Write(pkt)
+		return err
+	}
 	toRouter := func(pkt []byte) error { _, err := routerTun.Write(pkt); return err }
 	for i := range npipes {
 		down, up := d.down, d.up
@@ -165,15 +175,20 @@ func runEmulator(npipes int, seed int64, d dirConfigs, clientTun, routerTun *os.
 		}
 		return func(pkt []byte) *link.Pipe { return pipes[pipeFor(pkt, addrOff, len(pipes))] }
 	}
+	fromClient := func(toPipe func([]byte) *link.Pipe) func([]byte) *link.Pipe {
+		return func(pkt []byte) *link.Pipe {
+			e.recordClientSide(pkt)
+			return toPipe(pkt)
+		}
+	}
 	for _, p := range []struct {
 		f     *os.File
-		pipes []*link.Pipe
-		off   int
+		route func([]byte) *link.Pipe
 	}{
-		{clientTun, e.up, 16},   // client -> server: classify by destination
-		{routerTun, e.down, 12}, // server -> client: classify by source
+		{clientTun, fromClient(route(e.up, 16))}, // client -> server: classify by destination
+		{routerTun, route(e.down, 12)},           // server -> client: classify by source
 	} {
-		pump, err := link.StartPump(p.f, route(p.pipes, p.off))
+		pump, err := link.StartPump(p.f, p.route)
 		if err != nil {
 			e.close()
 			return nil, fmt.Errorf("netem: starting the emulator: %w", err)
@@ -212,6 +227,7 @@ func (e *emulator) close() error {
 		for _, p := range slicesConcat(e.down, e.up) {
 			errs = append(errs, p.Close())
 		}
+		e.abortCapture()
 	})
 	return errors.Join(errs...)
 }

@@ -44,8 +44,8 @@ import (
 //	fd 5      the control channel, one end of a unix socketpair
 //	fd 6      the packet log (only when emuSpec.Log)
 //
-// Control protocol: one request per line ("counters", "reset", "close"),
-// one JSON emuReply per line in answer. The child first sends a reply with
+// Control protocol: one request per line ("counters", "reset", "close" and
+// capture.go's), one JSON emuReply per line in answer. The child first sends a reply with
 // Ready set, or with Error set and exits. It exits after "close" (once the
 // pipes have flushed the packet log) and whenever the control channel
 // closes. It runs in the router's network namespace, so that Close's and
@@ -125,6 +125,7 @@ type emuReply struct {
 	RealTimeErr string          `json:"realtime_err,omitempty"` // why some thread runs without SCHED_FIFO
 	Down        []probe.LinkDir `json:"down,omitempty"`
 	Up          []probe.LinkDir `json:"up,omitempty"`
+	Captured    *CaptureStats   `json:"captured,omitempty"` // answer to capture-end
 }
 
 // ---- parent side ----
@@ -488,6 +489,10 @@ func emuChildMain() int {
 			send(rep)
 			return 0
 		default:
+			if rep, ok := e.answerCapture(req); ok {
+				send(rep)
+				continue
+			}
 			send(emuReply{Error: fmt.Sprintf("unknown request %q", req)})
 		}
 	}

@@ -89,19 +89,79 @@ type Phases struct {
 	Receive float64 `json:"receive"`
 }
 
-// TCPInfo is what the kernel reported for one connection at the end of a load.
+// TCPInfo is what the kernel reported for one connection at the end of a
+// load (the client's) or when the server last looked (ServerTCP).
 type TCPInfo struct {
 	ConnID       int     `json:"conn_id"`
-	Host         string  `json:"host"`
-	Retransmits  uint32  `json:"retransmits"` // total retransmitted segments
+	Host         string  `json:"host"`           // the server's host name
+	Peer         string  `json:"peer,omitempty"` // server side: the client's address:port
+	Retransmits  uint32  `json:"retransmits"`    // total retransmitted segments
 	SegsOut      uint32  `json:"segs_out"`
 	SegsIn       uint32  `json:"segs_in"`
-	SndCwnd      uint32  `json:"snd_cwnd"` // segments
-	RTTms        float64 `json:"rtt_ms"`   // smoothed RTT
+	SndCwnd      uint32  `json:"snd_cwnd"`               // segments
+	SndSsthresh  uint32  `json:"snd_ssthresh,omitempty"` // segments; 0 = never set (no loss seen)
+	RTTms        float64 `json:"rtt_ms"`                 // smoothed RTT
 	RTTVarms     float64 `json:"rttvar_ms"`
 	BytesAcked   uint64  `json:"bytes_acked"`
 	BytesRecv    uint64  `json:"bytes_received"`
+	BytesSent    uint64  `json:"bytes_sent,omitempty"`    // payload, retransmissions included
+	BytesRetrans uint64  `json:"bytes_retrans,omitempty"` // payload retransmitted
 	CongestionCC string  `json:"cc,omitempty"`
+}
+
+// TCPSum adds up the counters of a set of connections.
+type TCPSum struct {
+	Conns        int    `json:"conns"`
+	Retransmits  uint64 `json:"retransmits"`
+	SegsOut      uint64 `json:"segs_out"`
+	SegsIn       uint64 `json:"segs_in"`
+	BytesSent    uint64 `json:"bytes_sent"`
+	BytesRetrans uint64 `json:"bytes_retrans"`
+	BytesAcked   uint64 `json:"bytes_acked"`
+	BytesRecv    uint64 `json:"bytes_received"`
+}
+
+// SumTCP adds up the counters of conns (the client's Result.TCP or the
+// servers' ServerTCP.Conns).
+func SumTCP(conns []TCPInfo) TCPSum {
+	s := TCPSum{Conns: len(conns)}
+	for _, c := range conns {
+		s.Retransmits += uint64(c.Retransmits)
+		s.SegsOut += uint64(c.SegsOut)
+		s.SegsIn += uint64(c.SegsIn)
+		s.BytesSent += c.BytesSent
+		s.BytesRetrans += c.BytesRetrans
+		s.BytesAcked += c.BytesAcked
+		s.BytesRecv += c.BytesRecv
+	}
+	return s
+}
+
+// ServerTCP is the servers' side of a load's TCP connections: the sender
+// of most bytes, so its retransmissions are the loss recovery of the
+// downloads, which the client's TCP_INFO does not show. Each connection's
+// entry is its TCP_INFO read last: at the end of its last response, when
+// it closed, or when the load ended, whichever came last.
+type ServerTCP struct {
+	Conns []TCPInfo `json:"conns"`
+	Sum   TCPSum    `json:"sum"`
+}
+
+// NewServerTCP wraps the servers' connection records; nil when there are
+// none (loads over QUIC or SCTP, loopback servers that record nothing).
+func NewServerTCP(conns []TCPInfo) *ServerTCP {
+	if len(conns) == 0 {
+		return nil
+	}
+	return &ServerTCP{Conns: conns, Sum: SumTCP(conns)}
+}
+
+// Retransmits is the servers' retransmitted segments (0 for nil).
+func (s *ServerTCP) Retransmits() uint64 {
+	if s == nil {
+		return 0
+	}
+	return s.Sum.Retransmits
 }
 
 // LinkDir are the emulator's counters for one direction of the bottleneck
@@ -180,12 +240,16 @@ type Result struct {
 	// Phases sums each HAR phase over all entries (ms); handy for breakdown bars.
 	Phases Phases `json:"phases"`
 
-	TCP  []TCPInfo    `json:"tcp,omitempty"`
+	TCP  []TCPInfo    `json:"tcp,omitempty"` // the client's connections
 	Link LinkCounters `json:"link"`
 	// LinkSeed seeds the emulator's loss draws in this load's testbed: the
 	// condition's Link.Seed, or the run's seed when that is 0 (so a stored
 	// load can be re-run with the same losses). 0 for loopback loads.
 	LinkSeed int64 `json:"link_seed,omitempty"`
+
+	// ServerTCP is TCP_INFO of the servers' side of the load's TCP
+	// connections (nil when none were recorded).
+	ServerTCP *ServerTCP `json:"server_tcp,omitempty"`
 
 	// SCTP holds the transport counters of spdy/3.1+sctp loads (nil for
 	// TCP and QUIC, whose counters are in TCP and the HAR).

@@ -28,9 +28,12 @@ type Gateway struct {
 	RandomLoss  float64 // packets dropped by random loss, both directions
 	QDelayP50ms float64 // downlink queueing delay, median over the load
 	QDelayP95ms float64
-	Retransmits float64 // TCP retransmitted segments, all connections
-	PktsSent    float64 // packets offered to the bottleneck, both directions
-	Connections float64
+	Retransmits float64 // TCP segments the client retransmitted, all connections
+	// ServerRetransmits: TCP segments the servers retransmitted (their
+	// TCP_INFO): the loss recovery of the downloads.
+	ServerRetransmits float64
+	PktsSent          float64 // packets offered to the bottleneck, both directions
+	Connections       float64
 	// The emulator's own timing error: per load, the 99th percentile of
 	// how late it released packets (the worse direction).
 	LateP99ms float64
@@ -249,9 +252,8 @@ func (sm *sample) add(id int64, r probe.Result) float64 {
 	sm.gw.Connections += float64(r.Connections)
 	late := max(r.Link.Down.LateP99ms, r.Link.Up.LateP99ms)
 	sm.gw.LateP99ms += late
-	for _, t := range r.TCP {
-		sm.gw.Retransmits += float64(t.Retransmits)
-	}
+	sm.gw.Retransmits += float64(probe.SumTCP(r.TCP).Retransmits)
+	sm.gw.ServerRetransmits += float64(r.ServerTCP.Retransmits())
 	return late
 }
 
@@ -267,7 +269,7 @@ func (a *Analysis) summarizeSamples(samples map[string]*sample) {
 		if n > 0 {
 			c.Phases = scalePhases(sm.phases, 1/n)
 			g := sm.gw
-			c.Gateway = Gateway{g.QueueDrops / n, g.RandomLoss / n, g.QDelayP50ms / n, g.QDelayP95ms / n, g.Retransmits / n, g.PktsSent / n, g.Connections / n, g.LateP99ms / n}
+			c.Gateway = Gateway{g.QueueDrops / n, g.RandomLoss / n, g.QDelayP50ms / n, g.QDelayP95ms / n, g.Retransmits / n, g.ServerRetransmits / n, g.PktsSent / n, g.Connections / n, g.LateP99ms / n}
 			c.MedianProbe = nearest(sm.plt, sm.ids, c.PLT.Median)
 		}
 		for e, k := range sm.errs {

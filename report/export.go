@@ -76,7 +76,7 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 	head = append(head, "variant", "loads", "successful", "failed", "too_few_loads",
 		"plt_median_ms", "plt_p25_ms", "plt_p75_ms", "tow_median_ms", "tow_p25_ms", "tow_p75_ms",
 		"gain", "tow_reduction_pct", "lower_bound_ms", "plt_over_bound",
-		"queue_drops", "random_loss", "qdelay_p50_ms", "qdelay_p95_ms", "retransmits", "pkts_sent", "connections", "emulator_late_p99_ms", "median_probe_id")
+		"queue_drops", "random_loss", "qdelay_p50_ms", "qdelay_p95_ms", "retransmits", "server_retransmits", "pkts_sent", "connections", "emulator_late_p99_ms", "median_probe_id")
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 		rec = append(rec, c.Label, strconv.Itoa(c.Loads), strconv.Itoa(c.PLT.N), strconv.Itoa(c.Failed), strconv.FormatBool(c.TooFew),
 			f(c.PLT.Median), f(c.PLT.P25), f(c.PLT.P75), f(c.ToW.Median), f(c.ToW.P25), f(c.ToW.P75),
 			f(c.Gain), f(c.ToWRedPct), f(c.BoundMs), f(c.PLTOverBound),
-			f(g.QueueDrops), f(g.RandomLoss), f(g.QDelayP50ms), f(g.QDelayP95ms), f(g.Retransmits), f(g.PktsSent), f(g.Connections), f(g.LateP99ms),
+			f(g.QueueDrops), f(g.RandomLoss), f(g.QDelayP50ms), f(g.QDelayP95ms), f(g.Retransmits), f(g.ServerRetransmits), f(g.PktsSent), f(g.Connections), f(g.LateP99ms),
 			strconv.FormatInt(c.MedianProbe, 10))
 		if err := cw.Write(rec); err != nil {
 			return err

@@ -10,28 +10,29 @@ import (
 
 // LoadSummary is what `spdylab load --json` prints per protocol.
 type LoadSummary struct {
-	Page         string           `json:"page"`
-	Proto        string           `json:"proto"`
-	Runs         int              `json:"runs"`
-	Failed       int              `json:"failed"`
-	PLTMedianMs  float64          `json:"plt_median_ms"`
-	PLTP25Ms     float64          `json:"plt_p25_ms"`
-	PLTP75Ms     float64          `json:"plt_p75_ms"`
-	ToWMedianMs  float64          `json:"tow_median_ms"`
-	ToWP25Ms     float64          `json:"tow_p25_ms"`
-	ToWP75Ms     float64          `json:"tow_p75_ms"`
-	PhasesMedian probe.Phases     `json:"phases_median_ms"` // median over loads of each phase summed over the load's entries
-	Resources    int              `json:"resources"`        // of the last successful load
-	Pushed       float64          `json:"pushed_median"`
-	Connections  float64          `json:"connections_median"`
-	Retransmits  float64          `json:"client_retransmits_median"` // segments the client resent (TCP_INFO is read on the client)
-	QueueDrops   float64          `json:"queue_drops_median"`        // both directions
-	PLTms        []float64        `json:"plt_ms"`
-	ToWms        []float64        `json:"tow_ms"`
-	Errors       []string         `json:"errors,omitempty"`
-	Condition    probe.Condition  `json:"condition"`
-	LinkCheck    *probe.LinkCheck `json:"link_check,omitempty"` // before the first load (emulated links only)
-	SCTP         *SCTPLoads       `json:"sctp,omitempty"`       // spdy/3.1+sctp loads only (sctp.go)
+	Page              string           `json:"page"`
+	Proto             string           `json:"proto"`
+	Runs              int              `json:"runs"`
+	Failed            int              `json:"failed"`
+	PLTMedianMs       float64          `json:"plt_median_ms"`
+	PLTP25Ms          float64          `json:"plt_p25_ms"`
+	PLTP75Ms          float64          `json:"plt_p75_ms"`
+	ToWMedianMs       float64          `json:"tow_median_ms"`
+	ToWP25Ms          float64          `json:"tow_p25_ms"`
+	ToWP75Ms          float64          `json:"tow_p75_ms"`
+	PhasesMedian      probe.Phases     `json:"phases_median_ms"` // median over loads of each phase summed over the load's entries
+	Resources         int              `json:"resources"`        // of the last successful load
+	Pushed            float64          `json:"pushed_median"`
+	Connections       float64          `json:"connections_median"`
+	Retransmits       float64          `json:"client_retransmits_median"` // segments the client resent (its TCP_INFO)
+	ServerRetransmits float64          `json:"server_retransmits_median"` // segments the servers resent (theirs): the downlink's loss recovery
+	QueueDrops        float64          `json:"queue_drops_median"`        // both directions
+	PLTms             []float64        `json:"plt_ms"`
+	ToWms             []float64        `json:"tow_ms"`
+	Errors            []string         `json:"errors,omitempty"`
+	Condition         probe.Condition  `json:"condition"`
+	LinkCheck         *probe.LinkCheck `json:"link_check,omitempty"` // before the first load (emulated links only)
+	SCTP              *SCTPLoads       `json:"sctp,omitempty"`       // spdy/3.1+sctp loads only (sctp.go)
 }
 
 // SummarizeLoads summarises one protocol's loads of one page for `spdylab
@@ -40,7 +41,7 @@ func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result)
 	cond.Proto = proto
 	s := LoadSummary{Page: name, Proto: proto, Runs: len(rs), Condition: cond, PLTms: []float64{}, ToWms: []float64{}}
 	var ph [7][]float64
-	var pushed, conns, retrans, drops []float64
+	var pushed, conns, retrans, serverRetrans, drops []float64
 	seen := map[string]bool{}
 	for _, r := range rs {
 		if r.Failed {
@@ -60,14 +61,11 @@ func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result)
 		s.Resources = r.Resources
 		pushed = append(pushed, float64(r.Pushed))
 		conns = append(conns, float64(r.Connections))
-		var rt uint32
-		for _, t := range r.TCP {
-			rt += t.Retransmits
-		}
-		retrans = append(retrans, float64(rt))
+		retrans = append(retrans, float64(probe.SumTCP(r.TCP).Retransmits))
+		serverRetrans = append(serverRetrans, float64(r.ServerTCP.Retransmits()))
 		drops = append(drops, float64(r.Link.Down.PktsQueueDrop+r.Link.Up.PktsQueueDrop))
 	}
-	s.fillMedians(ph, pushed, conns, retrans, drops)
+	s.fillMedians(ph, pushed, conns, retrans, serverRetrans, drops)
 	s.SCTP = summarizeSCTP(rs)
 	return s
 }
@@ -75,7 +73,7 @@ func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result)
 // fillMedians sets the summary statistics from the successful loads' values
 // with the report's definitions (internal/stats). Without a successful load
 // they stay 0: --json output cannot carry NaN.
-func (s *LoadSummary) fillMedians(ph [7][]float64, pushed, conns, retrans, drops []float64) {
+func (s *LoadSummary) fillMedians(ph [7][]float64, pushed, conns, retrans, serverRetrans, drops []float64) {
 	if len(s.PLTms) == 0 {
 		return
 	}
@@ -87,7 +85,7 @@ func (s *LoadSummary) fillMedians(ph [7][]float64, pushed, conns, retrans, drops
 		Send: stats.Median(ph[4]), Wait: stats.Median(ph[5]), Receive: stats.Median(ph[6]),
 	}
 	s.Pushed, s.Connections = stats.Median(pushed), stats.Median(conns)
-	s.Retransmits, s.QueueDrops = stats.Median(retrans), stats.Median(drops)
+	s.Retransmits, s.ServerRetransmits, s.QueueDrops = stats.Median(retrans), stats.Median(serverRetrans), stats.Median(drops)
 }
 
 // Print writes the summary as `spdylab load` shows it.
@@ -106,8 +104,8 @@ func (s LoadSummary) Print(w io.Writer) {
 	fmt.Fprintf(w, "  phases (median over loads of the sum over requests, ms):\n")
 	fmt.Fprintf(w, "  %9s %9s %9s %9s %9s %9s %9s\n", "blocked", "dns", "connect", "ssl", "send", "wait", "receive")
 	fmt.Fprintf(w, "  %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", p.Blocked, p.DNS, p.Connect, p.SSL, p.Send, p.Wait, p.Receive)
-	fmt.Fprintf(w, "  resources %d, pushed %.0f, connections %.0f, client retransmits %.0f, link queue drops %.0f (medians)\n",
-		s.Resources, s.Pushed, s.Connections, s.Retransmits, s.QueueDrops)
+	fmt.Fprintf(w, "  resources %d, pushed %.0f, connections %.0f, retransmits client %.0f / server %.0f, link queue drops %.0f (medians)\n",
+		s.Resources, s.Pushed, s.Connections, s.Retransmits, s.ServerRetransmits, s.QueueDrops)
 	s.SCTP.print(w)
 	for _, e := range s.Errors {
 		fmt.Fprintf(w, "  error: %s\n", e)

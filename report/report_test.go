@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,9 +86,10 @@ func fillStore(t *testing.T, dir string, src string, failEvery map[string]int) *
 				// runs spread symmetrically around the median: -20, -10, 0, +10, +20
 				PLTms: base + float64(run-2)*10, ToWms: base - 100 + float64(run-2)*10,
 				Resources: len(m.Resources), Connections: 6,
-				Phases: probe.Phases{Connect: 120, SSL: 80, Send: 2, Wait: 80, Receive: 83, DNS: -1},
-				Link:   probe.LinkCounters{Down: probe.LinkDir{PktsOffered: 300, PktsQueueDrop: 2, QDelayP50ms: 4}, Up: probe.LinkDir{PktsOffered: 150, PktsLost: 1}},
-				TCP:    []probe.TCPInfo{{Retransmits: 3}}, HAR: fakeHAR(t0)}
+				Phases:    probe.Phases{Connect: 120, SSL: 80, Send: 2, Wait: 80, Receive: 83, DNS: -1},
+				Link:      probe.LinkCounters{Down: probe.LinkDir{PktsOffered: 300, PktsQueueDrop: 2, QDelayP50ms: 4}, Up: probe.LinkDir{PktsOffered: 150, PktsLost: 1}},
+				TCP:       []probe.TCPInfo{{Retransmits: 3}},
+				ServerTCP: probe.NewServerTCP([]probe.TCPInfo{{Retransmits: 5}, {Retransmits: 2}}), HAR: fakeHAR(t0)}
 			r.Link.Down.LateP99ms = 0.1
 			if run == 4 && c.Values["iw"] == "10" {
 				r.Link.Up.LateP99ms = 2.5 // a starved emulator in one load
@@ -142,7 +144,7 @@ func TestAnalysisGainsAndStats(t *testing.T) {
 		if math.IsNaN(c.BoundMs) || c.BoundMs <= 0 || c.PLTOverBound <= 0 {
 			t.Errorf("%s: bound %v ratio %v", c.Label, c.BoundMs, c.PLTOverBound)
 		}
-		if c.Gateway.QueueDrops != 2 || c.Gateway.RandomLoss != 1 || c.Gateway.Retransmits != 3 || c.Gateway.PktsSent != 450 {
+		if c.Gateway.QueueDrops != 2 || c.Gateway.RandomLoss != 1 || c.Gateway.Retransmits != 3 || c.Gateway.ServerRetransmits != 7 || c.Gateway.PktsSent != 450 {
 			t.Errorf("gateway %+v", c.Gateway)
 		}
 		if c.TooFew {
@@ -198,7 +200,7 @@ func TestBuildWritesReportCSVAndJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
-	for _, want := range []string{"<svg", "Gain of spdy/3.1 iw10 over https iw3 by page × shards", "by rtt × loss", "ToW reduction vs rtt", "Phase breakdown", "PLT CDF", "Gateway and TCP counters", "Distance from the lower bound", "Waterfalls", "more than 1 ms late", "emulator late p99"} {
+	for _, want := range []string{"<svg", "Gain of spdy/3.1 iw10 over https iw3 by page × shards", "by rtt × loss", "ToW reduction vs rtt", "Phase breakdown", "PLT CDF", "Gateway and TCP counters", "Distance from the lower bound", "Waterfalls", "more than 1 ms late", "emulator late p99", "server retransmits"} {
 		if !bytes.Contains(html, []byte(want)) {
 			t.Errorf("report.html lacks %q", want)
 		}
@@ -211,6 +213,9 @@ func TestBuildWritesReportCSVAndJSON(t *testing.T) {
 	f.Close()
 	if err != nil || len(recs) != len(a.Conds)+1 {
 		t.Fatalf("conditions.csv: %d records, %v", len(recs), err)
+	}
+	if i := slices.Index(recs[0], "server_retransmits"); i < 0 || recs[1][i] != "7" {
+		t.Errorf("conditions.csv: server_retransmits column %d in %v", i, recs[1])
 	}
 	var rows []map[string]any
 	js, _ := os.ReadFile(filepath.Join(dir, JSONFile))

@@ -224,8 +224,8 @@ func sortNumeric(f string, v []string) {
 
 func gatewayTable(a *Analysis) table {
 	t := table{Title: "Gateway and TCP counters per load",
-		Caption: "Means over conditions of per-load means: packets the bottleneck's droptail queue dropped and the random loss it applied (both directions), downlink queueing delay, retransmissions counted by the client's TCP sockets (TCP_INFO on the loader's side), packets offered to the bottleneck, connections opened, and the emulator's own timing error (99th percentile of how late it released packets; well under 1 ms when the emulator had the CPU it needed).",
-		Head:    []string{"variant", "queue drops", "random loss", "qdelay p50 (ms)", "qdelay p95 (ms)", "retransmits", "packets sent", "connections", "emulator late p99 (ms)"}}
+		Caption: "Means over conditions of per-load means: packets the bottleneck's droptail queue dropped and the random loss it applied (both directions), downlink queueing delay, TCP retransmissions counted by the client's sockets and by the servers' (TCP_INFO on each side: the servers send most bytes, so theirs repair the downlink's losses; loads over QUIC or SCTP count none here), packets offered to the bottleneck, connections opened, and the emulator's own timing error (99th percentile of how late it released packets; well under 1 ms when the emulator had the CPU it needed).",
+		Head:    []string{"variant", "queue drops", "random loss", "qdelay p50 (ms)", "qdelay p95 (ms)", "client retransmits", "server retransmits", "packets sent", "connections", "emulator late p99 (ms)"}}
 	for _, l := range a.Labels {
 		var g Gateway
 		n := 0.0
@@ -239,6 +239,7 @@ func gatewayTable(a *Analysis) table {
 			g.QDelayP50ms += x.QDelayP50ms
 			g.QDelayP95ms += x.QDelayP95ms
 			g.Retransmits += x.Retransmits
+			g.ServerRetransmits += x.ServerRetransmits
 			g.PktsSent += x.PktsSent
 			g.Connections += x.Connections
 			g.LateP99ms += x.LateP99ms
@@ -248,7 +249,7 @@ func gatewayTable(a *Analysis) table {
 			continue
 		}
 		row := []cell{{Text: l}}
-		for _, v := range []float64{g.QueueDrops, g.RandomLoss, g.QDelayP50ms, g.QDelayP95ms, g.Retransmits, g.PktsSent, g.Connections} {
+		for _, v := range []float64{g.QueueDrops, g.RandomLoss, g.QDelayP50ms, g.QDelayP95ms, g.Retransmits, g.ServerRetransmits, g.PktsSent, g.Connections} {
 			row = append(row, cell{Text: fmtNum(v/n, 1), Class: "num"})
 		}
 		lateCell := cell{Text: fmtNum(g.LateP99ms/n, 2), Class: "num"}
@@ -287,8 +288,8 @@ func conditionsTable(a *Analysis) table {
 		cols = append(cols, f)
 	}
 	t := table{Title: "All conditions",
-		Caption: fmt.Sprintf("Medians over successful loads with [p25 – p75]. ⚠ = fewer than %d successful loads. Probe ids link to `spdylab report DIR --waterfall ID`.", a.MinLoads),
-		Head:    append(append([]string{}, cols...), "loads", "failed", "PLT ms", "ToW ms", "gain", "ToW red. %", "bound ms", "PLT/bound", "median probe")}
+		Caption: fmt.Sprintf("Medians over successful loads with [p25 – p75]. ⚠ = fewer than %d successful loads. Server retx: TCP segments the servers retransmitted per load (mean; their TCP_INFO, the downlink's loss recovery). Probe ids link to `spdylab report DIR --waterfall ID`.", a.MinLoads),
+		Head:    append(append([]string{}, cols...), "loads", "failed", "PLT ms", "ToW ms", "gain", "ToW red. %", "bound ms", "PLT/bound", "server retx", "median probe")}
 	for _, c := range a.Conds {
 		row := []cell{}
 		for _, f := range cols {
@@ -312,6 +313,7 @@ func conditionsTable(a *Analysis) table {
 			cell{Text: fmt.Sprintf("%s [%s – %s]", fmtNum(c.ToW.Median, 0), fmtNum(c.ToW.P25, 0), fmtNum(c.ToW.P75, 0)), Class: "num"},
 			gainCell(c.Gain), cell{Text: fmtNum(c.ToWRedPct, 1), Class: "num"},
 			cell{Text: fmtNum(c.BoundMs, 0), Class: "num"}, cell{Text: fmtNum(c.PLTOverBound, 2), Class: "num"},
+			cell{Text: fmtNum(c.Gateway.ServerRetransmits, 1), Class: "num"},
 			cell{Text: strconv.FormatInt(c.MedianProbe, 10), Class: "num"})
 		t.Rows = append(t.Rows, row)
 	}

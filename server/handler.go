@@ -76,6 +76,7 @@ type resourceMeta struct {
 func replayKey(host, target string) string { return strings.ToLower(host) + target }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer sampleAfterResponse(r)
 	if s.cfg.Log != nil {
 		lw := &loggingWriter{ResponseWriter: w, status: 200}
 		start := time.Now()

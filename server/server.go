@@ -123,6 +123,7 @@ type Server struct {
 	h3         h3Servers
 	gate       connGate
 	sctp       sctpServed // SPDY over SCTP (sctp.go)
+	tcpInfo    tcpInfoLog // TCP_INFO of accepted connections (tcpinfo.go)
 
 	ctx    context.Context // cancelled by Shutdown: SPDY sessions go away
 	cancel context.CancelFunc
@@ -315,6 +316,7 @@ func (s *Server) Serve(l net.Listener) error {
 			return err
 		}
 		backoff = 0
+		c = s.tcpInfo.watch(c)
 		if !s.gate.admit(c, s.logf) {
 			c.Close()
 			continue

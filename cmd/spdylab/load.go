@@ -120,6 +120,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	timeout := fs.Duration("timeout", 60*time.Second, "per-load timeout")
 	workDir := fs.String("work-dir", "", "where generated pages are cached (default: $TMPDIR/spdylab-work)")
 	fs.StringVar(&req.serverLog, "server-log", "", "append the servers' connection and access log to `file`")
+	pcapDir := fs.String("pcap", "", "write one pcap file per load into `dir` (<page>-<proto>-runNNN.pcap): the packets on the client's side of the emulated link")
 	link := netem.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return req, flagExit(err)
@@ -135,6 +136,8 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 		return usageErr("--runs %d: need at least 1", req.runs)
 	case *timeout <= 0:
 		return usageErr("--timeout %v: must be positive", *timeout)
+	case *pcapDir != "" && *noLink:
+		return usageErr("--pcap needs the emulated link; drop --no-link")
 	}
 	for _, p := range strings.Split(*protos, ",") {
 		p = strings.TrimSpace(p)
@@ -164,7 +167,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	if _, err := harness.Validate(req.cond, link.Seed); err != nil {
 		return usageErr("%v", err)
 	}
-	req.opt = harness.Options{WorkDir: *workDir, Seed: link.Seed, Timeout: *timeout,
+	req.opt = harness.Options{WorkDir: *workDir, Seed: link.Seed, Timeout: *timeout, PcapDir: *pcapDir,
 		Testbed: func(c *netem.Config) {
 			c.QueueDown, c.QueueUp, c.GEDown, c.GEUp = cfg.QueueDown, cfg.QueueUp, cfg.GEDown, cfg.GEUp
 			c.PacketLog, c.PacketLogPath = cfg.PacketLog, cfg.PacketLogPath
@@ -218,7 +221,7 @@ func loadAll(ctx context.Context, bench *harness.Bench, req loadRequest, stderr 
 				fmt.Fprintf(stderr, "run %d/%d %-8s PLT %8.1f ms  ToW %8.1f ms  conns %d\n", run+1, req.runs, p, r.PLTms, r.ToWms, r.Connections)
 			}
 			if req.harDir != "" && len(r.HAR) > 0 {
-				name := fmt.Sprintf("%s-%s-run%03d.har", harness.SafeFileName(bench.Manifest().Name), harness.SafeFileName(p), run+1)
+				name := harness.LoadFileName(bench.Manifest().Name, p, run, ".har")
 				if err := atomicfile.Write(filepath.Join(req.harDir, name), r.HAR); err != nil {
 					return nil, fmt.Errorf("--har: %w", err)
 				}

@@ -82,6 +82,7 @@ func TestLoadCommandRejectsBadFlags(t *testing.T) {
 		"positional":   {[]string{"pageA"}, "unexpected argument"},
 		"unknown flag": {[]string{"--bogus"}, "bogus"},
 		"timeout":      {[]string{"--timeout", "0s"}, "--timeout"},
+		"pcap no link": {[]string{"--pcap", "x"}, "--pcap needs the emulated link"},
 	}
 	for label, c := range cases {
 		var out, errb bytes.Buffer

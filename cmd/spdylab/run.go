@@ -55,6 +55,7 @@ type runFlags struct {
 	jobs, runs               int
 	browserJobs              int
 	out, shard, pages        string
+	pcap                     string
 	resume, noLink, noReport bool
 	quiet                    bool
 }
@@ -76,6 +77,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 	fs.BoolVar(&f.noLink, "no-link", false, "load over loopback without the emulated link (smoke test without namespaces)")
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write the report after the run")
 	fs.BoolVar(&f.quiet, "q", false, "no progress output")
+	fs.StringVar(&f.pcap, "pcap", "", "write one pcap file per load into `dir` (<condition hash>-<proto>-runNNN.pcap, NNN = stored run + 1): the packets on the client's side of the emulated link")
 	fs.StringVar(&f.pages, "pages", "", "folder of real pages for a study over a corpus (dir:$PAGES): "+page.CorpusHelp)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -138,7 +140,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	var signals atomic.Int32
 	removeHook := netem.OnSignal(func(os.Signal) bool { return signals.Add(1) == 1 })
 	defer removeHook()
-	cfg := study.RunConfig{Study: s, Out: f.out, Resume: f.resume, Jobs: f.jobs, BrowserJobs: f.browserJobs, Shard: sh, Open: openHarnessBench,
+	cfg := study.RunConfig{Study: s, Out: f.out, Resume: f.resume, Jobs: f.jobs, BrowserJobs: f.browserJobs, Shard: sh, Open: harnessOpener(f.pcap),
 		Log: stderr, Quiet: f.quiet, TTY: isTerminal(stderr),
 		Args: strings.Join(append([]string{"spdylab", "run"}, args...), " ")}
 	if !f.quiet {

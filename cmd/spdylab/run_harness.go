@@ -8,15 +8,34 @@ import (
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study"
+	"github.com/spdylab/spdylab/study/spec"
 )
 
-// openHarnessBench is the runner's Opener: the real bench (the harness).
-func openHarnessBench(ctx context.Context, c probe.Condition, pg *page.Manifest, seed int64, workDir string) (study.Bench, error) {
-	// Pages go to the run's shared work directory (the parent of the
-	// bench's own) so benches of the same page reuse the files.
-	b, err := harness.Open(ctx, c, harness.Options{WorkDir: filepath.Dir(workDir), Seed: seed, Page: pg})
-	if err != nil {
-		return nil, err
+// harnessOpener is the runner's Opener: the real bench (the harness), with
+// one capture per load in pcapDir when it is set.
+func harnessOpener(pcapDir string) study.Opener {
+	return func(ctx context.Context, c probe.Condition, pg *page.Manifest, seed int64, workDir string) (study.Bench, error) {
+		// Pages go to the run's shared work directory (the parent of the
+		// bench's own) so benches of the same page reuse the files.
+		opt := harness.Options{WorkDir: filepath.Dir(workDir), Seed: seed, Page: pg}
+		if pcapDir != "" {
+			opt.PcapDir, opt.PcapName = pcapDir, storeKeyName(c)
+		}
+		b, err := harness.Open(ctx, c, opt)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
 	}
-	return b, nil
+}
+
+// storeKeyName names a load's capture after its key in the store: the
+// hash of the condition with the load's protocol (the bench's conditions
+// differ in nothing else) and the run.
+func storeKeyName(c probe.Condition) func(proto string, run int) string {
+	return func(proto string, run int) string {
+		load := c
+		load.Proto = proto
+		return harness.LoadFileName(spec.HashCondition(load), proto, run, ".pcap")
+	}
 }

@@ -37,3 +37,32 @@ func TestWriteIntoMissingDirectoryFailsCleanly(t *testing.T) {
 		t.Errorf("left behind: %v", entries)
 	}
 }
+
+func TestCreateAppearsOnlyOnCommit(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.pcap")
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("part 1 "))
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the file is visible before Commit: %v", err)
+	}
+	f.Write([]byte("part 2"))
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "part 1 part 2" {
+		t.Errorf("got %q", got)
+	}
+	g, err := Create(filepath.Join(dir, "y.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Write([]byte("half"))
+	g.Abort()
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("want only x.pcap, found %v", entries)
+	}
+}

@@ -102,16 +102,23 @@ func Unwrap(c net.Conn) (*net.TCPConn, bool) {
 // library among them) depend on nothing of the lab; the loader copies it into
 // probe.TCPInfo.
 type TCPInfo struct {
-	Retransmits uint32  // total retransmitted segments
-	SegsOut     uint32  // segments sent
-	SegsIn      uint32  // segments received
-	SndCwnd     uint32  // congestion window, segments
-	RTTms       float64 // smoothed RTT
-	RTTVarms    float64 // RTT variance
-	BytesAcked  uint64
-	BytesRecv   uint64
-	Congestion  string // congestion control algorithm in use
+	Retransmits  uint32  // total retransmitted segments
+	SegsOut      uint32  // segments sent
+	SegsIn       uint32  // segments received
+	SndCwnd      uint32  // congestion window, segments
+	SndSsthresh  uint32  // slow-start threshold, segments; 0 = never set (no loss yet)
+	RTTms        float64 // smoothed RTT
+	RTTVarms     float64 // RTT variance
+	BytesAcked   uint64
+	BytesRecv    uint64
+	BytesSent    uint64 // payload bytes sent, retransmissions included (Linux 4.19+)
+	BytesRetrans uint64 // of which retransmitted (Linux 4.19+)
+	Congestion   string // congestion control algorithm in use
 }
+
+// infiniteSsthresh is the kernel's TCP_INFINITE_SSTHRESH: a connection that
+// has not left its initial slow start.
+const infiniteSsthresh = 0x7fffffff
 
 // Info reads TCP_INFO from a connection (unwrapping TLS).
 func Info(c net.Conn) (TCPInfo, error) {
@@ -129,15 +136,22 @@ func Info(c net.Conn) (TCPInfo, error) {
 		return TCPInfo{}, fmt.Errorf("tcpopt: TCP_INFO: %w", err)
 	}
 	cc, _ := Congestion(t)
+	ssthresh := ti.Snd_ssthresh
+	if ssthresh >= infiniteSsthresh {
+		ssthresh = 0
+	}
 	return TCPInfo{
-		Retransmits: ti.Total_retrans,
-		SegsOut:     ti.Segs_out,
-		SegsIn:      ti.Segs_in,
-		SndCwnd:     ti.Snd_cwnd,
-		RTTms:       float64(ti.Rtt) / 1000,
-		RTTVarms:    float64(ti.Rttvar) / 1000,
-		BytesAcked:  ti.Bytes_acked,
-		BytesRecv:   ti.Bytes_received,
-		Congestion:  cc,
+		Retransmits:  ti.Total_retrans,
+		SegsOut:      ti.Segs_out,
+		SegsIn:       ti.Segs_in,
+		SndCwnd:      ti.Snd_cwnd,
+		SndSsthresh:  ssthresh,
+		RTTms:        float64(ti.Rtt) / 1000,
+		RTTVarms:     float64(ti.Rttvar) / 1000,
+		BytesAcked:   ti.Bytes_acked,
+		BytesRecv:    ti.Bytes_received,
+		BytesSent:    ti.Bytes_sent,
+		BytesRetrans: ti.Bytes_retrans,
+		Congestion:   cc,
 	}, nil
 }

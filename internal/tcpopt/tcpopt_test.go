@@ -39,12 +39,17 @@ func TestCongestionAndInfoOnLoopback(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Write(make([]byte, 100000))
-	c.Close()
+	c.(*net.TCPConn).CloseWrite()
 	sc := <-done
 	if sc == nil {
 		t.Fatal("accept failed")
 	}
 	defer sc.Close()
+	sent, err := Info(c)
+	c.Close()
+	if err != nil || sent.BytesSent < 100000 || sent.BytesRetrans > sent.BytesSent {
+		t.Errorf("TCP_INFO of the sender: %+v, %v; want >= 100000 bytes sent", sent, err)
+	}
 	got, err := Congestion(sc)
 	if err != nil {
 		t.Fatal(err)
