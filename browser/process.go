@@ -105,7 +105,7 @@ func sweepProfiles() {
 			continue
 		}
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			os.RemoveAll(d)
+			removeProfile(d)
 		}
 	}
 }
@@ -224,8 +224,23 @@ func (p *process) stop() {
 			syscall.Kill(-pid, syscall.SIGKILL)
 			time.Sleep(20 * time.Millisecond)
 		}
-		os.RemoveAll(p.profile)
+		removeProfile(p.profile)
 	})
+}
+
+// removeProfile removes a profile and the directory Chromium made in
+// TMPDIR for its singleton socket (org.chromium.Chromium.*, linked from
+// the profile): a killed Chromium never removes it, and TMPDIR cannot be
+// moved into the profile (the socket's path would exceed the 108 bytes a
+// unix socket's path may have).
+func removeProfile(profile string) {
+	if target, err := os.Readlink(filepath.Join(profile, "SingletonSocket")); err == nil {
+		dir := filepath.Dir(target)
+		if strings.HasPrefix(filepath.Base(dir), "org.chromium.Chromium.") {
+			os.RemoveAll(dir)
+		}
+	}
+	os.RemoveAll(profile)
 }
 
 // exitReason describes how Chromium ended (for errors after a crash).

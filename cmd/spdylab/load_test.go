@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/spdylab/spdylab/browser"
 )
 
 // spdylabBinary builds the command into the test's temporary directory.
@@ -182,6 +185,75 @@ func TestLoadCommandInterruptCleansUp(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("/run/spdylab", id)); err == nil {
 		t.Fatalf("state directory of testbed %s survived the interrupt", id)
 	}
+}
+
+// TestChromiumLoadInterruptLeavesNoBrowser: Ctrl-C while real Chromium
+// loads through a testbed stops the browser with the command; no Chromium
+// process, profile directory or namespace outlives it.
+func TestChromiumLoadInterruptLeavesNoBrowser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for network namespaces")
+	}
+	if _, err := browser.FindBinary(""); err != nil {
+		t.Skipf("no Chromium: %v", err)
+	}
+	bin := spdylabBinary(t)
+	tmp := t.TempDir() // the browser's profiles go here: a marker no other test's Chromium has
+	cmd := exec.Command(bin, "load", "--client", "chromium", "--page", "pageB", "--proto", "h2", "--runs", "1000",
+		"--rtt", "40ms", "--down", "5mbit", "--up", "1mbit", "--work-dir", t.TempDir())
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stderr)
+	var said []string
+	for sc.Scan() && !strings.HasPrefix(sc.Text(), "run 1/") {
+		said = append(said, sc.Text())
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	// Mid-load: the second load's browser is starting or loading.
+	time.Sleep(300 * time.Millisecond)
+	if len(processesMentioning(t, tmp)) == 0 {
+		t.Log("no Chromium alive at the interrupt (between loads); the check still covers the namespaces")
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("interrupted load exited with %v, want status 130; it said:\n%s", err, strings.Join(said, "\n"))
+	}
+	if left := processesMentioning(t, tmp); len(left) > 0 {
+		t.Errorf("Chromium processes outlived the interrupt: %v", left)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) > 0 {
+		t.Errorf("browser profiles left in TMPDIR: %v", ents)
+	}
+}
+
+// processesMentioning lists the PIDs whose command line contains s.
+func processesMentioning(t *testing.T, s string) []int {
+	t.Helper()
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if cl, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(cl), s) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 func TestLoadCommandTables(t *testing.T) {
