@@ -12,7 +12,11 @@
 // execution, onload) are requested then, after their compute delay.
 //
 // Every load starts cold: new connections, new DNS lookups, full TLS
-// handshakes, no cache. Nothing is shared between loads.
+// handshakes, no cache. Nothing is shared between loads. With
+// Options.TLSResume a host's later connections within the load resume the
+// session its first handshake left (tls.go says how the cache is seeded);
+// only Options.SessionCache, kept by the caller, carries tickets from one
+// load to the next (a repeat visit).
 package loader
 
 import (
