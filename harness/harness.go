@@ -365,16 +365,17 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host) (*server.Server, e
 	if push == "" {
 		push = server.PushNone
 	}
+	spdyCfg, err := serverSPDY(c)
+	if err != nil {
+		return nil, err
+	}
 	cfg := server.Config{
 		Root:         b.siteDir,
 		Protocols:    append([]string(nil), server.DefaultProtocols...),
 		Certificates: certList,
 		HostNames:    names,
 		TLSMax:       serverTLSMax(c),
-		SPDY: spdy.Config{
-			MaxConcurrentStreams: uint32(c.MaxStreams),
-			InitialWindowSize:    int32(c.InitialWindow),
-		},
+		SPDY:         spdyCfg,
 		H2: server.H2Config{
 			MaxConcurrentStreams: uint32(c.MaxStreams),
 			InitialWindowSize:    int32(c.InitialWindow),
@@ -395,6 +396,21 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host) (*server.Server, e
 		return nil, fmt.Errorf("harness: server for %s: %w", s.Name, err)
 	}
 	return srv, nil
+}
+
+// serverSPDY is the servers' SPDY configuration for c: its stream limit,
+// receive window and DATA scheduler (h2 and h3 keep their servers' own
+// order: probe.SchedulerNote).
+func serverSPDY(c probe.Condition) (spdy.Config, error) {
+	sched, err := spdy.ParseScheduler(c.Scheduler) // probe's names are the spdy package's
+	if err != nil {
+		return spdy.Config{}, fmt.Errorf("harness: %w", err)
+	}
+	return spdy.Config{
+		MaxConcurrentStreams: uint32(c.MaxStreams),
+		InitialWindowSize:    int32(c.InitialWindow),
+		Scheduler:            sched,
+	}, nil
 }
 
 // serveSite has srv listen at site's address (TCP, and UDP for h3 or SCTP)
@@ -465,7 +481,9 @@ func (b *Bench) BaseURLs() map[string]string {
 func (b *Bench) Testbed() *netem.Testbed { return b.tb }
 
 // Load performs one cold page load with proto: new connections, full TLS
-// handshakes, nothing cached. It never hangs past the per-load timeout; a
+// handshakes, nothing cached (with the condition's TLSResume, a host's
+// later connections in the load resume its first handshake's session, as
+// a browser's do; no ticket outlives the load). It never hangs past the per-load timeout; a
 // failure is reported in the Result (Failed, Error), not as a panic or a
 // hang.
 func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
@@ -476,7 +494,7 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		res.Failed, res.Error = true, err.Error()
 		return res
 	}
-	if err := probe.CheckProtocol(proto); err != nil {
+	if _, err := probe.Normalize(cond); err != nil { // the condition's options with this protocol
 		return fail(fmt.Errorf("harness: %w", err))
 	}
 	if err := checkPlainProto(cond, proto); err != nil {
@@ -495,6 +513,9 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		InitialWindow: cond.InitialWindow,
 		Timeout:       b.opt.Timeout,
 		SCTP:          cond.SCTP,
+		TLSResume:     cond.TLSResume, // within the load: a host's first handshake seeds it
+		EarlyData:     cond.EarlyData,
+		Priority:      cond.Priority,
 	}
 	if err := loader.ApplyProfile(&opt, cond.BrowserProfile); err != nil {
 		return fail(fmt.Errorf("harness: %w", err))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spdylab/spdylab/h3"
 	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
 )
 
 // h3Proto is HTTP/3 with one QUIC connection per host, each over its own
@@ -87,7 +88,7 @@ func (p *h3Proto) open(ctx context.Context, org origin) (*muxSession, error) {
 	l.throttle.hostMultiplexes(org.Host)
 	// A connection that went idle past QUIC's idle timeout (a long page:
 	// scripts that request late) is replaced, as Chrome replaces it.
-	return &muxSession{c: c, rt: priorityTransport{qc}, close: c.Close, usable: qc.Alive}, nil
+	return &muxSession{c: c, rt: priorityTransport{c: qc, policy: l.opt.Priority}, close: c.Close, usable: qc.Alive}, nil
 }
 
 // moveCounts adds the bytes counted so far to the load's wire totals.
@@ -167,11 +168,14 @@ type h3EntryKey struct{}
 
 // priorityTransport adds the RFC 9218 Priority header before a request
 // leaves, and records it among the entry's request headers for the HAR.
-type priorityTransport struct{ c *h3.Conn }
+type priorityTransport struct {
+	c      *h3.Conn
+	policy string // Options.Priority
+}
 
 func (t priorityTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if e, ok := req.Context().Value(h3EntryKey{}).(*entry); ok {
-		v := priorityField(e.typ, e.priority)
+		v := priorityField(e.priority, t.policy != probe.PriorityNone && incremental(e.typ))
 		req = req.Clone(req.Context())
 		req.Header.Set("Priority", v)
 		e.mu.Lock()
@@ -182,18 +186,23 @@ func (t priorityTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 }
 
 // priorityField is the Priority header of a request: the urgency is the
-// resource type's priority from Priorities (the order the SPDY and HTTPS
-// paths use, so every protocol ranks resources alike), and documents and
-// images are incremental, as Chrome marks them (they render as they
-// arrive, so sharing bandwidth with their peers costs nothing).
-func priorityField(typ string, prio uint8) string {
+// request's priority under the load's policy (the one the SPDY and HTTPS
+// paths use, so every protocol ranks resources alike), with ", i" for an
+// incremental response.
+func priorityField(prio uint8, incr bool) string {
 	u := min(prio, 7)
 	v := "u=" + strconv.Itoa(int(u))
-	if typ == page.TypeHTML || typ == page.TypeImage {
+	if incr {
 		v += ", i"
 	}
 	return v
 }
+
+// incremental: documents and images are, as Chrome marks them (they
+// render as they arrive, so sharing bandwidth with their peers costs
+// nothing). Under probe.PriorityNone no request is: every one carries the
+// same u=3.
+func incremental(typ string) bool { return typ == page.TypeHTML || typ == page.TypeImage }
 
 // quicHandle stands in for a QUIC connection where the loader keeps a
 // connection's socket: it only closes. A QUIC connection is no byte stream,

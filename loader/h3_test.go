@@ -69,7 +69,7 @@ func TestLoadH3FetchesEveryResourceOnce(t *testing.T) {
 		if e.Request.HTTPVersion != "h3" {
 			t.Errorf("%s: HTTP version %q, want h3", e.Request.URL, e.Request.HTTPVersion)
 		}
-		want := priorityField(st.m.Resources[*e.ResourceID].Type, uint8(e.Priority.Level))
+		want := priorityField(uint8(e.Priority.Level), incremental(st.m.Resources[*e.ResourceID].Type))
 		if got := harHeader(e.Request.Headers, "Priority"); got != want {
 			t.Errorf("%s: Priority header %q, want %q", e.Request.URL, got, want)
 		}
@@ -92,7 +92,7 @@ func TestPriorityField(t *testing.T) {
 	}{
 		{"html", "u=0, i"}, {"css", "u=1"}, {"js", "u=2"}, {"other", "u=3"}, {"image", "u=4, i"},
 	} {
-		if got := priorityField(tc.typ, priorityOf(tc.typ)); got != tc.want {
+		if got := priorityField(priorityOf(tc.typ), incremental(tc.typ)); got != tc.want {
 			t.Errorf("priorityField(%s) = %q, want %q", tc.typ, got, tc.want)
 		}
 	}

@@ -12,7 +12,11 @@
 // execution, onload) are requested then, after their compute delay.
 //
 // Every load starts cold: new connections, new DNS lookups, full TLS
-// handshakes, no cache. Nothing is shared between loads.
+// handshakes, no cache. Nothing is shared between loads. With
+// Options.TLSResume a host's later connections within the load resume the
+// session its first handshake left (tls.go says how the cache is seeded);
+// only Options.SessionCache, kept by the caller, carries tickets from one
+// load to the next (a repeat visit).
 package loader
 
 import (
@@ -26,6 +30,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -79,6 +84,10 @@ type Options struct {
 	// H2Priorities is how HTTP/2 requests carry their priority: Chrome's
 	// exclusive dependency chain (the zero value), RFC 9218 headers or none.
 	H2Priorities client.PriorityScheme
+	// Priority is the policy that gives each request its priority
+	// (probe.PriorityPolicies; "" = probe.PriorityChrome, by resource type);
+	// see priorityFor.
+	Priority string
 	// SCTP are the association's knobs for spdy/3.1+sctp (sctp.go).
 	SCTP probe.SCTP
 	// Browser-profile mechanisms (throttle.go, profile.go; ApplyProfile
@@ -98,7 +107,8 @@ const DefaultTimeout = 60 * time.Second
 // Priorities are the SPDY priorities (0 highest .. 7) the loader gives each
 // resource type, after Chromium's mapping of resource types to request
 // priorities (document highest, then stylesheets and scripts, images
-// lowest). HTTPS queues requests per host in this order too.
+// lowest): the default priority policy (probe.PriorityChrome). HTTPS
+// queues requests per host in the policy's order too.
 var Priorities = map[string]uint8{
 	page.TypeHTML:  0,
 	page.TypeCSS:   1,
@@ -113,6 +123,37 @@ func priorityOf(typ string) uint8 {
 		return p
 	}
 	return 3
+}
+
+// storedPolicy is a priority policy as a condition stores it (the
+// default empty).
+func storedPolicy(p string) string {
+	if p == probe.PriorityChrome {
+		return ""
+	}
+	return p
+}
+
+// equalPriority is every request's priority under probe.PriorityNone:
+// SPDY's middle priority, RFC 9218's default urgency.
+const equalPriority = 3
+
+// priorityFor is e's request priority under the load's policy: by
+// resource type (chrome), the same for all (none), or e's depth in the
+// page tree as discovered, the root 0 and each level one lower, at most 7
+// (depth). e.parent must be set.
+func (l *load) priorityFor(e *entry) uint8 {
+	switch l.opt.Priority {
+	case probe.PriorityNone:
+		return equalPriority
+	case probe.PriorityDepth:
+		d := 0
+		for p := e.parent; p != nil && d < 7; p = p.parent {
+			d++
+		}
+		return uint8(d)
+	}
+	return priorityOf(e.typ)
 }
 
 // Version goes into the HAR creator.
@@ -187,8 +228,12 @@ func newLoad(t Target, o Options) (*load, error) {
 	}
 	if o.Proto == probe.ProtoH3 {
 		ver = tls.VersionTLS13 // QUIC carries TLS 1.3 only
-	} else if o.EarlyData {
-		return nil, fmt.Errorf("loader: early data (0-RTT) needs h3: Go's crypto/tls has no client 0-RTT over TCP, so %s cannot send it", o.Proto)
+	}
+	if p, _ := probe.LookupProtocol(o.Proto); o.EarlyData && !p.EarlyData {
+		return nil, fmt.Errorf("loader: early data (0-RTT) needs %s: Go's crypto/tls has no client 0-RTT over TCP, so %s cannot send it", probe.OneOf(probe.EarlyDataProtocols()), o.Proto)
+	}
+	if o.Priority != "" && !slices.Contains(probe.PriorityPolicies, o.Priority) {
+		return nil, fmt.Errorf("loader: unknown priority policy %q (want %s)", o.Priority, probe.OneOf(probe.PriorityPolicies))
 	}
 	if o.MaxConnsPerHost < 0 {
 		return nil, fmt.Errorf("loader: MaxConnsPerHost %d is negative", o.MaxConnsPerHost)
@@ -358,7 +403,9 @@ func (l *load) run(parent context.Context) (probe.Result, error) {
 	l.t0 = time.Now()
 	root := l.m.Root()
 	rootURL, _ := url.Parse(l.m.URL(0))
-	l.request(&entry{url: rootURL, key: urlKey(rootURL), res: root, typ: root.Type, priority: priorityOf(root.Type)})
+	rootEntry := &entry{url: rootURL, key: urlKey(rootURL), res: root, typ: root.Type}
+	rootEntry.priority = l.priorityFor(rootEntry)
+	l.request(rootEntry)
 
 	select {
 	case <-l.allDone:
@@ -541,7 +588,7 @@ func (l *load) discovered(parent *entry, ref reference) {
 	} else {
 		l.note("%s (referenced by %s) is not in the manifest; fetched anyway", ref.URL, parent.url)
 	}
-	e.priority = priorityOf(e.typ)
+	e.priority = l.priorityFor(e)
 	l.later(e, delay)
 }
 
@@ -568,7 +615,9 @@ func (l *load) completed(e *entry) {
 			// A redirect's target is requested once the 3xx has arrived,
 			// as a browser follows Location.
 			u, _ := url.Parse(l.m.URL(id))
-			l.later(&entry{url: u, key: urlKey(u), res: r, typ: r.Type, priority: priorityOf(r.Type), parent: e}, r.Discovery.Delay)
+			child := &entry{url: u, key: urlKey(u), res: r, typ: r.Type, parent: e}
+			child.priority = l.priorityFor(child)
+			l.later(child, r.Discovery.Delay)
 		case page.KindRef:
 			l.mu.Lock()
 			ok := l.found[id]
@@ -661,6 +710,9 @@ func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 			TLS:           tlsName(l.tlsVer),
 			InitialWindow: l.opt.InitialWindow,
 			Timeout:       l.opt.Timeout,
+			TLSResume:     l.opt.TLSResume,
+			EarlyData:     l.opt.EarlyData,
+			Priority:      storedPolicy(l.opt.Priority),
 		},
 		TCP:          tcp,
 		BytesWireIn:  l.wire.in.Load(),

@@ -70,8 +70,8 @@ func checkAgainstManifest(t *testing.T, st *site, res probe.Result) HAR {
 		if e.Connection == "" {
 			t.Errorf("%s has no connection id", e.Request.URL)
 		}
-		if e.Priority == nil || *e.Priority != *SPDYPriority(int(priorityOf(r.Type))) {
-			t.Errorf("%s (%s): priority %v, want %d", e.Request.URL, r.Type, e.Priority, priorityOf(r.Type))
+		if want := wantPriority(st.m, id, res.Condition.Priority); e.Priority == nil || e.Priority.Level != int(want) {
+			t.Errorf("%s (%s): priority %v, want %d", e.Request.URL, r.Type, e.Priority, want)
 		}
 	}
 	for id := range st.m.Resources {

@@ -49,6 +49,7 @@ type hostStats struct {
 	maxOpen  int
 	requests map[string]int
 	order    []string
+	priority map[string]uint8 // SPDY priority each path was requested with (spdyServers)
 }
 
 func (s *hostStats) connState(_ net.Conn, st http.ConnState) {

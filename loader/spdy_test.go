@@ -30,7 +30,7 @@ func spdyServers(t testing.TB, st *site, version string, maxStreams uint32, push
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	for _, host := range st.m.Hosts {
-		hs := &hostStats{requests: map[string]int{}}
+		hs := &hostStats{requests: map[string]int{}, priority: map[string]uint8{}}
 		stats[host] = hs
 		files := fileHandler(st.dir)
 		srv := &spdy.Server{
@@ -39,6 +39,9 @@ func spdyServers(t testing.TB, st *site, version string, maxStreams uint32, push
 			Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if spdy.RequestStreamID(r)%2 == 1 { // client-initiated: a real request, not a push
 					hs.saw(r.URL.Path)
+					hs.mu.Lock()
+					hs.priority[r.URL.Path] = spdy.RequestPriority(r)
+					hs.mu.Unlock()
 				}
 				if push && r.URL.Path == st.m.Resources[0].Path {
 					for _, id := range st.m.Children(0) {

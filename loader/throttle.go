@@ -48,8 +48,10 @@ func (t RequestThrottle) Enabled() bool {
 }
 
 // delayable: the priority Chromium's scheduler may delay (below Medium):
-// images in the loader's model.
-func delayable(e *entry) bool { return e.priority >= priorityOf(page.TypeImage) }
+// images in the loader's model. It is the resource type's Chromium
+// priority whatever the load's priority policy, which changes what the
+// requests carry, not which ones the browser holds back.
+func delayable(e *entry) bool { return priorityOf(e.typ) >= priorityOf(page.TypeImage) }
 
 // throttle is one load's scheduler state.
 type throttle struct {

@@ -68,6 +68,19 @@ const sessionCacheSize = 64
 // when the caller keeps one across loads (a repeat visit), a fresh one when
 // Options.TLSResume asks for resumption within the load, else nil (every
 // handshake full, as after clearing the browser's state).
+//
+// How TLSResume's fresh cache is seeded, as a browser's is after the first
+// handshake to a host: it starts empty, so each host's first connection
+// makes a full handshake; its ticket enters the cache under the host's
+// name (crypto/tls keys it by ServerName: shards and a replay's hosts never
+// share one) when it arrives, within the handshake for TLS 1.2 and in a
+// NewSessionTicket the connection reads right after it for TLS 1.3 and
+// QUIC. A connection to the host that starts later resumes; one started
+// while the first is still handshaking is full too. HTTPS opens up to six
+// connections per host, so most of them resume; SPDY, h2 and h3 hold one
+// per host, so in a cold load only a connection that replaces one (after a
+// GOAWAY, or an h3 connection that idled out) resumes, and with EarlyData
+// sends its first requests in 0-RTT.
 func newSessionCache(o Options) tls.ClientSessionCache {
 	switch {
 	case o.SessionCache != nil:

@@ -27,6 +27,9 @@ type Protocol struct {
 	// Transport carries the protocol: TransportTCP (""), TransportQUIC or
 	// TransportSCTP.
 	Transport string
+	// EarlyData protocols can send requests in TLS 1.3 early data (0-RTT)
+	// (Go's crypto/tls has no client 0-RTT over TCP; quic-go has it).
+	EarlyData bool
 	// Multiplexed protocols use one connection per host; the others the
 	// browser's pool of persistent connections.
 	Multiplexed bool
@@ -44,7 +47,7 @@ var Protocols = []Protocol{
 	{Name: ProtoSPDY3, ALPN: "spdy/3", SPDYVersion: "3", Multiplexed: true, PlainTCPOption: true},
 	{Name: ProtoSPDY2, ALPN: "spdy/2", SPDYVersion: "2", Multiplexed: true, PlainTCPOption: true},
 	{Name: ProtoH2, ALPN: "h2", Multiplexed: true},
-	{Name: ProtoH3, ALPN: "h3", Multiplexed: true, Transport: TransportQUIC},
+	{Name: ProtoH3, ALPN: "h3", Multiplexed: true, Transport: TransportQUIC, EarlyData: true},
 	{Name: ProtoSPDY31SCTP, ALPN: "spdy/3.1", SPDYVersion: "3.1", Plaintext: true, Multiplexed: true, Transport: TransportSCTP},
 }
 
@@ -204,8 +207,10 @@ func member(v string, list []string) bool {
 
 // Normalize checks a condition's fields and fills the defaults every stage
 // agrees on: ShardMode equal, TLS 1.2; the default client and browser
-// profile are stored empty (clients.go). A client that cannot speak Proto
-// (Chromium and SPDY) is an error naming the reason. Shards 0 means the page's own
+// profile (clients.go), priority policy and scheduler (policies.go) are
+// stored empty. A client that cannot speak Proto (Chromium and SPDY), a
+// scheduler that cannot apply to Proto, 0-RTT without TLS 1.3, resumption
+// or a protocol that sends it, are errors naming the reason. Shards 0 means the page's own
 // default; Proto may be empty (a bench loads with a protocol per load),
 // otherwise it must be a known one. It is the one validation of a
 // Condition: study files, `spdylab load`, the harness and the loader use it.
@@ -235,6 +240,16 @@ func Normalize(c Condition) (Condition, error) {
 	}
 	c, err := normalizeClient(c)
 	if err != nil {
+		return c, err
+	}
+	if c, err = normalizePolicies(c); err != nil {
+		return c, err
+	}
+	if err := checkTLSOptions(c); err != nil {
+		return c, err
+	}
+	cl, _ := LookupClient(c.Client) // known: normalizeClient checked it
+	if err := checkLoaderOptions(c, cl); err != nil {
 		return c, err
 	}
 	if c.Push != "" && !member(c.Push, PushPolicies) {

@@ -75,6 +75,15 @@ type Condition struct {
 	// BrowserProfile is the browser the loader models ("" = chrome16,
 	// the seed studies' browser). Real Chromium is its own profile.
 	BrowserProfile string `json:"browser_profile,omitempty"`
+	// TLSResume lets a host's later connections in a load resume the
+	// session of its first (as a browser does); EarlyData sends their
+	// requests in 0-RTT (h3 and TLS 1.3 only). policies.go has the rules.
+	TLSResume bool `json:"tls_resume,omitempty"`
+	EarlyData bool `json:"early_data,omitempty"`
+	// Priority is the loader's priority policy ("" = chrome) and Scheduler
+	// the SPDY server's DATA order ("" = priority); policies.go.
+	Priority  string `json:"priority,omitempty"`
+	Scheduler string `json:"scheduler,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not

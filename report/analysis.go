@@ -64,7 +64,8 @@ type Condition struct {
 	PLTOverBound float64
 	Phases       probe.Phases // mean per load (summed over entries)
 	Gateway      Gateway
-	Resources    int // resources in the page
+	Handshakes   TLSStats // TLS handshakes per load (medians)
+	Resources    int      // resources in the page
 	CheckProblem string
 	// MedianProbe is the stored probe id of the successful load closest to
 	// the median PLT (for waterfalls).
@@ -191,6 +192,7 @@ type sample struct {
 	runsAny  map[int]bool
 	phases   probe.Phases
 	gw       Gateway
+	tls      []probe.TLSHandshakes
 	errs     map[string]int
 }
 
@@ -243,6 +245,7 @@ func (sm *sample) add(id int64, r probe.Result) float64 {
 	sm.plt = append(sm.plt, r.PLTms)
 	sm.tow = append(sm.tow, r.ToWms)
 	sm.ids = append(sm.ids, id)
+	sm.tls = append(sm.tls, r.TLS)
 	addPhases(&sm.phases, r.Phases)
 	sm.gw.QueueDrops += float64(r.Link.Down.PktsQueueDrop + r.Link.Up.PktsQueueDrop)
 	sm.gw.RandomLoss += float64(r.Link.Down.PktsLost + r.Link.Up.PktsLost)
@@ -265,6 +268,7 @@ func (a *Analysis) summarizeSamples(samples map[string]*sample) {
 		c.Failed = len(sm.runsAny) - len(sm.runsOK)
 		c.PLT = stats.Summarize(sm.plt)
 		c.ToW = stats.Summarize(sm.tow)
+		c.Handshakes = summarizeTLS(sm.tls)
 		n := float64(len(sm.plt))
 		if n > 0 {
 			c.Phases = scalePhases(sm.phases, 1/n)

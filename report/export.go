@@ -32,6 +32,7 @@ type conditionRow struct {
 	Bound         *float64          `json:"lower_bound_ms"`
 	PLTOverBound  *float64          `json:"plt_over_bound"`
 	Gateway       Gateway           `json:"gateway_per_load"`
+	TLS           *TLSStats         `json:"tls_handshakes,omitempty"` // medians per load; absent without a successful load
 	Errors        []string          `json:"errors,omitempty"`
 	CheckProblem  string            `json:"link_check_problem,omitempty"`
 	MedianProbeID int64             `json:"median_probe_id,omitempty"`
@@ -47,7 +48,11 @@ func num(f float64) *float64 {
 func conditionsJSON(a *Analysis) []conditionRow {
 	rows := make([]conditionRow, 0, len(a.Conds))
 	for _, c := range a.Conds {
-		rows = append(rows, conditionRow{
+		var tls *TLSStats
+		if c.PLT.N > 0 {
+			tls = &c.Handshakes
+		}
+		rows = append(rows, conditionRow{TLS: tls,
 			Hash: c.Hash, Values: c.Values, Label: c.Label, Loads: c.Loads, Successful: c.PLT.N, Failed: c.Failed, TooFew: c.TooFew,
 			PLTMedian: num(c.PLT.Median), PLTP25: num(c.PLT.P25), PLTP75: num(c.PLT.P75),
 			ToWMedian: num(c.ToW.Median), ToWP25: num(c.ToW.P25), ToWP75: num(c.ToW.P75),
@@ -76,7 +81,8 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 	head = append(head, "variant", "loads", "successful", "failed", "too_few_loads",
 		"plt_median_ms", "plt_p25_ms", "plt_p75_ms", "tow_median_ms", "tow_p25_ms", "tow_p75_ms",
 		"gain", "tow_reduction_pct", "lower_bound_ms", "plt_over_bound",
-		"queue_drops", "random_loss", "qdelay_p50_ms", "qdelay_p95_ms", "retransmits", "server_retransmits", "pkts_sent", "connections", "emulator_late_p99_ms", "median_probe_id")
+		"queue_drops", "random_loss", "qdelay_p50_ms", "qdelay_p95_ms", "retransmits", "server_retransmits", "pkts_sent", "connections", "emulator_late_p99_ms",
+		"tls_round_trips_median", "tls_full_median", "tls_resumed_median", "tls_early_data_median", "median_probe_id")
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -95,8 +101,12 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 		rec = append(rec, c.Label, strconv.Itoa(c.Loads), strconv.Itoa(c.PLT.N), strconv.Itoa(c.Failed), strconv.FormatBool(c.TooFew),
 			f(c.PLT.Median), f(c.PLT.P25), f(c.PLT.P75), f(c.ToW.Median), f(c.ToW.P25), f(c.ToW.P75),
 			f(c.Gain), f(c.ToWRedPct), f(c.BoundMs), f(c.PLTOverBound),
-			f(g.QueueDrops), f(g.RandomLoss), f(g.QDelayP50ms), f(g.QDelayP95ms), f(g.Retransmits), f(g.ServerRetransmits), f(g.PktsSent), f(g.Connections), f(g.LateP99ms),
-			strconv.FormatInt(c.MedianProbe, 10))
+			f(g.QueueDrops), f(g.RandomLoss), f(g.QDelayP50ms), f(g.QDelayP95ms), f(g.Retransmits), f(g.ServerRetransmits), f(g.PktsSent), f(g.Connections), f(g.LateP99ms))
+		tls := c.Handshakes
+		if c.PLT.N == 0 {
+			tls = TLSStats{math.NaN(), math.NaN(), math.NaN(), math.NaN()} // empty cells
+		}
+		rec = append(rec, f(tls.RoundTrips), f(tls.Full), f(tls.Resumed), f(tls.EarlyData), strconv.FormatInt(c.MedianProbe, 10))
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

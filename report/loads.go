@@ -27,6 +27,7 @@ type LoadSummary struct {
 	Retransmits       float64          `json:"client_retransmits_median"` // segments the client resent (its TCP_INFO)
 	ServerRetransmits float64          `json:"server_retransmits_median"` // segments the servers resent (theirs): the downlink's loss recovery
 	QueueDrops        float64          `json:"queue_drops_median"`        // both directions
+	TLS               TLSStats         `json:"tls_handshakes"`            // handshakes and their round trips per load (medians)
 	PLTms             []float64        `json:"plt_ms"`
 	ToWms             []float64        `json:"tow_ms"`
 	Errors            []string         `json:"errors,omitempty"`
@@ -42,6 +43,7 @@ func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result)
 	s := LoadSummary{Page: name, Proto: proto, Runs: len(rs), Condition: cond, PLTms: []float64{}, ToWms: []float64{}}
 	var ph [7][]float64
 	var pushed, conns, retrans, serverRetrans, drops []float64
+	var tls []probe.TLSHandshakes
 	seen := map[string]bool{}
 	for _, r := range rs {
 		if r.Failed {
@@ -64,8 +66,10 @@ func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result)
 		retrans = append(retrans, float64(probe.SumTCP(r.TCP).Retransmits))
 		serverRetrans = append(serverRetrans, float64(r.ServerTCP.Retransmits()))
 		drops = append(drops, float64(r.Link.Down.PktsQueueDrop+r.Link.Up.PktsQueueDrop))
+		tls = append(tls, r.TLS)
 	}
 	s.fillMedians(ph, pushed, conns, retrans, serverRetrans, drops)
+	s.TLS = summarizeTLS(tls)
 	s.SCTP = summarizeSCTP(rs)
 	return s
 }
@@ -106,6 +110,9 @@ func (s LoadSummary) Print(w io.Writer) {
 	fmt.Fprintf(w, "  %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", p.Blocked, p.DNS, p.Connect, p.SSL, p.Send, p.Wait, p.Receive)
 	fmt.Fprintf(w, "  resources %d, pushed %.0f, connections %.0f, retransmits client %.0f / server %.0f, link queue drops %.0f (medians)\n",
 		s.Resources, s.Pushed, s.Connections, s.Retransmits, s.ServerRetransmits, s.QueueDrops)
+	if s.TLS.Full+s.TLS.Resumed > 0 {
+		fmt.Fprintf(w, "  TLS round trips %s per load (medians; handshakes only, TCP's not counted)\n", s.TLS)
+	}
 	s.SCTP.print(w)
 	for _, e := range s.Errors {
 		fmt.Fprintf(w, "  error: %s\n", e)

@@ -288,8 +288,8 @@ func conditionsTable(a *Analysis) table {
 		cols = append(cols, f)
 	}
 	t := table{Title: "All conditions",
-		Caption: fmt.Sprintf("Medians over successful loads with [p25 – p75]. ⚠ = fewer than %d successful loads. Server retx: TCP segments the servers retransmitted per load (mean; their TCP_INFO, the downlink's loss recovery). Probe ids link to `spdylab report DIR --waterfall ID`.", a.MinLoads),
-		Head:    append(append([]string{}, cols...), "loads", "failed", "PLT ms", "ToW ms", "gain", "ToW red. %", "bound ms", "PLT/bound", "server retx", "median probe")}
+		Caption: fmt.Sprintf("Medians over successful loads with [p25 – p75]. ⚠ = fewer than %d successful loads. TLS RTs: the load's TLS handshake round trips (TLS 1.2 full 2, resumed 1; TLS 1.3 1; QUIC 1, 0 with 0-RTT; TCP's own not counted), then its full and resumed handshakes (and 0-RTT ones), medians per load; – without TLS. Server retx: TCP segments the servers retransmitted per load (mean; their TCP_INFO, the downlink's loss recovery). Probe ids link to `spdylab report DIR --waterfall ID`.", a.MinLoads),
+		Head:    append(append([]string{}, cols...), "loads", "failed", "PLT ms", "ToW ms", "TLS RTs", "gain", "ToW red. %", "bound ms", "PLT/bound", "server retx", "median probe")}
 	for _, c := range a.Conds {
 		row := []cell{}
 		for _, f := range cols {
@@ -311,6 +311,7 @@ func conditionsTable(a *Analysis) table {
 			cell{Text: strconv.Itoa(c.Loads), Class: "num"}, failed,
 			cell{Text: fmt.Sprintf("%s [%s – %s]%s", fmtNum(c.PLT.Median, 0), fmtNum(c.PLT.P25, 0), fmtNum(c.PLT.P75, 0), warn), Class: "num"},
 			cell{Text: fmt.Sprintf("%s [%s – %s]", fmtNum(c.ToW.Median, 0), fmtNum(c.ToW.P25, 0), fmtNum(c.ToW.P75, 0)), Class: "num"},
+			cell{Text: c.Handshakes.String(), Class: "num"},
 			gainCell(c.Gain), cell{Text: fmtNum(c.ToWRedPct, 1), Class: "num"},
 			cell{Text: fmtNum(c.BoundMs, 0), Class: "num"}, cell{Text: fmtNum(c.PLTOverBound, 2), Class: "num"},
 			cell{Text: fmtNum(c.Gateway.ServerRetransmits, 1), Class: "num"},

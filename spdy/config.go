@@ -8,14 +8,16 @@
 // top (net/http Handler and RoundTrip).
 //
 // The writer of a session sends control frames first (PING replies ahead of
-// everything else), then DATA from the highest-priority stream that has data
-// and window, round-robin among streams of equal priority. Receive windows are
+// everything else), then DATA in the order Config.Scheduler chooses: by
+// default from the highest-priority stream that has data and window,
+// round-robin among streams of equal priority. Receive windows are
 // reopened as the application reads, not when data arrives, so a slow reader
 // throttles its peer.
 package spdy
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 )
@@ -86,6 +88,10 @@ type Config struct {
 	// IdleTimeout closes a session (GOAWAY OK) with no open streams for this
 	// long. 0 = never.
 	IdleTimeout time.Duration
+	// Scheduler orders the DATA frames this side sends when several streams
+	// have data (control frames always go first): SchedulePriority (the
+	// zero value), ScheduleRoundRobin or ScheduleFIFO.
+	Scheduler Scheduler
 
 	// Limits on a hostile peer (limits.go has the defaults and why). 0 =
 	// default; for the per-second rates a negative value turns the limit off.
@@ -169,7 +175,52 @@ func (c *Config) validate() error {
 	if c.Version != "" && c.Version != ProtoSPDY31 && c.Version != ProtoSPDY3 && c.Version != ProtoSPDY2 {
 		return &ConfigError{Field: "Version", Problem: "must be \"spdy/3.1\", \"spdy/3\" or \"spdy/2\", got \"" + c.Version + "\""}
 	}
+	if c.Scheduler < SchedulePriority || c.Scheduler > ScheduleFIFO {
+		return &ConfigError{Field: "Scheduler", Problem: fmt.Sprintf("%d is not SchedulePriority, ScheduleRoundRobin or ScheduleFIFO", int(c.Scheduler))}
+	}
 	return nil
+}
+
+// Scheduler is the order in which a session's streams send their DATA.
+type Scheduler int
+
+const (
+	// SchedulePriority is strict priority: the highest-priority (lowest
+	// number) stream with data and window sends, streams of one priority
+	// take turns frame by frame (what SPDY's priorities ask of a server).
+	SchedulePriority Scheduler = iota
+	// ScheduleRoundRobin ignores priorities: every stream with data and
+	// window takes its turn, one frame each.
+	ScheduleRoundRobin
+	// ScheduleFIFO serves streams in the order they were opened (requests
+	// as they arrived, pushes as they were promised), each until it has
+	// nothing left to send; a stream blocked by flow control lets the next
+	// one send meanwhile.
+	ScheduleFIFO
+)
+
+var schedulerNames = [...]string{SchedulePriority: "priority", ScheduleRoundRobin: "roundrobin", ScheduleFIFO: "fifo"}
+
+// String is the scheduler's name: "priority", "roundrobin" or "fifo".
+func (s Scheduler) String() string {
+	if s >= 0 && int(s) < len(schedulerNames) {
+		return schedulerNames[s]
+	}
+	return fmt.Sprintf("Scheduler(%d)", int(s))
+}
+
+// ParseScheduler maps a scheduler's name (String) to it; "" is
+// SchedulePriority.
+func ParseScheduler(name string) (Scheduler, error) {
+	if name == "" {
+		return SchedulePriority, nil
+	}
+	for i, n := range schedulerNames {
+		if n == name {
+			return Scheduler(i), nil
+		}
+	}
+	return 0, fmt.Errorf("spdy: unknown scheduler %q (want priority, roundrobin or fifo)", name)
 }
 
 // ConfigError names a bad Config field.

@@ -379,7 +379,7 @@ func (rw *responseWriter) sendReply(fin bool) error {
 		s.nextLocalID += 2
 		st := rw.st
 		st.id = id
-		s.streams[id] = st
+		s.registerLocked(st)
 		s.localActive++
 		st.send.avail = s.peerInitWindow
 		st.recv.avail = s.streamRecvIW

@@ -95,6 +95,7 @@ type session struct {
 
 	sched          writeScheduler
 	streams        map[uint32]*stream
+	opened         uint64 // streams opened so far, either side (stream.opened)
 	nextLocalID    uint32
 	lastPeerID     uint32 // highest stream id the peer opened (ids must grow)
 	lastGoodID     uint32 // highest peer stream answered (SYN_REPLY/RST): GOAWAY last-good
@@ -161,6 +162,7 @@ func newSession(conn net.Conn, cfg Config, isClient bool) (*session, error) {
 		done:           make(chan struct{}),
 		limits:         newLimiters(&cfg),
 	}
+	s.sched.policy = cfg.Scheduler
 	if !s.flow {
 		// SPDY/2: no windows. Sends never wait; a stream's "receive
 		// window" is only the unread-buffer cap, returned as the
@@ -598,6 +600,14 @@ func (s *session) creditSessionLocked(n int64) {
 	}
 }
 
+// registerLocked enters st (its id set) among the session's streams, in
+// open order. mu held.
+func (s *session) registerLocked(st *stream) {
+	s.opened++
+	st.opened = s.opened
+	s.streams[st.id] = st
+}
+
 // newStreamLocked registers a stream. mu held.
 func (s *session) newStreamLocked(id uint32, priority uint8) *stream {
 	st := &stream{
@@ -610,7 +620,7 @@ func (s *session) newStreamLocked(id uint32, priority uint8) *stream {
 		notify:      make(chan struct{}, 1),
 		replied:     make(chan struct{}),
 	}
-	s.streams[id] = st
+	s.registerLocked(st)
 	if s.isPeerID(id) {
 		s.peerActive++
 	} else {

@@ -14,6 +14,7 @@ type stream struct {
 	priority   uint8
 	associated uint32 // for pushed streams
 	isPush     bool
+	opened     uint64 // the session's count of streams when this one opened (ScheduleFIFO's order)
 
 	// send side
 	send        outflow      // stream send window

@@ -31,17 +31,50 @@ type writeItem struct {
 //  1. urgent control frames (PING and PING replies), FIFO;
 //  2. other control frames (SYN_STREAM, SYN_REPLY, RST_STREAM, SETTINGS,
 //     WINDOW_UPDATE, GOAWAY, HEADERS), FIFO, so stream ids go out in order;
-//  3. DATA from the highest-priority (lowest number) stream that has data and
-//     send window, round-robin among streams of the same priority, one frame
-//     of at most maxFrame bytes per turn.
+//  3. DATA by the policy (Config.Scheduler), one frame of at most maxFrame
+//     bytes at a time, from a stream that has data and send window (a
+//     stream blocked by flow control lets the next one go):
+//     SchedulePriority: the highest-priority (lowest number) stream,
+//     round-robin among streams of the same priority;
+//     ScheduleRoundRobin: every stream takes turns, priority ignored;
+//     ScheduleFIFO: the stream opened first, until it has nothing left.
 //
 // It is a plain data structure guarded by the session mutex; the writer
 // goroutine calls next. Window accounting happens in next so that choosing a
 // frame and charging the windows are one step.
 type writeScheduler struct {
+	policy  Scheduler
 	urgent  []*controlWrite
 	control []*controlWrite
-	levels  [8][]*stream
+	// levels holds the streams with pending data: one queue per priority
+	// under SchedulePriority, all in levels[0] otherwise (in open order
+	// under ScheduleFIFO).
+	levels [8][]*stream
+}
+
+// level is the queue st waits in.
+func (ws *writeScheduler) level(st *stream) int {
+	if ws.policy == SchedulePriority {
+		return int(st.priority & 7)
+	}
+	return 0
+}
+
+// enqueue puts st into its queue: at the back, or under FIFO before every
+// stream opened after it.
+func (ws *writeScheduler) enqueue(st *stream) {
+	p := ws.level(st)
+	q := ws.levels[p]
+	i := len(q)
+	if ws.policy == ScheduleFIFO {
+		for i > 0 && q[i-1].opened > st.opened {
+			i--
+		}
+	}
+	q = append(q, nil)
+	copy(q[i+1:], q[i:])
+	q[i] = st
+	ws.levels[p] = q
 }
 
 func (ws *writeScheduler) pushUrgent(f Frame) { ws.urgent = append(ws.urgent, &controlWrite{f: f}) }
@@ -58,8 +91,7 @@ func (ws *writeScheduler) pushData(dw *dataWrite) {
 	st.pending = append(st.pending, dw)
 	if !st.queued {
 		st.queued = true
-		p := st.priority & 7
-		ws.levels[p] = append(ws.levels[p], st)
+		ws.enqueue(st)
 	}
 }
 
@@ -70,10 +102,11 @@ func (ws *writeScheduler) removeStream(st *stream) []*dataWrite {
 	st.pending = nil
 	if st.queued {
 		st.queued = false
-		q := ws.levels[st.priority&7]
+		p := ws.level(st)
+		q := ws.levels[p]
 		for i, s := range q {
 			if s == st {
-				ws.levels[st.priority&7] = append(q[:i:i], q[i+1:]...)
+				ws.levels[p] = append(q[:i:i], q[i+1:]...)
 				break
 			}
 		}
@@ -150,16 +183,24 @@ func (ws *writeScheduler) next(sessionWindow *outflow, maxFrame int, controlOnly
 				}
 			}
 			item.data = &DataFrame{Stream: st.id, Flags: flags, Data: chunk}
-			// Round-robin: the stream goes to the back of its level.
-			rest := append(q[:i:i], q[i+1:]...)
-			if len(st.pending) > 0 {
-				rest = append(rest, st)
-			} else {
-				st.queued = false
-			}
-			ws.levels[p] = rest
+			ws.levels[p] = ws.afterTurn(q, i)
 			return item, true
 		}
 	}
 	return writeItem{}, false
+}
+
+// afterTurn is queue q after its stream i sent a frame: round-robin sends
+// the stream to the back, FIFO keeps it in place; a stream with nothing
+// left leaves the queue.
+func (ws *writeScheduler) afterTurn(q []*stream, i int) []*stream {
+	st := q[i]
+	if len(st.pending) == 0 {
+		st.queued = false
+		return append(q[:i:i], q[i+1:]...)
+	}
+	if ws.policy == ScheduleFIFO {
+		return q
+	}
+	return append(append(q[:i:i], q[i+1:]...), st)
 }

@@ -121,6 +121,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	workDir := fs.String("work-dir", "", "where generated pages are cached (default: $TMPDIR/spdylab-work)")
 	fs.StringVar(&req.serverLog, "server-log", "", "append the servers' connection and access log to `file`")
 	pcapDir := fs.String("pcap", "", "write one pcap file per load into `dir` (<page>-<proto>-runNNN.pcap): the packets on the client's side of the emulated link")
+	opts := registerOptionFlags(fs)
 	link := netem.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return req, flagExit(err)
@@ -140,11 +141,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 		return usageErr("--pcap needs the emulated link; drop --no-link")
 	}
 	for _, p := range strings.Split(*protos, ",") {
-		p = strings.TrimSpace(p)
-		if err := probe.CheckClientProtocol(*client, p, *tlsVer); err != nil {
-			return usageErr("--proto %q: %v", p, err)
-		}
-		req.protos = append(req.protos, p)
+		req.protos = append(req.protos, strings.TrimSpace(p))
 	}
 	cfg, err := link.Config()
 	if err != nil {
@@ -156,6 +153,10 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 		Link: cfg.Link, TCP: cfg.TCP, NoLink: *noLink, Timeout: *timeout, Client: *client}
 	if *profile != probe.ProfileChrome16 {
 		req.cond.BrowserProfile = *profile
+	}
+	opts.apply(&req.cond)
+	if err := checkEachProto(req.cond, req.protos); err != nil {
+		return usageErr("%v", err)
 	}
 	shardsSet := false
 	fs.Visit(func(f *flag.Flag) { shardsSet = shardsSet || f.Name == "shards" })
@@ -173,6 +174,53 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 			c.PacketLog, c.PacketLogPath = cfg.PacketLog, cfg.PacketLogPath
 		}}
 	return req, -1
+}
+
+// optionFlags are load's flags for the TLS options and priority policies
+// (probe/policies.go owns their values).
+type optionFlags struct {
+	resume, early       *bool
+	priority, scheduler *string
+}
+
+func registerOptionFlags(fs *flag.FlagSet) optionFlags {
+	return optionFlags{
+		resume: fs.Bool("tls-resume", false, "a host's later connections in a load resume its first handshake's session, as a browser's do (each load starts without tickets)"),
+		early:  fs.Bool("early-data", false, "send requests in 0-RTT on resumed connections: needs --tls 1.3, --tls-resume and "+probe.OneOf(probe.EarlyDataProtocols())),
+		priority: fs.String("priority", probe.PriorityChrome, "the loader's request priorities: "+probe.OneOf(probe.PriorityPolicies)+
+			" (chrome: by resource type; none: all equal; depth: by depth in the page tree)"),
+		scheduler: fs.String("scheduler", probe.SchedulerPriority, "the SPDY server's DATA order: "+probe.OneOf(probe.Schedulers)+"; "+probe.SchedulerNote),
+	}
+}
+
+// apply puts the flags' values into c (defaults stay empty, as stored).
+func (o optionFlags) apply(c *probe.Condition) {
+	c.TLSResume, c.EarlyData = *o.resume, *o.early
+	if *o.priority != probe.PriorityChrome {
+		c.Priority = *o.priority
+	}
+	if *o.scheduler != probe.SchedulerPriority {
+		c.Scheduler = *o.scheduler
+	}
+}
+
+// checkEachProto checks c, then c with each protocol to load
+// (probe.Normalize: the client, TLS options and scheduler must suit every
+// one).
+func checkEachProto(c probe.Condition, protos []string) error {
+	if _, err := probe.Normalize(c); err != nil {
+		return err
+	}
+	for _, p := range protos {
+		c.Proto = p
+		if err := probe.CheckProtocol(p); err != nil {
+			return fmt.Errorf("--proto %q: %w", p, err)
+		}
+		if _, err := probe.Normalize(c); err != nil {
+			return fmt.Errorf("--proto %q: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // introduceBench says what is loaded over what, and runs a short link

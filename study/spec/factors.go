@@ -44,9 +44,13 @@ var factors = []factor{
 	{name: "cc", kind: "string", canon: oneOf("", "cubic", "reno", "bbr"), def: "", help: "server congestion control (\"\" = kernel default)"},
 	{name: "protocol", kind: "string", canon: oneOf(probe.ProtocolNames()...), help: probe.OneOf(probe.ProtocolNames())},
 	{name: "tls", kind: "string", canon: oneOf(probe.TLSVersionNames()...), def: probe.DefaultTLS, help: "TLS version"},
+	{name: "tls_resume", kind: "bool", canon: oneOf("false", "true"), def: "false", help: "a host's later connections in a load resume its first handshake's session, as a browser's do (the load still starts with no ticket)"},
+	{name: "early_data", kind: "bool", canon: oneOf("false", "true"), def: "false", help: "requests in TLS 1.3 early data (0-RTT) on resumed connections; needs tls 1.3, tls_resume and a protocol that can send it: " + probe.OneOf(probe.EarlyDataProtocols())},
 	{name: "max_streams", kind: "int", canon: intRange(0, 1<<20), def: "0", help: "SPDY/h2 server max concurrent streams (0 = 100)"},
 	{name: "initial_window", kind: "int", canon: intRange(0, 1<<31-1), def: "0", help: "SPDY/h2 initial stream window in bytes (0 = 64 KiB)"},
 	{name: "push", kind: "string", canon: oneOf(probe.PushPolicies...), def: probe.PushNone, help: "server push policy"},
+	{name: "priority", kind: "string", canon: oneOf(probe.PriorityPolicies...), def: probe.PriorityChrome, help: "the loader's request priorities: chrome (by resource type), none (all the same) or depth (by depth in the page tree, the root highest); SPDY, h2 and h3 carry them, HTTPS queues by them"},
+	{name: "scheduler", kind: "string", canon: oneOf(probe.Schedulers...), def: probe.SchedulerPriority, help: "the SPDY server's DATA order: priority (strict), roundrobin (turns, priority ignored) or fifo (open order, each stream to its end); " + probe.SchedulerNote + ", so other values need SPDY protocols"},
 	{name: "dns", kind: "bool", canon: oneOf("false", "true"), def: "false", help: "resolve host names over the link"},
 	{name: "client", kind: "string", canon: oneOf(probe.ClientNames()...), def: probe.ClientLoader, help: "who loads the page: " + probe.OneOf(probe.ClientNames())},
 	{name: "browser_profile", kind: "string", canon: oneOf(probe.BrowserProfiles...), def: probe.ProfileChrome16, help: "the browser the loader models: " + probe.OneOf(probe.BrowserProfiles)},
@@ -190,6 +194,8 @@ func buildCondition(v map[string]string, timeout time.Duration) (probe.Condition
 		Timeout:       timeout,
 	}
 	c.Client, c.BrowserProfile = v["client"], v["browser_profile"]
+	c.TLSResume, c.EarlyData = v["tls_resume"] == "true", v["early_data"] == "true"
+	c.Priority, c.Scheduler = v["priority"], v["scheduler"]
 	down, up, _ := strings.Cut(v["rate"], "/")
 	c.Link.DownBps, _ = units.ParseRate(down)
 	c.Link.UpBps, _ = units.ParseRate(up)
@@ -221,8 +227,10 @@ func buildCondition(v map[string]string, timeout time.Duration) (probe.Condition
 	if err != nil {
 		return c, fmt.Errorf("condition %s: %w (leave it out with an [[exclude]] table)", describeValues(v), err)
 	}
-	// Their defaults are stored empty (probe/clients.go: stored hashes).
+	// Their defaults are stored empty (probe/clients.go, probe/policies.go:
+	// stored hashes).
 	c.Client, c.BrowserProfile = n.Client, n.BrowserProfile
+	c.Priority, c.Scheduler = n.Priority, n.Scheduler
 	if n != c {
 		// The factors' defaults are the conditions' defaults: a condition
 		// Normalize completes would hash differently from the one stored.

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/report"
+)
+
+// `spdylab load` sets the TLS options and priority policies by flag; the
+// summaries' conditions carry them and show the handshakes' round trips.
+func TestLoadCommandPolicyFlags(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := runLoad(context.Background(), []string{"--no-link", "--runs", "2", "--json", "--page", "pageC", "--shards", "2",
+		"--proto", "spdy/3.1,https", "--tls", "1.3", "--tls-resume", "--priority", "depth", "--scheduler", "fifo", "--work-dir", t.TempDir()}, &out, &errb)
+	if code == 0 {
+		t.Fatalf("fifo with https accepted:\n%s", errb.String())
+	}
+	if !strings.Contains(errb.String(), `--proto "https"`) || !strings.Contains(errb.String(), "SPDY only") {
+		t.Errorf("stderr %q does not say why fifo cannot apply to https", errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	code = runLoad(context.Background(), []string{"--no-link", "--runs", "2", "--json", "--page", "pageC", "--shards", "2",
+		"--proto", "spdy/3.1", "--tls", "1.3", "--tls-resume", "--priority", "depth", "--scheduler", "fifo", "--work-dir", t.TempDir()}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errb.String())
+	}
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		var s report.LoadSummary
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatalf("not a summary: %q", sc.Text())
+		}
+		c := s.Condition
+		if !c.TLSResume || c.Priority != probe.PriorityDepth || c.Scheduler != probe.SchedulerFIFO || s.Failed != 0 {
+			t.Errorf("summary %s: condition %+v, %d failed", s.Proto, c, s.Failed)
+		}
+		if s.TLS.Full != 2 || s.TLS.RoundTrips != 2 {
+			t.Errorf("%s over two hosts: TLS %+v, want two full handshakes of one round trip", s.Proto, s.TLS)
+		}
+	}
+}
+
+func TestLoadCommandRejectsBadPolicyFlags(t *testing.T) {
+	for label, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"priority":        {[]string{"--priority", "fair"}, `unknown priority policy "fair"`},
+		"scheduler":       {[]string{"--scheduler", "lifo"}, `unknown scheduler "lifo"`},
+		"scheduler h2":    {[]string{"--proto", "h2", "--scheduler", "roundrobin"}, "net/http"},
+		"early over 1.2":  {[]string{"--proto", "h3", "--tls-resume", "--early-data"}, "needs tls 1.3"},
+		"early no ticket": {[]string{"--proto", "h3", "--tls", "1.3", "--early-data"}, "needs tls_resume"},
+		"early over h2":   {[]string{"--proto", "h2", "--tls", "1.3", "--tls-resume", "--early-data"}, "today h3"},
+		"resume plain":    {[]string{"--proto", "spdy/3.1", "--tls", "none", "--tls-resume"}, "no handshake to resume"},
+		"empty proto":     {[]string{"--proto", "spdy/3.1,"}, "no protocol given"},
+	} {
+		var out, errb bytes.Buffer
+		code := runLoad(context.Background(), append([]string{"--no-link"}, c.args...), &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", label, code, errb.String(), c.want)
+		}
+	}
+}
