@@ -169,7 +169,7 @@ func (a *Analysis) indexConditions() map[string]*Condition {
 		ac := &Condition{Cond: c, Label: label(c.Values, s.Baseline), Gain: math.NaN(), ToWRedPct: math.NaN(), BoundMs: math.NaN(), PLTOverBound: math.NaN()}
 		a.Conds = append(a.Conds, ac)
 		a.ByHash[c.Hash] = ac
-		byValues[valuesKey(c.Values)] = ac
+		byValues[spec.ValuesKey(c.Values)] = ac
 	}
 	a.BaseLabel = label(s.Baseline, s.Baseline)
 	seenLabel := map[string]bool{a.BaseLabel: true}
@@ -374,13 +374,13 @@ func baselineTwin(c *Condition, baseline map[string]string, byValues map[string]
 	for k, v := range baseline {
 		bv[k] = v
 	}
-	if base := byValues[valuesKey(bv)]; base != nil {
+	if base := byValues[spec.ValuesKey(bv)]; base != nil {
 		return base
 	}
 	for f, v := range baseSingle {
 		bv[f] = v
 	}
-	return byValues[valuesKey(bv)]
+	return byValues[spec.ValuesKey(bv)]
 }
 
 func nearest(vals []float64, ids []int64, target float64) int64 {
@@ -441,15 +441,3 @@ func shortName(f string) string {
 	return f
 }
 
-func valuesKey(v map[string]string) string {
-	keys := make([]string, 0, len(v))
-	for k := range v {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		b.WriteString(k + "=" + v[k] + "\x00")
-	}
-	return b.String()
-}

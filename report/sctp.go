@@ -10,6 +10,7 @@ import (
 
 	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
 )
 
@@ -76,7 +77,7 @@ func sctpPairs(conds []*Condition) []sctpPair {
 				v[k] = x
 			}
 		}
-		return valuesKey(v)
+		return spec.ValuesKey(v)
 	}
 	tcp := map[string]*Condition{}
 	for _, c := range conds {

@@ -141,23 +141,10 @@ func TestLoadCommandInterruptCleansUp(t *testing.T) {
 	bin := spdylabBinary(t)
 	cmd := exec.Command(bin, "load", "--page", "pageC", "--proto", "https", "--runs", "1000",
 		"--rtt", "20ms", "--down", "20mbit", "--up", "2mbit", "--work-dir", t.TempDir())
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
 	// Wait for the first finished load, then find the testbed this process
 	// owns in netem's state directory.
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() && !strings.HasPrefix(sc.Text(), "run 1/") {
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
+	startUntilFirstLoad(t, cmd)
+	defer cmd.Process.Kill()
 	var id string
 	ents, _ := os.ReadDir("/run/spdylab")
 	for _, e := range ents {
@@ -172,7 +159,7 @@ func TestLoadCommandInterruptCleansUp(t *testing.T) {
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
 		t.Fatalf("interrupted load exited with %v, want status 130", err)
 	}
@@ -202,23 +189,8 @@ func TestChromiumLoadInterruptLeavesNoBrowser(t *testing.T) {
 	cmd := exec.Command(bin, "load", "--client", "chromium", "--page", "pageB", "--proto", "h2", "--runs", "1000",
 		"--rtt", "40ms", "--down", "5mbit", "--up", "1mbit", "--work-dir", t.TempDir())
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	said := startUntilFirstLoad(t, cmd)
 	defer cmd.Process.Kill()
-	sc := bufio.NewScanner(stderr)
-	var said []string
-	for sc.Scan() && !strings.HasPrefix(sc.Text(), "run 1/") {
-		said = append(said, sc.Text())
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
 	// Mid-load: the second load's browser is starting or loading.
 	time.Sleep(300 * time.Millisecond)
 	if len(processesMentioning(t, tmp)) == 0 {
@@ -227,7 +199,7 @@ func TestChromiumLoadInterruptLeavesNoBrowser(t *testing.T) {
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
 		t.Fatalf("interrupted load exited with %v, want status 130; it said:\n%s", err, strings.Join(said, "\n"))
 	}
@@ -237,6 +209,30 @@ func TestChromiumLoadInterruptLeavesNoBrowser(t *testing.T) {
 	if ents, _ := os.ReadDir(tmp); len(ents) > 0 {
 		t.Errorf("browser profiles left in TMPDIR: %v", ents)
 	}
+}
+
+// startUntilFirstLoad starts a `spdylab load` and returns once it has
+// reported its first finished load (or ended), with the lines it printed
+// before; the rest of its stderr is drained in the background.
+func startUntilFirstLoad(t *testing.T, cmd *exec.Cmd) []string {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var said []string
+	for sc.Scan() && !strings.HasPrefix(sc.Text(), "run 1/") {
+		said = append(said, sc.Text())
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	return said
 }
 
 // processesMentioning lists the PIDs whose command line contains s.

@@ -49,7 +49,7 @@ func Sweeps(s *Study, f string) []Sweep {
 				held[k] = v
 			}
 		}
-		key := heldKey(held)
+		key := ValuesKey(held)
 		if _, ok := at[key]; !ok {
 			at[key] = len(sweeps)
 			sweeps = append(sweeps, Sweep{Factor: f, Held: held})
@@ -59,15 +59,16 @@ func Sweeps(s *Study, f string) []Sweep {
 	}
 	var out []Sweep
 	for _, sw := range sweeps {
-		if len(values[heldKey(sw.Held)]) > 1 {
+		if len(values[ValuesKey(sw.Held)]) > 1 {
 			out = append(out, sw)
 		}
 	}
 	return out
 }
 
-// heldKey is a canonical string of held values.
-func heldKey(held map[string]string) string {
+// ValuesKey is a canonical string of factor values (a map's keys sorted),
+// for grouping conditions by the values they share.
+func ValuesKey(held map[string]string) string {
 	keys := make([]string, 0, len(held))
 	for k := range held {
 		keys = append(keys, k)
