@@ -84,7 +84,7 @@ func TestRunTestbedFailureNamesTheCause(t *testing.T) {
 	var runErr error
 	noPanic(t, "the runner", func() {
 		_, runErr = study.RunInto(context.Background(), study.RunConfig{Study: s, Out: filepath.Join(t.TempDir(), "out"),
-			Jobs: 1, Open: openHarnessBench, Quiet: true, Log: io.Discard})
+			Jobs: 1, Open: harnessOpener(""), Quiet: true, Log: io.Discard})
 	})
 	if runErr == nil {
 		t.Fatal("the run succeeded without a testbed")
