@@ -72,6 +72,22 @@ func finOn(id uint32) func(spdy.Frame) (bool, bool) {
 	}
 }
 
+// refused waits for stream id to be turned down: a GOAWAY or a RST_STREAM
+// for it pass, its SYN_REPLY fails.
+func refused(id uint32) func(spdy.Frame) (bool, bool) {
+	return func(f spdy.Frame) (bool, bool) {
+		switch f := f.(type) {
+		case *spdy.GoAwayFrame:
+			return true, true
+		case *spdy.RstStreamFrame:
+			return f.Stream == id, true
+		case *spdy.SynReplyFrame:
+			return f.Stream == id, false
+		}
+		return false, false
+	}
+}
+
 func notRst(f spdy.Frame) bool { _, ok := f.(*spdy.RstStreamFrame); return ok }
 
 func both(a, b func() (bool, error)) (bool, error) {
@@ -82,11 +98,36 @@ func both(a, b func() (bool, error)) (bool, error) {
 	return b()
 }
 
+// hasStatus: a reply's status line is there (draft 2's "status" and
+// "version" read as ":status" and ":version" through the v2 codec).
 func hasStatus(h spdy.Header) bool { return h.Get(":status") != "" && h.Get(":version") != "" }
 
-var cases = []Case{
+// goAwayError waits for the GOAWAY a session error sends: PROTOCOL_ERROR in
+// SPDY/3; draft 2's GOAWAY has no status, so any GOAWAY there.
+func (p *peer) goAwayError(lastGood int64) func(spdy.Frame) (bool, bool) {
+	if !p.v2() {
+		return goAway(spdy.GoAwayProtocolError, lastGood)
+	}
+	return func(f spdy.Frame) (bool, bool) {
+		if g, ok := f.(*spdy.GoAwayFrame); ok {
+			return true, lastGood < 0 || int64(g.LastGoodStream) == lastGood
+		}
+		return false, false
+	}
+}
+
+// noStatus is the draft 2 expectation of a case whose SPDY/3 one is a
+// GOAWAY PROTOCOL_ERROR.
+const noStatus = "GOAWAY (draft 2's GOAWAY carries no status)"
+
+// cases lists every case: the ones SPDY/3 and draft 2 share (in SPDY/3
+// section order), then draft 2's own.
+var cases = append(sharedCases, draft2Cases...)
+
+var sharedCases = []Case{
 	{ID: "goaway-before-close", Section: "2.1", Title: "the server sends GOAWAY before closing when the client half-closes",
 		Expected: "GOAWAY before the connection closes",
+		Draft2:   Draft2{Section: "Connections; GOAWAY", Title: "the server sends GOAWAY before closing when the client half-closes (draft 2: \"should always\")"},
 		run: func(p *peer, o *Options) (bool, error) {
 			if err := p.get(1, o.Path, spdy.FlagFin); err != nil {
 				return false, err
@@ -101,10 +142,11 @@ var cases = []Case{
 		}},
 	{ID: "control-frame-minimum", Section: "2.2.1", Title: "control frames of at least 8192 octets are accepted",
 		Expected: "SYN_REPLY to a SYN_STREAM of about 11 KB",
+		Draft2:   Draft2{Skip: "draft 2 sets no minimum control frame size (SPDY/3 2.2.1's 8192 octets are new in draft 3); header-lengths-16bit sends a larger frame"},
 		run: func(p *peer, o *Options) (bool, error) {
 			big := make([]byte, 10000) // random hex: about 11 KB compressed
 			rand.Read(big)
-			frame := synStream(1, spdy.FlagFin, p.block(p.request("GET", o.Path, "x-conform-padding", hex.EncodeToString(big))))
+			frame := p.synStream(1, spdy.FlagFin, p.block(p.request("GET", o.Path, "x-conform-padding", hex.EncodeToString(big))))
 			if err := p.sendRaw(frame); err != nil {
 				return false, err
 			}
@@ -112,6 +154,7 @@ var cases = []Case{
 		}},
 	{ID: "unknown-stream-data", Section: "2.2.2", Title: "DATA for a stream that is not open gets INVALID_STREAM",
 		Expected: "RST_STREAM stream=5 INVALID_STREAM",
+		Draft2:   Draft2{Section: "Data frames"},
 		run: func(p *peer, o *Options) (bool, error) {
 			if err := p.send(&spdy.DataFrame{Stream: 5, Data: []byte("x")}); err != nil {
 				return false, err
@@ -120,13 +163,14 @@ var cases = []Case{
 		}},
 	{ID: "compressed-data", Section: "2.2.2", Title: "compressed DATA frames are accepted",
 		Expected: "SYN_REPLY to a POST whose body is FLAG_COMPRESS DATA, no RST_STREAM",
+		Draft2:   Draft2{Skip: "draft 2's DATA frames define FLAG_FIN only: FLAG_COMPRESS, and the MUST to accept it, are new in draft 3"},
 		run: func(p *peer, o *Options) (bool, error) {
 			var buf bytes.Buffer
 			zw := zlib.NewWriter(&buf)
 			zw.Write(bytes.Repeat([]byte("conform "), 512))
 			zw.Flush()
 			req := p.request("POST", o.Path, "content-length", "4096")
-			if err := p.sendRaw(synStream(1, 0, p.block(req))); err != nil {
+			if err := p.sendRaw(p.synStream(1, 0, p.block(req))); err != nil {
 				return false, err
 			}
 			if err := p.send(&spdy.DataFrame{Stream: 1, Flags: spdy.FlagFin | spdy.FlagDataCompress, Data: buf.Bytes()}); err != nil {
@@ -136,6 +180,8 @@ var cases = []Case{
 		}},
 	{ID: "stream-id-decreasing", Section: "2.3.2", Title: "a SYN_STREAM id below an earlier one is a session PROTOCOL_ERROR",
 		Expected: "GOAWAY PROTOCOL_ERROR",
+		Draft2: Draft2{Section: "Stream creation", Title: "a SYN_STREAM id below an earlier one is not served (draft 2 forbids it, names no answer)",
+			Expected: "GOAWAY or RST_STREAM stream=3, no SYN_REPLY for stream 3"},
 		run: func(p *peer, o *Options) (bool, error) {
 			if err := p.get(5, o.Path, spdy.FlagFin); err != nil {
 				return false, err
@@ -143,10 +189,14 @@ var cases = []Case{
 			if err := p.get(3, o.Path, spdy.FlagFin); err != nil {
 				return false, err
 			}
+			if p.v2() {
+				return p.await(refused(3))
+			}
 			return p.await(goAway(spdy.GoAwayProtocolError, -1))
 		}},
 	{ID: "stream-id-reused", Section: "2.3.2", Title: "a second SYN_STREAM for the same stream gets PROTOCOL_ERROR",
 		Expected: "RST_STREAM stream=1 PROTOCOL_ERROR",
+		Draft2:   Draft2{Section: "SYN_STREAM"},
 		run: func(p *peer, o *Options) (bool, error) {
 			if err := p.get(1, o.Path, 0); err != nil {
 				return false, err
@@ -158,6 +208,7 @@ var cases = []Case{
 		}},
 	{ID: "data-after-fin", Section: "2.3.6", Title: "DATA after the sender's FIN gets STREAM_ALREADY_CLOSED",
 		Expected: "RST_STREAM stream=1 STREAM_ALREADY_CLOSED (PROTOCOL_ERROR if the server had already closed it, 2.3.7)",
+		Draft2:   Draft2{Skip: "draft 2 has no STREAM_ALREADY_CLOSED (its status codes are 1-7) and names no answer to DATA after FIN (Stream half-close)"},
 		run: func(p *peer, o *Options) (bool, error) {
 			if err := p.get(1, o.Path, spdy.FlagFin); err != nil {
 				return false, err
@@ -169,6 +220,8 @@ var cases = []Case{
 		}},
 	{ID: "data-on-closed-stream", Section: "2.3.7", Title: "DATA on a closed stream gets PROTOCOL_ERROR",
 		Expected: "RST_STREAM stream=1 PROTOCOL_ERROR after both sides sent FIN",
+		Draft2: Draft2{Section: "Stream close", Title: "DATA on a closed (torn down) stream is ignored",
+			Expected: "no RST_STREAM and no GOAWAY before the PING echoes, after both sides sent FIN (draft 3 made it PROTOCOL_ERROR)"},
 		run: func(p *peer, o *Options) (bool, error) {
 			if err := p.get(1, o.Path, spdy.FlagFin); err != nil {
 				return false, err
@@ -179,18 +232,23 @@ var cases = []Case{
 			if err := p.send(&spdy.DataFrame{Stream: 1, Data: []byte("x")}); err != nil {
 				return false, err
 			}
+			if p.v2() {
+				return p.quiet(1, notRst)
+			}
 			return p.await(rstOn(1, spdy.RstProtocolError))
 		}},
 	{ID: "bad-compression", Section: "2.4.1", Title: "a header block that does not decompress is a session error",
 		Expected: "GOAWAY PROTOCOL_ERROR",
+		Draft2:   Draft2{Section: "Name/Value header block format", Expected: noStatus},
 		run: func(p *peer, o *Options) (bool, error) {
-			if err := p.sendRaw(synStream(1, spdy.FlagFin, []byte{0x78, 0xbb, 0xde, 0xad, 0xbe, 0xef, 0, 0, 0xff, 0xff})); err != nil {
+			if err := p.sendRaw(p.synStream(1, spdy.FlagFin, []byte{0x78, 0xbb, 0xde, 0xad, 0xbe, 0xef, 0, 0, 0xff, 0xff})); err != nil {
 				return false, err
 			}
-			return p.await(goAway(spdy.GoAwayProtocolError, -1))
+			return p.await(p.goAwayError(-1))
 		}},
 	{ID: "no-rst-for-rst", Section: "2.4.2", Title: "RST_STREAM is never answered with RST_STREAM",
-		Expected: "no RST_STREAM before the PING echo",
+		Expected: "no RST_STREAM before the PING echoes",
+		Draft2:   Draft2{Section: "RST_STREAM", Title: "no frame, RST_STREAM included, is sent for a stream after its RST_STREAM"},
 		run: func(p *peer, o *Options) (bool, error) {
 			if err := p.send(&spdy.RstStreamFrame{Stream: 7, Status: spdy.RstCancel}); err != nil {
 				return false, err
@@ -198,21 +256,23 @@ var cases = []Case{
 			return p.quiet(1, notRst)
 		}},
 	{ID: "rst-status-0", Section: "2.4.2", Title: "RST_STREAM with status 0 resets at most its stream, not the session",
-		Expected: "PING echoed, no GOAWAY",
+		Expected: "PINGs echoed, no GOAWAY",
+		Draft2:   Draft2{Section: "RST_STREAM"},
 		run: func(p *peer, o *Options) (bool, error) {
 			if err := p.get(1, o.Path, 0); err != nil {
 				return false, err
 			}
-			if err := p.sendRaw(controlFrame(3, 3, 0, []byte{0, 0, 0, 1, 0, 0, 0, 0})); err != nil {
+			if err := p.sendRaw(p.control(3, 0, []byte{0, 0, 0, 1, 0, 0, 0, 0})); err != nil {
 				return false, err
 			}
 			return p.quiet(1, notRst)
 		}},
 	{ID: "unsupported-version", Section: "2.6.3", Title: "a SYN_STREAM of another version gets UNSUPPORTED_VERSION, the session lives",
-		Expected: "RST_STREAM stream=1 UNSUPPORTED_VERSION, then PING echoed",
+		Expected: "RST_STREAM stream=1 UNSUPPORTED_VERSION, then PINGs echoed",
+		Draft2:   Draft2{Section: "Protocol versioning", Title: "a SYN_STREAM of another version (3) gets UNSUPPORTED_VERSION, the session lives"},
 		run: func(p *peer, o *Options) (bool, error) {
-			frame := synStream(1, spdy.FlagFin, []byte{0x78, 0xbb, 0, 0, 0, 0})
-			frame[1] = 2
+			frame := p.synStream(1, spdy.FlagFin, []byte{0x78, 0xbb, 0, 0, 0, 0})
+			frame[1] = byte(p.otherVersion())
 			if err := p.sendRaw(frame); err != nil {
 				return false, err
 			}
@@ -220,12 +280,14 @@ var cases = []Case{
 				func() (bool, error) { return p.quiet(1, func(spdy.Frame) bool { return false }) })
 		}},
 	{ID: "ping-echo", Section: "2.6.5", Title: "a client PING (odd id) is echoed",
-		Expected: "PING id=1",
+		Expected: "PINGs id=1 and id=3 echoed",
+		Draft2:   Draft2{Section: "PING"},
 		run: func(p *peer, o *Options) (bool, error) {
 			return p.quiet(1, func(spdy.Frame) bool { return false })
 		}},
 	{ID: "ping-even-ignored", Section: "2.6.5", Title: "an even PING the server did not send is ignored",
-		Expected: "no PING id=2 before the echo of PING id=3",
+		Expected: "no PING id=2 before the echoes of PINGs id=3 and id=5",
+		Draft2:   Draft2{Section: "PING"},
 		run: func(p *peer, o *Options) (bool, error) {
 			if err := p.send(&spdy.PingFrame{ID: 2}); err != nil {
 				return false, err
@@ -234,22 +296,24 @@ var cases = []Case{
 		}},
 	{ID: "goaway-last-good-after-rst", Section: "2.6.6", Title: "GOAWAY's last-good-stream-id counts a stream answered with RST_STREAM",
 		Expected: "RST_STREAM stream=1, then GOAWAY last_good_stream=1 PROTOCOL_ERROR",
+		Draft2: Draft2{Skip: "draft 2's last-good-stream-id is the last stream accepted; counting streams answered with RST_STREAM is SPDY/3's (2.6.6), " +
+			"and draft 2 names no answer to a malformed PING"},
 		run: func(p *peer, o *Options) (bool, error) {
-			bad := append(p.request("GET", o.Path), 0, 0, 0, 0, 0, 0, 0, 1, 'x') // a zero-length name
-			bad[3]++
-			if err := p.sendRaw(synStream(1, spdy.FlagFin, p.block(bad))); err != nil {
+			bad := p.pairs(p.requestKV("GET", o.Path, "", "x")...) // a zero-length name
+			if err := p.sendRaw(p.synStream(1, spdy.FlagFin, p.block(bad))); err != nil {
 				return false, err
 			}
 			if ok, err := p.await(rstOn(1, spdy.RstProtocolError)); !ok || err != nil {
 				return false, err
 			}
-			if err := p.sendRaw(controlFrame(3, 6, 0, []byte{0, 0, 0, 1, 0})); err != nil { // PING of length 5
+			if err := p.sendRaw(p.control(6, 0, []byte{0, 0, 0, 1, 0})); err != nil { // PING of length 5
 				return false, err
 			}
 			return p.await(goAway(spdy.GoAwayProtocolError, 1))
 		}},
 	{ID: "window-overflow", Section: "2.6.8", Title: "a WINDOW_UPDATE taking a stream window past 2^31-1 gets FLOW_CONTROL_ERROR",
 		Expected: "RST_STREAM stream=1 FLOW_CONTROL_ERROR",
+		Draft2:   Draft2{Skip: "draft 2 has no flow control: WINDOW_UPDATE was never implemented and is removed from it (window-update-ignored checks it is ignored)"},
 		run: func(p *peer, o *Options) (bool, error) {
 			if err := p.get(1, o.Path, 0); err != nil {
 				return false, err
@@ -261,32 +325,35 @@ var cases = []Case{
 		}},
 	{ID: "zero-length-name", Section: "2.6.10", Title: "a zero-length header name gets PROTOCOL_ERROR",
 		Expected: "RST_STREAM stream=1 PROTOCOL_ERROR",
+		Draft2:   Draft2{Section: "Name/Value header block format"},
 		run: func(p *peer, o *Options) (bool, error) {
-			req := p.request("GET", o.Path)
-			req = append(req, 0, 0, 0, 0, 0, 0, 0, 1, 'x')
-			req[3]++
-			if err := p.sendRaw(synStream(1, spdy.FlagFin, p.block(req))); err != nil {
+			req := p.request("GET", o.Path, "", "x")
+			if err := p.sendRaw(p.synStream(1, spdy.FlagFin, p.block(req))); err != nil {
 				return false, err
 			}
 			return p.await(rstOn(1, spdy.RstProtocolError))
 		}},
 	{ID: "bad-value", Section: "2.6.10", Title: "a header value starting with NUL gets PROTOCOL_ERROR",
 		Expected: "RST_STREAM stream=1 PROTOCOL_ERROR",
+		Draft2:   Draft2{Section: "Name/Value header block format", Title: "a header value with two NULs in sequence gets PROTOCOL_ERROR"},
 		run: func(p *peer, o *Options) (bool, error) {
-			req := p.request("GET", o.Path)
-			req = append(req, 0, 0, 0, 3, 'x', '-', 'a', 0, 0, 0, 2, 0, 'v')
-			req[3]++
-			if err := p.sendRaw(synStream(1, spdy.FlagFin, p.block(req))); err != nil {
+			value := "\x00v"
+			if p.v2() {
+				value = "a\x00\x00v" // draft 2 names in-sequence NULs only
+			}
+			req := p.request("GET", o.Path, "x-a", value)
+			if err := p.sendRaw(p.synStream(1, spdy.FlagFin, p.block(req))); err != nil {
 				return false, err
 			}
 			return p.await(rstOn(1, spdy.RstProtocolError))
 		}},
 	{ID: "header-block-leftover", Section: "2.6.10", Title: "bytes after a complete header block are rejected, not carried to the next stream",
 		Expected: "RST_STREAM stream=1 PROTOCOL_ERROR, then SYN_REPLY for stream 3",
+		Draft2:   Draft2{Section: "Name/Value header block format"},
 		run: func(p *peer, o *Options) (bool, error) {
 			first := p.block(p.request("GET", o.Path))
 			smuggled := p.block(p.request("GET", "/conform-smuggled-path"))
-			if err := p.sendRaw(synStream(1, spdy.FlagFin, append(first, smuggled...))); err != nil {
+			if err := p.sendRaw(p.synStream(1, spdy.FlagFin, append(first, smuggled...))); err != nil {
 				return false, err
 			}
 			if ok, err := p.await(rstOn(1, spdy.RstProtocolError)); !ok || err != nil {
@@ -299,15 +366,15 @@ var cases = []Case{
 		}},
 	{ID: "header-bytes-bounded", Section: "2.6.7", Title: "HEADERS frames on one stream do not accumulate without bound",
 		Expected: "RST_STREAM or GOAWAY before 8 MiB of headers arrive on one stream",
+		Draft2:   Draft2{Section: "HEADERS"},
 		run: func(p *peer, o *Options) (bool, error) {
 			if err := p.get(1, o.Path, 0); err != nil {
 				return false, err
 			}
 			value := strings.Repeat("h", 16<<10)
 			for i := 0; i < 512; i++ {
-				blk := p.block(pairs("x-conform-"+hex.EncodeToString([]byte{byte(i >> 8), byte(i)}), value))
-				payload := append([]byte{0, 0, 0, 1}, blk...)
-				if err := p.sendRaw(controlFrame(3, 8, 0, payload)); err != nil {
+				blk := p.block(p.pairs("x-conform-"+hex.EncodeToString([]byte{byte(i >> 8), byte(i)}), value))
+				if err := p.sendRaw(p.headers(1, 0, blk)); err != nil {
 					if isClosed(err) {
 						break // the server closed the connection: bounded
 					}
@@ -330,15 +397,19 @@ var cases = []Case{
 		}},
 	{ID: "missing-pseudo-headers", Section: "3.2.1", Title: "a request without :method gets 400",
 		Expected: "SYN_REPLY :status 400",
+		Draft2:   Draft2{Section: "Request", Title: "a request without method gets 400", Expected: "SYN_REPLY status 400"},
 		run: func(p *peer, o *Options) (bool, error) {
-			req := pairs(":host", p.host, ":path", o.Path, ":scheme", "https", ":version", "HTTP/1.1")
-			if err := p.sendRaw(synStream(1, spdy.FlagFin, p.block(req))); err != nil {
+			kv := p.requestKV("GET", o.Path)
+			kv = append(kv[:2:2], kv[4:]...) // all but the method
+			req := p.pairs(kv...)
+			if err := p.sendRaw(p.synStream(1, spdy.FlagFin, p.block(req))); err != nil {
 				return false, err
 			}
 			return p.await(replyOn(1, func(h spdy.Header) bool { return strings.HasPrefix(h.Get(":status"), "400") }))
 		}},
 	{ID: "reply-headers", Section: "3.2.2", Title: "a GET is answered with SYN_REPLY carrying :status and :version",
 		Expected: "SYN_REPLY stream=1 with :status and :version",
+		Draft2:   Draft2{Section: "Response", Title: "a GET is answered with SYN_REPLY carrying status and version", Expected: "SYN_REPLY stream=1 with status and version"},
 		run: func(p *peer, o *Options) (bool, error) {
 			if err := p.get(1, o.Path, spdy.FlagFin); err != nil {
 				return false, err

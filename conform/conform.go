@@ -1,8 +1,10 @@
-// Package conform checks a SPDY/3.1 or SPDY/3 server against the MUSTs of
-// the SPDY/3 draft (draft-mbelshe-httpbis-spdy-00) and against the attacks
-// spdylab's own server was found weak to, in the spirit of h2spec: each
-// case opens its own connection, sends frames by hand, and reports pass or
-// fail with the section it checks and what the server sent back.
+// Package conform checks a SPDY/3.1, SPDY/3 or SPDY/2 server against the
+// MUSTs of its draft (draft-mbelshe-httpbis-spdy-00 for 3 and 3.1, "SPDY
+// Protocol - Draft 2" for 2) and against the attacks spdylab's own server
+// was found weak to, in the spirit of h2spec: each case opens its own
+// connection, sends frames by hand, and reports pass or fail with the
+// section it checks and what the server sent back. A case the version's
+// draft has no counterpart for is skipped, with the reason.
 package conform
 
 import (
@@ -12,13 +14,17 @@ import (
 	"net"
 	"net/url"
 	"time"
+
+	"github.com/spdylab/spdylab/spdy"
 )
 
 // Options say which server to check and how to reach it.
 type Options struct {
 	// URL is https://host:port/ (TLS, ALPN) or http://host:port/ (plain TCP).
 	URL string
-	// Version is the SPDY version to speak: "spdy/3.1" (default) or "spdy/3".
+	// Version is the SPDY version to speak: "spdy/3.1" (default), "spdy/3"
+	// or "spdy/2" (draft 2: wire version 2, its own header dictionary and
+	// 16-bit header block fields, no flow control).
 	Version string
 	// Plain forces plain TCP even for an https URL.
 	Plain bool
@@ -39,13 +45,16 @@ func (o *Options) timeout() time.Duration {
 	return o.Timeout
 }
 
-// Result is one case's outcome.
+// Result is one case's outcome. A skipped case did not run (Pass is false,
+// Skip says why) and is not a failure.
 type Result struct {
 	ID       string `json:"id"`
 	Section  string `json:"section"`
 	Title    string `json:"title"`
 	Version  string `json:"version"`
 	Pass     bool   `json:"pass"`
+	Skipped  bool   `json:"skipped,omitempty"`
+	Skip     string `json:"skip,omitempty"`
 	Expected string `json:"expected"`
 	Received string `json:"received"`
 	Error    string `json:"error,omitempty"`
@@ -53,15 +62,52 @@ type Result struct {
 
 // Case is one check. run returns whether the server behaved; errors are
 // failures too (a connection that could not be made fails every case).
+// Section, Title and Expected are SPDY/3's (spdy/3.1 and spdy/3); Draft2
+// says what the case checks under spdy/2.
 type Case struct {
 	ID       string
-	Section  string
+	Section  string // section of the SPDY/3 draft; "" for a draft-2-only case
+	Skip     string // why a draft-2-only case does not apply to SPDY/3
 	Title    string
 	Expected string
+	Draft2   Draft2
 	run      func(p *peer, o *Options) (bool, error)
 }
 
-// Cases lists every case, in spec order.
+// Draft2 places a case in "SPDY Protocol - Draft 2", which numbers no
+// sections: Section is the heading the MUST is under.
+type Draft2 struct {
+	Section  string // heading in draft 2; "" when the case does not apply
+	Skip     string // why the case does not apply to spdy/2 (Section is "")
+	Title    string // when it differs from SPDY/3's
+	Expected string // when it differs from SPDY/3's
+}
+
+// For returns the case's section, title and expectation under version, or
+// skip, the reason it does not apply to that version.
+func (c Case) For(version string) (section, title, expected, skip string) {
+	if version != spdy.ProtoSPDY2 {
+		if c.Section == "" {
+			return "", c.Title, c.Expected, c.Skip
+		}
+		return c.Section, c.Title, c.Expected, ""
+	}
+	d := c.Draft2
+	title, expected = c.Title, c.Expected
+	if d.Title != "" {
+		title = d.Title
+	}
+	if d.Expected != "" {
+		expected = d.Expected
+	}
+	if d.Section == "" {
+		return "", title, expected, d.Skip
+	}
+	return "draft 2 " + d.Section, title, expected, ""
+}
+
+// Cases lists every case: those SPDY/3 and draft 2 share, in SPDY/3 section
+// order, then the draft-2-only ones.
 func Cases() []Case { return append([]Case(nil), cases...) }
 
 func (o *Options) prepare() error {
@@ -79,9 +125,9 @@ func (o *Options) prepare() error {
 	switch o.Version {
 	case "":
 		o.Version = "spdy/3.1"
-	case "spdy/3.1", "spdy/3":
+	case spdy.ProtoSPDY31, spdy.ProtoSPDY3, spdy.ProtoSPDY2:
 	default:
-		return fmt.Errorf("conform: version %q is not spdy/3.1 or spdy/3", o.Version)
+		return fmt.Errorf("conform: version %q is not spdy/3.1, spdy/3 or spdy/2", o.Version)
 	}
 	o.host = u.Hostname()
 	port := u.Port()
@@ -112,7 +158,12 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 }
 
 func runCase(ctx context.Context, c Case, o *Options) Result {
-	r := Result{ID: c.ID, Section: c.Section, Title: c.Title, Version: o.Version, Expected: c.Expected}
+	r := Result{ID: c.ID, Version: o.Version}
+	r.Section, r.Title, r.Expected, r.Skip = c.For(o.Version)
+	if r.Skip != "" {
+		r.Skipped, r.Received = true, "not run"
+		return r
+	}
 	p, err := dial(ctx, o)
 	if err != nil {
 		r.Error = err.Error()
@@ -129,11 +180,22 @@ func runCase(ctx context.Context, c Case, o *Options) Result {
 	return r
 }
 
-// Failed counts failing results.
+// Failed counts failing results (skipped ones are not failures).
 func Failed(rs []Result) int {
 	n := 0
 	for _, r := range rs {
-		if !r.Pass {
+		if !r.Pass && !r.Skipped {
+			n++
+		}
+	}
+	return n
+}
+
+// Skipped counts results of cases that did not apply to the version.
+func Skipped(rs []Result) int {
+	n := 0
+	for _, r := range rs {
+		if r.Skipped {
 			n++
 		}
 	}

@@ -30,9 +30,10 @@ func startServe(t *testing.T, cfg server.Config) string {
 }
 
 // Every case passes against spdylab's own server, over TLS and plain TCP,
-// in both versions.
+// in every version; the cases a version's draft lacks are skipped with a
+// reason, the others run.
 func TestSpdylabServePassesEveryCase(t *testing.T) {
-	for _, v := range []string{spdy.ProtoSPDY31, spdy.ProtoSPDY3} {
+	for _, v := range []string{spdy.ProtoSPDY31, spdy.ProtoSPDY3, spdy.ProtoSPDY2} {
 		for _, plain := range []bool{false, true} {
 			name := v + "/tls"
 			cfg := server.Config{}
@@ -49,9 +50,18 @@ func TestSpdylabServePassesEveryCase(t *testing.T) {
 					t.Fatalf("%d results for %d cases", len(rs), len(Cases()))
 				}
 				for _, r := range rs {
+					if r.Skipped {
+						if r.Skip == "" || r.Pass {
+							t.Errorf("%s skipped without a reason or passed: %+v", r.ID, r)
+						}
+						continue
+					}
 					if !r.Pass {
 						t.Errorf("%s (%s) %s: expected %s; received %s; %s", r.ID, r.Section, r.Title, r.Expected, r.Received, r.Error)
 					}
+				}
+				if Failed(rs) != 0 || Skipped(rs) == 0 || Skipped(rs) == len(rs) {
+					t.Errorf("%d failed, %d skipped of %d", Failed(rs), Skipped(rs), len(rs))
 				}
 			})
 		}
@@ -99,6 +109,24 @@ func TestBadOptions(t *testing.T) {
 	for _, o := range []Options{{URL: "ftp://x:1/"}, {URL: "nohost"}, {URL: "http://x:1/", Version: "spdy/4"}} {
 		if _, err := Run(context.Background(), o); err == nil {
 			t.Errorf("Run(%+v) accepted bad options", o)
+		}
+	}
+}
+
+// Every case either cites a section of a version's draft or says why it
+// does not apply to it; ids are unique.
+func TestEveryCaseCitesOrSkips(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Cases() {
+		if seen[c.ID] {
+			t.Errorf("case id %s twice", c.ID)
+		}
+		seen[c.ID] = true
+		for _, v := range []string{spdy.ProtoSPDY31, spdy.ProtoSPDY3, spdy.ProtoSPDY2} {
+			section, title, expected, skip := c.For(v)
+			if (section == "") == (skip == "") || title == "" || expected == "" {
+				t.Errorf("%s under %s: section %q, skip %q, title %q, expected %q", c.ID, v, section, skip, title, expected)
+			}
 		}
 	}
 }

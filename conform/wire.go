@@ -20,14 +20,15 @@ import (
 // blocks are compressed here (not by spdy.Framer) so a case can send blocks
 // the library would refuse to build; other frames go through the Framer.
 type peer struct {
-	conn net.Conn
-	fr   *spdy.Framer
-	bw   *bytes.Buffer // frames are assembled here, then written at once
-	zbuf bytes.Buffer
-	zw   *zlib.Writer
-	host string
-	wait time.Duration
-	seen []string // every frame received, for the report
+	conn    net.Conn
+	fr      *spdy.Framer
+	bw      *bytes.Buffer // frames are assembled here, then written at once
+	zbuf    bytes.Buffer
+	zw      *zlib.Writer
+	host    string
+	wait    time.Duration
+	version uint16   // wire version: 3 (spdy/3.1, spdy/3) or 2
+	seen    []string // every frame received, for the report
 }
 
 func dial(ctx context.Context, o *Options) (*peer, error) {
@@ -52,10 +53,24 @@ func dial(ctx context.Context, o *Options) (*peer, error) {
 		}
 		c = tc
 	}
-	p := &peer{conn: c, bw: &bytes.Buffer{}, host: o.host, wait: o.timeout()}
-	p.fr = spdy.NewFramer(p.bw, c, 0)
-	p.zw, _ = zlib.NewWriterLevelDict(&p.zbuf, zlib.DefaultCompression, spdy.HeaderDictionary())
+	p := &peer{conn: c, bw: &bytes.Buffer{}, host: o.host, wait: o.timeout(), version: spdy.Version}
+	dict := spdy.HeaderDictionary()
+	if o.Version == spdy.ProtoSPDY2 {
+		p.version, dict = spdy.Version2, spdy.HeaderDictionaryV2()
+	}
+	p.fr = spdy.NewFramerVersion(p.version, p.bw, c, 0)
+	p.zw, _ = zlib.NewWriterLevelDict(&p.zbuf, zlib.DefaultCompression, dict)
 	return p, nil
+}
+
+func (p *peer) v2() bool { return p.version == spdy.Version2 }
+
+// otherVersion is a wire version the server does not speak on this session.
+func (p *peer) otherVersion() uint16 {
+	if p.v2() {
+		return spdy.Version
+	}
+	return spdy.Version2
 }
 
 func (p *peer) close() { p.conn.Close() }
@@ -68,19 +83,34 @@ func (p *peer) block(raw []byte) []byte {
 	return append([]byte(nil), p.zbuf.Bytes()...)
 }
 
-// pairs encodes name/value pairs without any validation (2.6.10 layout).
-func pairs(kv ...string) []byte {
-	b := binary.BigEndian.AppendUint32(nil, uint32(len(kv)/2))
+// pairs encodes name/value pairs without any validation, in the session's
+// layout: 32-bit counts and lengths (SPDY/3 2.6.10) or 16-bit (draft 2).
+func (p *peer) pairs(kv ...string) []byte {
+	put := func(b []byte, n int) []byte { return binary.BigEndian.AppendUint32(b, uint32(n)) }
+	if p.v2() {
+		put = func(b []byte, n int) []byte { return binary.BigEndian.AppendUint16(b, uint16(n)) }
+	}
+	b := put(nil, len(kv)/2)
 	for _, s := range kv {
-		b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
+		b = put(b, len(s))
 		b = append(b, s...)
 	}
 	return b
 }
 
+// requestKV is a request's header pairs with the version's names for the
+// request line: ":method" ... in SPDY/3 (3.2.1), "method" ... in draft 2
+// (whose "host" is an ordinary header).
+func (p *peer) requestKV(method, path string, extra ...string) []string {
+	kv := []string{":host", p.host, ":method", method, ":path", path, ":scheme", "https", ":version", "HTTP/1.1"}
+	if p.v2() {
+		kv = []string{"host", p.host, "method", method, "url", path, "scheme", "https", "version", "HTTP/1.1"}
+	}
+	return append(kv, extra...)
+}
+
 func (p *peer) request(method, path string, extra ...string) []byte {
-	kv := append([]string{":host", p.host, ":method", method, ":path", path, ":scheme", "https", ":version", "HTTP/1.1"}, extra...)
-	return pairs(kv...)
+	return p.pairs(p.requestKV(method, path, extra...)...)
 }
 
 func controlFrame(version uint16, typ uint16, flags uint8, payload []byte) []byte {
@@ -90,12 +120,41 @@ func controlFrame(version uint16, typ uint16, flags uint8, payload []byte) []byt
 	return append(b, payload...)
 }
 
-// synStream builds a SYN_STREAM around an already compressed block.
-func synStream(id uint32, flags uint8, block []byte) []byte {
+// control builds a control frame of the session's version.
+func (p *peer) control(typ uint16, flags uint8, payload []byte) []byte {
+	return controlFrame(p.version, typ, flags, payload)
+}
+
+// synStream builds a SYN_STREAM of priority 3 (draft 2: 1, its 2-bit
+// equivalent) around an already compressed block.
+func (p *peer) synStream(id uint32, flags uint8, block []byte) []byte {
+	if p.v2() {
+		return p.synStreamPri(id, flags, 1, block)
+	}
+	return p.synStreamPri(id, flags, 3, block)
+}
+
+// synStreamPri builds a SYN_STREAM with a raw priority: 3 bits in SPDY/3
+// (2.6.1), 2 bits in draft 2 (the rest of the 16 bits unused).
+func (p *peer) synStreamPri(id uint32, flags, pri uint8, block []byte) []byte {
 	pl := binary.BigEndian.AppendUint32(nil, id)
 	pl = binary.BigEndian.AppendUint32(pl, 0)
-	pl = append(pl, 3<<5, 0)
-	return controlFrame(3, 1, flags, append(pl, block...))
+	if p.v2() {
+		pl = append(pl, pri<<6, 0)
+	} else {
+		pl = append(pl, pri<<5, 0)
+	}
+	return p.control(1, flags, append(pl, block...))
+}
+
+// headers builds a HEADERS frame around an already compressed block; draft
+// 2 has 16 unused bits after the stream id.
+func (p *peer) headers(id uint32, flags uint8, block []byte) []byte {
+	pl := binary.BigEndian.AppendUint32(nil, id)
+	if p.v2() {
+		pl = append(pl, 0, 0)
+	}
+	return p.control(8, flags, append(pl, block...))
 }
 
 func (p *peer) sendRaw(b ...[]byte) error {
@@ -122,7 +181,7 @@ func (p *peer) send(frames ...spdy.Frame) error {
 
 // get sends a complete GET for path on stream id.
 func (p *peer) get(id uint32, path string, flags uint8) error {
-	return p.sendRaw(synStream(id, flags, p.block(p.request("GET", path))))
+	return p.sendRaw(p.synStream(id, flags, p.block(p.request("GET", path))))
 }
 
 var errClosed = errors.New("connection closed")
@@ -173,23 +232,28 @@ func (p *peer) await(match func(spdy.Frame) (done, ok bool)) (bool, error) {
 	}
 }
 
-// quiet reports whether nothing matching bad arrives before a PING echo
-// (the PING orders the check after the server handled what came before).
+// quiet reports whether nothing matching bad (nor a GOAWAY) arrives before
+// the echoes of two PINGs, pingID and pingID+2, sent one after the other.
+// The PINGs order the check after the server handled what came before; the
+// second one because a server may echo a PING ahead of frames it queued
+// earlier (spdylab's does, 2.6.5), in the same write.
 func (p *peer) quiet(pingID uint32, bad func(spdy.Frame) bool) (bool, error) {
-	if err := p.send(&spdy.PingFrame{ID: pingID}); err != nil {
-		return false, err
+	for _, id := range []uint32{pingID, pingID + 2} {
+		if err := p.send(&spdy.PingFrame{ID: id}); err != nil {
+			return false, err
+		}
+		ok, err := p.await(func(f spdy.Frame) (bool, bool) {
+			if _, goaway := f.(*spdy.GoAwayFrame); goaway || bad(f) {
+				return true, false
+			}
+			pf, ok := f.(*spdy.PingFrame)
+			return ok && pf.ID == id, true
+		})
+		if !ok || err != nil {
+			return ok, err
+		}
 	}
-	return p.await(func(f spdy.Frame) (bool, bool) {
-		if bad(f) {
-			return true, false
-		}
-		if g, ok := f.(*spdy.GoAwayFrame); ok {
-			_ = g
-			return true, false
-		}
-		pf, ok := f.(*spdy.PingFrame)
-		return ok && pf.ID == pingID, true
-	})
+	return true, nil
 }
 
 // summary is what was received, for the report.

@@ -21,3 +21,7 @@ var headerDictionaryV2 = []byte("" +
 	"pOctNovDecchunkedtext/htmlimage/pngimage/jpgimage/gifapplication/xmlapplic" +
 	"ation/xhtmltext/plainpublicmax-agecharset=iso-8859-1utf-8gzipdeflateHTTP/1" +
 	".1statusversionurl\x00")
+
+// HeaderDictionaryV2 returns a copy of the zlib dictionary of SPDY/2 header
+// blocks (NUL included), for tools that build raw draft-2 header blocks.
+func HeaderDictionaryV2() []byte { return append([]byte(nil), headerDictionaryV2...) }

@@ -245,11 +245,14 @@ type CredentialFrame struct {
 }
 
 // UnknownFrame is a control frame of a type this package does not know. The
-// spec requires such frames to be read and ignored.
+// spec requires such frames to be read and ignored. A SPDY/2 framer also
+// reads a control frame of another version, other than SYN_STREAM, as an
+// UnknownFrame with that Version (draft 2: such frames are ignored).
 type UnknownFrame struct {
 	FrameType FrameType
 	Flags     uint8
 	Length    int
+	Version   uint16 // non-zero: the frame's version, not the session's
 }
 
 func (f *DataFrame) Type() FrameType         { return TypeData }
@@ -355,6 +358,9 @@ func (f *CredentialFrame) String() string {
 }
 
 func (f *UnknownFrame) String() string {
+	if f.Version != 0 {
+		return fmt.Sprintf("IGNORED %s version=%d len=%d%s", f.FrameType, f.Version, f.Length, flagString(f.Flags))
+	}
 	return fmt.Sprintf("UNKNOWN type=%d len=%d%s", uint16(f.FrameType), f.Length, flagString(f.Flags))
 }
 
@@ -546,6 +552,11 @@ func (f *Framer) ReadFrame() (Frame, error) {
 			}
 			return &SynStreamFrame{Stream: id}, &StreamError{Stream: id, Status: RstUnsupportedVersion,
 				Reason: fmt.Sprintf("SYN_STREAM with unsupported version %d", version)}
+		}
+		if f.version == Version2 {
+			// Draft 2 ("Protocol versioning"): any other control frame
+			// of another version must be ignored.
+			return &UnknownFrame{FrameType: typ, Flags: flags, Length: length, Version: version}, nil
 		}
 		return nil, sessionErrorf("%s frame with unsupported version %d", typ, version)
 	}

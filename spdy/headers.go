@@ -391,6 +391,12 @@ func (d *headerDecoder) parse(stream uint32) (h Header, used int, verr error, er
 			verr = &StreamError{Stream: stream, Status: RstProtocolError, Reason: e.Error()}
 			continue
 		}
+		if value == "" && d.version == Version2 {
+			// Draft 2: "The length of each name and value must be greater
+			// than zero" (SPDY/3 allows an empty value).
+			verr = &StreamError{Stream: stream, Status: RstProtocolError, Reason: fmt.Sprintf("zero-length value of header %q", name)}
+			continue
+		}
 		if _, dup := h[name]; dup {
 			verr = &StreamError{Stream: stream, Status: RstProtocolError, Reason: fmt.Sprintf("duplicate header name %q", name)}
 			continue

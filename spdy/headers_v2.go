@@ -26,9 +26,14 @@ var v2ToV3Names = func() map[string]string {
 // toWireNamesV2 renames a block's SPDY/3 names to SPDY/2's. A name that
 // would appear twice after renaming (":host" and "host", ":status" and a
 // "status" header) or a colon name SPDY/2 has no equivalent for is an error.
+// Empty values are left out, and a header with no other value with them:
+// draft 2 forbids zero-length values (a receiver resets the stream).
 func toWireNamesV2(h Header) (Header, error) {
 	out := make(Header, len(h))
 	for name, vals := range h {
+		if vals = nonEmpty(vals); len(vals) == 0 {
+			continue
+		}
 		wire := name
 		if len(name) > 0 && name[0] == ':' {
 			v2, ok := v3ToV2Names[name]
@@ -64,4 +69,20 @@ func (d *headerDecoder) lenWidth() int {
 		return 2
 	}
 	return 4
+}
+
+// nonEmpty is vals without its empty strings (vals itself when it has none).
+func nonEmpty(vals []string) []string {
+	for i, v := range vals {
+		if v == "" {
+			out := append([]string(nil), vals[:i]...)
+			for _, v := range vals[i+1:] {
+				if v != "" {
+					out = append(out, v)
+				}
+			}
+			return out
+		}
+	}
+	return vals
 }

@@ -660,8 +660,13 @@ func (s *session) lateFrameLocked(id uint32, typ FrameType) {
 	switch s.recentlyClosed[id] {
 	case closedByLocalRst:
 		return // in flight before our RST arrived; no RST loops
-	case closedNormally:
-		if typ == TypeData {
+	case closedNormally, closedByRemoteRst:
+		if typ == TypeData && s.cfg.wireVersion() == Version2 {
+			// Draft 2 ("Stream close"): data on a stream already torn
+			// down must be ignored (draft 3 made it PROTOCOL_ERROR).
+			return
+		}
+		if typ == TypeData && s.recentlyClosed[id] == closedNormally {
 			// 2.3.7: DATA after the stream is closed gets PROTOCOL_ERROR.
 			s.sendRstLocked(id, RstProtocolError)
 			return

@@ -35,6 +35,37 @@ func TestConformCommand(t *testing.T) {
 		t.Fatalf("--json output %q: %v", out.String(), err)
 	}
 
+	// spdy/2 (draft 2) against a plain-TCP spdy/2 server: every case that
+	// applies passes, the others are listed as skipped with their reason.
+	s2, err := server.New(server.Config{PlainSPDY: "spdy/2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s2.Serve(l2)
+	defer s2.Close()
+	out.Reset()
+	if rc := runConform([]string{"--version", "spdy/2", "--path", "/_spdylab/info", "http://" + l2.Addr().String() + "/"}, &out, &errOut); rc != 0 {
+		t.Fatalf("exit %d against spdylab serve, spdy/2; stderr %s; out %s", rc, errOut.String(), out.String())
+	}
+	for _, want := range []string{"draft 2 Protocol versioning", "draft 2 has no flow control", " 0 failed, 5 skipped"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("spdy/2 output lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.Contains(line, "window-overflow") && !strings.HasPrefix(line, "skip") {
+			t.Errorf("window-overflow is not skipped under spdy/2: %q", line)
+		}
+	}
+	errOut.Reset()
+	if rc := runConform([]string{"--help"}, &out, &errOut); rc != 0 || !strings.Contains(errOut.String(), "spdy/2") {
+		t.Errorf("--help: exit %d, does not mention spdy/2:\n%s", rc, errOut.String())
+	}
+
 	// A listener that accepts and says nothing fails every case: exit 1.
 	silent, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
