@@ -73,6 +73,12 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	bench, err := harness.Open(ctx, req.cond, req.opt)
+	if err != nil && ctx.Err() != nil {
+		// Interrupted while the bench was built: Open has torn down what
+		// it made; the exit status says why it stopped.
+		fmt.Fprintln(stderr, "spdylab load: interrupted while building the testbed; nothing left behind")
+		return 130
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "spdylab load: %v\n", err)
 		return 1

@@ -211,6 +211,58 @@ func TestChromiumLoadInterruptLeavesNoBrowser(t *testing.T) {
 	}
 }
 
+// TestLoadInterruptDuringTestbedConstruction: Ctrl-C the moment a testbed
+// starts being built (its state directory appears, before namespaces and
+// the emulator exist) ends the command with status 130 and leaves nothing.
+func TestLoadInterruptDuringTestbedConstruction(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for network namespaces")
+	}
+	bin := spdylabBinary(t)
+	for attempt := range 3 {
+		cmd := exec.Command(bin, "load", "--page", "pageA", "--proto", "https", "--runs", "1",
+			"--rtt", "20ms", "--down", "20mbit", "--up", "2mbit", "--shards", "8", "--work-dir", t.TempDir())
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		id := ""
+		for deadline := time.Now().Add(30 * time.Second); id == "" && time.Now().Before(deadline); {
+			id = testbedOwnedBy(cmd.Process.Pid)
+		}
+		if id == "" {
+			cmd.Process.Kill()
+			t.Fatal("the load built no testbed within 30 s")
+		}
+		cmd.Process.Signal(os.Interrupt)
+		err := cmd.Wait()
+		ee, ok := err.(*exec.ExitError)
+		if err == nil || (ok && ee.ExitCode() == 0) {
+			// The whole load finished before the signal landed: try again.
+			t.Logf("attempt %d: the load ended before the interrupt", attempt)
+			continue
+		}
+		if !ok || ee.ExitCode() != 130 {
+			t.Fatalf("interrupted load exited with %v, want status 130", err)
+		}
+		assertTestbedGone(t, id)
+		return
+	}
+	t.Skip("the load kept finishing before the interrupt; nothing was checked")
+}
+
+// testbedOwnedBy is the id of a testbed whose state directory names pid
+// as its owner, or "".
+func testbedOwnedBy(pid int) string {
+	ents, _ := os.ReadDir("/run/spdylab")
+	for _, e := range ents {
+		owner, _ := os.ReadFile(filepath.Join("/run/spdylab", e.Name(), "owner"))
+		if first, _, _ := strings.Cut(string(owner), "\n"); strings.TrimSpace(first) == strconv.Itoa(pid) {
+			return e.Name()
+		}
+	}
+	return ""
+}
+
 // startUntilFirstLoad starts a `spdylab load` and returns once it has
 // reported its first finished load (or ended), with the lines it printed
 // before; the rest of its stderr is drained in the background.
