@@ -143,7 +143,7 @@ func attackStream(a attack, t targets, addr string, d time.Duration, abort <-cha
 		}
 		select {
 		case <-abort:
-			return fmt.Sprintf("first of %d sessions: %s", sessions, first)
+			deadline = time.Now()
 		default:
 		}
 	}
