@@ -2,6 +2,7 @@ package server
 
 import (
 	"flag"
+	"fmt"
 	"net"
 	"net/http"
 	"sync"
@@ -18,6 +19,12 @@ const (
 	// DefaultMaxConns caps live connections per Server; more are closed on
 	// accept with a log line.
 	DefaultMaxConns = 1024
+	// DefaultMaxConnsPerClient caps live connections from one client
+	// address, so that one client holding connections open (idle, or each
+	// with half a frame) cannot lock every other client out. The lab's
+	// own loads open at most 6 per host name on a server (https), far
+	// below it; benches with many names per server raise both caps.
+	DefaultMaxConnsPerClient = 256
 	// DefaultIdleTimeout closes SPDY sessions and h2/HTTP/1.1 connections
 	// that have had no open stream for this long.
 	DefaultIdleTimeout = 2 * time.Minute
@@ -33,6 +40,9 @@ const (
 func (c *Config) applyLimitDefaults() {
 	if c.MaxConns == 0 {
 		c.MaxConns = DefaultMaxConns
+	}
+	if c.MaxConnsPerClient == 0 {
+		c.MaxConnsPerClient = min(DefaultMaxConnsPerClient, c.MaxConns)
 	}
 	if c.HandshakeTimeout == 0 {
 		c.HandshakeTimeout = DefaultHandshakeTimeout
@@ -63,42 +73,67 @@ func (c *Config) h2Limits(srv *http.Server) {
 
 // connGate is the per-server connection cap.
 type connGate struct {
-	max int
-	mu  sync.Mutex
-	n   int
+	max, perClient int
+	mu             sync.Mutex
+	n              int
+	byClient       map[string]int // live connections per client IP
 	// lastLog rate-limits the "limit reached" line to one per second, with
 	// the count refused since the previous line.
 	lastLog time.Time
 	refused int
 }
 
+// clientOf is the address a connection's client is counted under.
+func clientOf(c net.Conn) string {
+	host, _, err := net.SplitHostPort(c.RemoteAddr().String())
+	if err != nil {
+		return c.RemoteAddr().String()
+	}
+	return host
+}
+
 // admit reports whether one more connection may be served; logf is told
-// when the limit refuses one.
+// when a limit refuses one.
 func (g *connGate) admit(c net.Conn, logf func(string, ...any)) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.n < g.max {
+	client := clientOf(c)
+	why := ""
+	switch {
+	case g.n >= g.max:
+		why = fmt.Sprintf("connection limit of %d reached (raise with --max-conns)", g.max)
+	case g.perClient > 0 && g.byClient[client] >= g.perClient:
+		why = fmt.Sprintf("limit of %d connections per client reached by %s (raise with --max-conns-per-client)", g.perClient, client)
+	default:
 		g.n++
+		if g.byClient == nil {
+			g.byClient = map[string]int{}
+		}
+		g.byClient[client]++
 		return true
 	}
 	g.refused++
 	if now := time.Now(); now.Sub(g.lastLog) >= time.Second {
-		logf("connection limit of %d reached: refused %d connection(s), latest from %s (raise with --max-conns)", g.max, g.refused, c.RemoteAddr())
+		logf("%s: refused %d connection(s), latest from %s", why, g.refused, c.RemoteAddr())
 		g.lastLog, g.refused = now, 0
 	}
 	return false
 }
 
-func (g *connGate) release() {
+func (g *connGate) release(c net.Conn) {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.n--
-	g.mu.Unlock()
+	client := clientOf(c)
+	if g.byClient[client]--; g.byClient[client] <= 0 {
+		delete(g.byClient, client)
+	}
 }
 
 // LimitFlags are the `spdylab serve` flags for the limits. Names are a
 // public contract.
 type LimitFlags struct {
-	maxConns, maxHeaderBytes, maxControl                     *int
+	maxConns, maxPerClient, maxHeaderBytes, maxControl       *int
 	resetsPerSec, emptyPerSec, settingsPerSec, refusedPerSec *int
 	idle, handshake, frameRead                               *time.Duration
 }
@@ -107,6 +142,7 @@ type LimitFlags struct {
 func RegisterLimitFlags(fs *flag.FlagSet) *LimitFlags {
 	return &LimitFlags{
 		maxConns:       fs.Int("max-conns", DefaultMaxConns, "most connections served at once; more are closed with a log line"),
+		maxPerClient:   fs.Int("max-conns-per-client", DefaultMaxConnsPerClient, "most connections served at once from one client address"),
 		maxHeaderBytes: fs.Int("max-header-bytes", spdy.DefaultMaxHeaderBytesPerStream, "decompressed header bytes per SPDY stream (all its header frames) and per h2/HTTP/1.1 request"),
 		maxControl:     fs.Int("max-control-queue", spdy.DefaultMaxQueuedControlFrames, "SPDY control frames a peer may make us queue while not reading"),
 		resetsPerSec:   fs.Int("max-resets-per-sec", spdy.DefaultMaxResetsPerSecond, "SPDY RST_STREAMs a peer may send per second (bursts of twice that; -1 = no limit)"),
@@ -122,6 +158,7 @@ func RegisterLimitFlags(fs *flag.FlagSet) *LimitFlags {
 // Apply copies the flag values into cfg.
 func (l *LimitFlags) Apply(cfg *Config) {
 	cfg.MaxConns = *l.maxConns
+	cfg.MaxConnsPerClient = *l.maxPerClient
 	cfg.HandshakeTimeout = *l.handshake
 	cfg.SPDY.IdleTimeout = *l.idle
 	cfg.SPDY.MaxHeaderBytesPerStream = *l.maxHeaderBytes

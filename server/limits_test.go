@@ -90,6 +90,36 @@ func TestConnectionCap(t *testing.T) {
 	}
 }
 
+// One client holding many connections cannot lock another out: past its
+// own cap its connections are closed at once while another client's are
+// served.
+func TestPerClientConnectionCap(t *testing.T) {
+	var logs syncBuffer
+	s := startServer(t, Config{PlainSPDY: ProtoSPDY31, MaxConns: 10, MaxConnsPerClient: 2, Log: log.New(&logs, "", 0)})
+	dial(t, s, ProtoSPDY31, nil)
+	dial(t, s, ProtoSPDY31, nil)
+	if got := waitClosed(t, rawDial(t, s)); len(got) != 0 {
+		t.Fatalf("a third connection from one client got %d bytes, want to be closed at once", len(got))
+	}
+	if !strings.Contains(logs.String(), "limit of 2 connections per client reached by 127.0.0.1") {
+		t.Fatalf("no clear log line; log:\n%s", logs.String())
+	}
+	u, _ := url.Parse(s.URL())
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
+	c, err := d.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := spdy.NewClientConn(c, &spdy.ClientConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	if _, err := cc.Ping(t.Context()); err != nil {
+		t.Fatalf("another client was not served: %v", err)
+	}
+}
+
 func TestIdleAndHandshakeTimeouts(t *testing.T) {
 	t.Run("idle SPDY session gets GOAWAY and is closed", func(t *testing.T) {
 		s := startServer(t, Config{PlainSPDY: ProtoSPDY31, SPDY: spdy.Config{IdleTimeout: 50 * time.Millisecond}})

@@ -105,7 +105,10 @@ type Config struct {
 	// SPDY.IdleTimeout (0 = DefaultIdleTimeout) also bounds idle h2 and
 	// HTTP/1.1 connections (limits.go).
 	MaxConns int
-	Log      *log.Logger // access and connection log; nil = silent
+	// MaxConnsPerClient caps the connections from one client address;
+	// 0 = min(DefaultMaxConnsPerClient, MaxConns).
+	MaxConnsPerClient int
+	Log               *log.Logger // access and connection log; nil = silent
 }
 
 // Server serves one Config on any number of listeners.
@@ -142,7 +145,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, listeners: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}, gate: connGate{max: cfg.MaxConns}}
+	s := &Server{cfg: cfg, listeners: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}, gate: connGate{max: cfg.MaxConns, perClient: cfg.MaxConnsPerClient}}
 	var err error
 	if s.root, err = openRoot(cfg.Root); err != nil {
 		return nil, err
@@ -322,7 +325,7 @@ func (s *Server) Serve(l net.Listener) error {
 			continue
 		}
 		if !s.track(c) {
-			s.gate.release()
+			s.gate.release(c)
 			c.Close()
 			return http.ErrServerClosed
 		}
@@ -371,7 +374,7 @@ func (s *Server) untrack(c net.Conn) {
 	delete(s.conns, c)
 	s.mu.Unlock()
 	if live {
-		s.gate.release()
+		s.gate.release(c)
 	}
 }
 

@@ -162,9 +162,9 @@ func bombAttack() attack {
 func connAttacks(conns int) []attack {
 	return []attack{
 		{name: "idle connections", limit: "MaxConns, IdleTimeout (2 min)", conns: conns,
-			offFlags: []string{"--max-conns=1000000", "--idle-timeout=-1s"}},
+			offFlags: []string{"--max-conns=1000000", "--max-conns-per-client=1000000", "--idle-timeout=-1s"}},
 		{name: "half a frame on each connection", limit: "MaxConns, FrameReadTimeout (30 s)", conns: conns,
-			offFlags: []string{"--max-conns=1000000", "--frame-timeout=-1s"},
+			offFlags: []string{"--max-conns=1000000", "--max-conns-per-client=1000000", "--frame-timeout=-1s"},
 			raw:      func(int) []byte { return halfPing }},
 	}
 }

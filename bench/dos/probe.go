@@ -12,10 +12,12 @@ import (
 )
 
 // fetch opens a new SPDY/3.1 session to addr and GETs the probe resource.
+// It connects from 127.0.0.2: another client than the attacker (who uses
+// 127.0.0.1), as a server's per-client limits tell them apart.
 func fetch(addr string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	var d net.Dialer
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return err
