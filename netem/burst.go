@@ -19,7 +19,7 @@ package netem
 // leave the bottleneck back to back, so
 //
 //	rate  = (delivered-1) x wire bytes x 8 / (last arrival - first arrival)
-//	queue = delivered - 1 - (sender's first to last write) x rate / (wire bytes x 8)
+//	queue = delivered - 1 - floor((sender's first to last write) x rate / (wire bytes x 8))
 //
 // where wire bytes are what the emulator charges a packet: its IP length
 // (the TUN devices hand over IP packets without a link-layer header), UDP
@@ -173,12 +173,13 @@ func dispersionRate(delivered, wire int, span time.Duration) float64 {
 func queueFromBurst(delivered, drained int) int { return max(delivered-1-drained, 0) }
 
 // drainedWhileSent is how many packets the link finished while the sender
-// was still writing the burst: each made room for one more.
+// was still writing the burst: each made room for one more. The first
+// finishes one packet time after the burst's first packet arrived.
 func drainedWhileSent(sendSpan time.Duration, wire int, r float64) int {
 	if sendSpan <= 0 || r <= 0 {
 		return 0
 	}
-	return int(math.Round(sendSpan.Seconds() * r / 8 / float64(wire)))
+	return int(math.Floor(sendSpan.Seconds() * r / 8 / float64(wire)))
 }
 
 // burstResult is what one train did.
