@@ -321,10 +321,9 @@ func measured(rep *CheckReport, name string) Measurement {
 // checkBursts measures each rate-limited direction with one burst train
 // and appends the rate and queue measurements. The two trains overlap
 // (sendTrains) and the service's side of both comes back in one round trip
-// at the end. A
-// direction whose judged values fail gets a second train (a sender
-// descheduled in the middle of a burst on a loaded host lets the link
-// drain meanwhile), and the second train's values stand.
+// at the end. A direction whose judged values fail gets a second train (a
+// sender descheduled in the middle of a burst on a loaded host lets the
+// link drain meanwhile), and the second train's values stand.
 func (tb *Testbed) checkBursts(ctx context.Context, ctl *probeConn, rep *CheckReport) error {
 	if tb.emu == nil {
 		return nil
@@ -366,16 +365,6 @@ func (tb *Testbed) checkBursts(ctx context.Context, ctl *probeConn, rep *CheckRe
 		rep.Bursts = append(rep.Bursts, res.train(pt.plan))
 	}
 	return nil
-}
-
-func failed(ms []Measurement) []Measurement {
-	var out []Measurement
-	for _, m := range ms {
-		if !m.Pass {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 var trainSeq atomic.Uint64

@@ -78,9 +78,11 @@ type CheckReport struct {
 }
 
 // Failed lists the measurements out of tolerance.
-func (r *CheckReport) Failed() []Measurement {
+func (r *CheckReport) Failed() []Measurement { return failed(r.Measurements) }
+
+func failed(ms []Measurement) []Measurement {
 	var out []Measurement
-	for _, m := range r.Measurements {
+	for _, m := range ms {
 		if !m.Pass {
 			out = append(out, m)
 		}
