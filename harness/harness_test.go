@@ -288,6 +288,12 @@ func TestEmulatedLinkLoad(t *testing.T) {
 	if !lc.OK || lc.RTTConfiguredms != 10 {
 		t.Errorf("link self-check: %+v", lc)
 	}
+	// The short check measured the rate and the queue each way.
+	if lc.DownMbps < 40 || lc.DownMbps > 55 || lc.UpMbps < 8 || lc.UpMbps > 11 ||
+		lc.QueueDownPkts < 95 || lc.QueueDownPkts > 105 || lc.QueueUpPkts < 95 || lc.QueueUpPkts > 105 ||
+		!strings.Contains(lc.Note, "dropped at the queue") {
+		t.Errorf("link self-check's rates and queues (50/10 Mbit/s, 100 packets): %+v", lc)
+	}
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/netem/link"
 	"github.com/spdylab/spdylab/probe"
@@ -57,6 +59,7 @@ type CheckOptions struct {
 	SkipRate   bool          // no bulk transfers
 	SkipLoss   bool          // no UDP probe train
 	SkipDNS    bool          // no DNS lookup timing
+	SkipBurst  bool          // no UDP burst trains (link rate and queue each way; burst.go)
 	OnlyS1     bool          // no pings to s2..sN
 }
 
@@ -69,14 +72,17 @@ type CheckReport struct {
 	RTTP50ms     float64            `json:"rtt_p50_ms"`
 	RTTP99ms     float64            `json:"rtt_p99_ms"`
 	Measurements []Measurement      `json:"measurements"`
-	Counters     probe.LinkCounters `json:"counters"` // emulator counters during the check
+	Bursts       []BurstTrain       `json:"bursts,omitempty"` // the UDP burst trains behind rate_* and queue_*
+	Counters     probe.LinkCounters `json:"counters"`         // emulator counters during the check
 	OK           bool               `json:"ok"`
 }
 
 // Failed lists the measurements out of tolerance.
-func (r *CheckReport) Failed() []Measurement {
+func (r *CheckReport) Failed() []Measurement { return failed(r.Measurements) }
+
+func failed(ms []Measurement) []Measurement {
 	var out []Measurement
-	for _, m := range r.Measurements {
+	for _, m := range ms {
 		if !m.Pass {
 			out = append(out, m)
 		}
@@ -85,7 +91,9 @@ func (r *CheckReport) Failed() []Measurement {
 }
 
 // Check is the short self-check stored with every probe: a handful of TCP
-// pings from the client to s1 (and, when full, a bulk transfer each way).
+// pings from the client to s1 and, on a rate-limited link, one UDP burst
+// train each way that measures the link rate and the droptail queue
+// (burst.go); when full, also a bulk TCP transfer each way.
 func (tb *Testbed) Check(ctx context.Context, full bool) (probe.LinkCheck, error) {
 	opt := CheckOptions{Pings: 5, SkipRate: true, SkipLoss: true, SkipDNS: true, OnlyS1: true}
 	if full {
@@ -97,14 +105,7 @@ func (tb *Testbed) Check(ctx context.Context, full bool) (probe.LinkCheck, error
 		lc.Problem = err.Error()
 		return lc, err
 	}
-	for _, m := range rep.Measurements {
-		switch m.Name {
-		case "down":
-			lc.DownMbps = m.Measured
-		case "up":
-			lc.UpMbps = m.Measured
-		}
-	}
+	fillLinkCheck(&lc, &rep)
 	lc.OK = rep.OK
 	var problems []string
 	for _, m := range rep.Failed() {
@@ -128,8 +129,26 @@ func (tb *Testbed) CheckLink(ctx context.Context, opt CheckOptions) (rep CheckRe
 		d, u := oneWayDelays(tb.cfg.Link)
 		rtt = d + u
 	}
-	if err := tb.checkRTT(ctx, opt, rtt, &rep); err != nil {
+	// One control connection to s1 carries the pings and the burst trains'
+	// questions, and stays open until the end: closing it would put its
+	// FIN exchange on the link while a train measures the queue.
+	ctl, err := tb.dialProbe(ctx, tb.servers[0])
+	if err != nil {
 		return rep, err
+	}
+	defer ctl.Close()
+	if err := tb.checkRTT(ctx, ctl, opt, rtt, &rep); err != nil {
+		return rep, err
+	}
+	if !opt.SkipBurst {
+		if err := tb.checkBursts(ctx, ctl, &rep); err != nil {
+			return rep, err
+		}
+	}
+	if !opt.OnlyS1 {
+		if err := tb.checkOtherRTTs(ctx, &rep); err != nil {
+			return rep, err
+		}
 	}
 	if !opt.SkipDNS && tb.cfg.DNS && tb.emu != nil {
 		if err := tb.checkDNS(ctx, rtt, &rep); err != nil {
@@ -150,10 +169,9 @@ func (tb *Testbed) CheckLink(ctx context.Context, opt CheckOptions) (rep CheckRe
 	return rep, nil
 }
 
-// checkRTT measures the RTT to s1 with TCP pings on one established
-// connection (the answer rides on data, so no delayed ACK is involved), and
-// a few pings to every other server, which show a miswired link.
-func (tb *Testbed) checkRTT(ctx context.Context, opt CheckOptions, rtt time.Duration, rep *CheckReport) error {
+// checkRTT measures the RTT to s1 with TCP pings on the established control
+// connection (the answer rides on data, so no delayed ACK is involved).
+func (tb *Testbed) checkRTT(ctx context.Context, ctl *probeConn, opt CheckOptions, rtt time.Duration, rep *CheckReport) error {
 	down, up := tb.dirs.down, tb.dirs.up
 	pings := opt.Pings
 	if pings <= 0 {
@@ -162,7 +180,7 @@ func (tb *Testbed) checkRTT(ctx context.Context, opt CheckOptions, rtt time.Dura
 			pings = min(max(int(3*time.Second/rtt), 10), 50)
 		}
 	}
-	samples, err := tb.tcpPings(ctx, tb.servers[0], pings)
+	samples, err := ctl.pings(pings)
 	if err != nil {
 		return err
 	}
@@ -183,9 +201,17 @@ func (tb *Testbed) checkRTT(ctx context.Context, opt CheckOptions, rtt time.Dura
 		m.High += ms(traceGap(down.Trace)) + ms(traceGap(up.Trace))
 	}
 	rep.Measurements = append(rep.Measurements, judge(m))
-	if opt.OnlyS1 {
-		return nil
+	return nil
+}
+
+// checkOtherRTTs pings every server but s1 a few times, which shows a
+// miswired link; each is judged as s1's RTT is.
+func (tb *Testbed) checkOtherRTTs(ctx context.Context, rep *CheckReport) error {
+	i := slices.IndexFunc(rep.Measurements, func(m Measurement) bool { return m.Name == "rtt" })
+	if i < 0 {
+		return errors.New("netem: check: no RTT measured to s1")
 	}
+	m := rep.Measurements[i]
 	for i, srv := range tb.servers[1:] {
 		samples, err := tb.tcpPings(ctx, srv, 5)
 		if err != nil {
@@ -334,15 +360,18 @@ func diffCounters(a, b probe.LinkCounters) probe.LinkCounters {
 //   SOURCE <ms>    -> data for <ms>, then close  (downlink goodput)
 //   SINK           -> reads until EOF, then "<bytes> <ns>" for the second half
 //   COUNT <id>     -> how many UDP probes of train <id> arrived
-// and a UDP echo on ProbePort whose datagrams start with an 8-byte train id.
+//   STAT <id> <want> -> what the service saw of burst train <id> (burst.go)
+// and a UDP echo on ProbePort whose datagrams start with an 8-byte train id;
+// the byte after the id marks burst trains, which are not echoed (burst.go).
 
 type probeService struct {
 	l  net.Listener
-	pc net.PacketConn
+	pc *net.UDPConn
 	wg sync.WaitGroup
 
 	mu     sync.Mutex
 	counts map[uint64]int
+	trains map[uint64]*trainRecord // burst trains, until STAT collects them
 }
 
 // probeAddr starts the measurement service on server s (once) and returns
@@ -369,7 +398,8 @@ func (tb *Testbed) probeAddr(s *Host) (string, error) {
 		l.Close()
 		return "", fmt.Errorf("netem: check service on %s: %w", s.Name, err)
 	}
-	ps := &probeService{l: l, pc: pc, counts: map[uint64]int{}}
+	ps := &probeService{l: l, pc: pc.(*net.UDPConn), counts: map[uint64]int{}, trains: map[uint64]*trainRecord{}}
+	prepareTrainSocket(ps.pc)
 	ps.wg.Add(2)
 	go ps.serveTCP()
 	go ps.serveUDP()
@@ -393,12 +423,16 @@ func (ps *probeService) close() error {
 func (ps *probeService) serveUDP() {
 	defer ps.wg.Done()
 	buf := make([]byte, 2048)
+	oob := make([]byte, 128)
 	for {
-		n, from, err := ps.pc.ReadFrom(buf)
+		n, from, at, err := readStamped(ps.pc, buf, oob)
 		if err != nil {
 			return
 		}
 		if n < 8 {
+			continue
+		}
+		if ps.burstPacket(buf[:n], from, at) {
 			continue
 		}
 		ps.mu.Lock()
@@ -467,6 +501,10 @@ func (ps *probeService) handle(c net.Conn) {
 			delete(ps.counts, id)
 			ps.mu.Unlock()
 			fmt.Fprintf(c, "%d\n", n)
+		case "STAT":
+			if err := ps.stat(c, arg); err != nil {
+				return
+			}
 		default:
 			return
 		}
@@ -514,7 +552,16 @@ func secondHalfRate(r io.Reader) (int64, time.Duration) {
 
 // ---- the client side ----
 
-func (tb *Testbed) tcpPings(ctx context.Context, s *Host, n int) ([]float64, error) {
+// probeConn is the client's TCP connection to a server's measurement
+// service. Cancelling the context it was dialled with closes it.
+type probeConn struct {
+	c    net.Conn
+	r    *bufio.Reader
+	addr string // the service's host:port (TCP and UDP)
+	stop func() bool
+}
+
+func (tb *Testbed) dialProbe(ctx context.Context, s *Host) (*probeConn, error) {
 	addr, err := tb.probeAddr(s)
 	if err != nil {
 		return nil, err
@@ -523,22 +570,51 @@ func (tb *Testbed) tcpPings(ctx context.Context, s *Host, n int) ([]float64, err
 	if err != nil {
 		return nil, fmt.Errorf("netem: check: connecting to %s: %w", s.Name, err)
 	}
-	defer c.Close()
-	stop := context.AfterFunc(ctx, func() { c.Close() })
-	defer stop()
-	r := bufio.NewReader(c)
+	return &probeConn{c: c, r: bufio.NewReader(c), addr: addr, stop: context.AfterFunc(ctx, func() { c.Close() })}, nil
+}
+
+func (pc *probeConn) Close() error {
+	pc.stop()
+	return pc.c.Close()
+}
+
+// ask writes one request and asks the kernel to acknowledge the answer at
+// once, so no delayed ACK leaves later, in the middle of a burst train.
+func (pc *probeConn) ask(req string) error {
+	if _, err := io.WriteString(pc.c, req); err != nil {
+		return err
+	}
+	if tc, ok := pc.c.(*net.TCPConn); ok {
+		if sc, err := tc.SyscallConn(); err == nil {
+			_ = sc.Control(func(fd uintptr) { _ = unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_QUICKACK, 1) })
+		}
+	}
+	return nil
+}
+
+// pings returns n round-trip times in milliseconds.
+func (pc *probeConn) pings(n int) ([]float64, error) {
 	var out []float64
 	for range n {
 		start := time.Now()
-		if _, err := io.WriteString(c, "PING\n"); err != nil {
+		if err := pc.ask("PING\n"); err != nil {
 			return nil, fmt.Errorf("netem: check: ping: %w", err)
 		}
-		if _, err := r.ReadString('\n'); err != nil {
+		if _, err := pc.r.ReadString('\n'); err != nil {
 			return nil, fmt.Errorf("netem: check: ping: %w", err)
 		}
 		out = append(out, ms(time.Since(start)))
 	}
 	return out, nil
+}
+
+func (tb *Testbed) tcpPings(ctx context.Context, s *Host, n int) ([]float64, error) {
+	pc, err := tb.dialProbe(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	defer pc.Close()
+	return pc.pings(n)
 }
 
 func (tb *Testbed) dnsLookupTime(ctx context.Context) (time.Duration, error) {

@@ -204,10 +204,22 @@ type LinkCounters struct {
 type LinkCheck struct {
 	RTTms           float64 `json:"rtt_ms"`
 	RTTConfiguredms float64 `json:"rtt_configured_ms"`
-	DownMbps        float64 `json:"down_mbps,omitempty"`
-	UpMbps          float64 `json:"up_mbps,omitempty"`
-	OK              bool    `json:"ok"`
-	Problem         string  `json:"problem,omitempty"`
+	// DownMbps and UpMbps are the link rate each way, from the dispersion
+	// of a UDP burst (IP bytes; comparable with the configured rate), or
+	// TCP goodput where no burst measured it; 0 = not measured (unlimited).
+	DownMbps float64 `json:"down_mbps,omitempty"`
+	UpMbps   float64 `json:"up_mbps,omitempty"`
+	// QueueDownPkts and QueueUpPkts are the droptail queue each way as a
+	// burst that overfilled it found it, in probe packets; 0 = not measured
+	// (unlimited queue, or too deep to fill cheaply).
+	QueueDownPkts int `json:"queue_down_pkts,omitempty"`
+	QueueUpPkts   int `json:"queue_up_pkts,omitempty"`
+	// Note says what the bursts found each way, configured values beside
+	// ("down 9.98 Mbit/s (configured 10), queue 30 pkts (configured 30):
+	// 31 of 47 delivered, 16 dropped at the queue; up ...").
+	Note    string `json:"note,omitempty"`
+	OK      bool   `json:"ok"`
+	Problem string `json:"problem,omitempty"`
 }
 
 // TLSHandshakes counts a load's handshakes. RoundTrips adds up the round

@@ -81,7 +81,14 @@ func (b *fakeBench) Load(ctx context.Context, proto string, run int) probe.Resul
 }
 
 func (b *fakeBench) Check(context.Context) probe.LinkCheck {
-	return probe.LinkCheck{RTTms: float64(b.c.Link.RTT.Milliseconds()), RTTConfiguredms: float64(b.c.Link.RTT.Milliseconds()), OK: true}
+	return fakeCheck(b.c)
+}
+
+// fakeCheck is a link check as a bench with a rate-limited link reports it.
+func fakeCheck(c probe.Condition) probe.LinkCheck {
+	return probe.LinkCheck{RTTms: float64(c.Link.RTT.Milliseconds()), RTTConfiguredms: float64(c.Link.RTT.Milliseconds()),
+		DownMbps: 9.99, UpMbps: 1.01, QueueDownPkts: 50, QueueUpPkts: 49, OK: true,
+		Note: "down 9.99 Mbit/s (configured 10), queue 50 pkts (configured 50): 51 of 61 delivered, 10 dropped at the queue"}
 }
 func (b *fakeBench) Manifest() *page.Manifest { return b.pg }
 func (b *fakeBench) Close() error {
@@ -185,8 +192,8 @@ func TestRunnerStoresEveryProbeInterleaved(t *testing.T) {
 		if r.PLTms != wantPLT || r.Run != p.Run || spec.HashCondition(r.Condition) != p.CondHash {
 			t.Errorf("probe %d stored under the wrong key: %+v", p.ID, p)
 		}
-		if string(r.HAR) != `{"log":{}}` || !p.Check.OK {
-			t.Errorf("probe %d lost its HAR or link check", p.ID)
+		if string(r.HAR) != `{"log":{}}` || p.Check != fakeCheck(r.Condition) {
+			t.Errorf("probe %d lost its HAR or link check: %+v", p.ID, p.Check)
 		}
 	}
 	if entries, _ := os.ReadDir(filepath.Join(dir, "work")); len(entries) != 0 {

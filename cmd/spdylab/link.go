@@ -17,7 +17,7 @@ import (
 func init() {
 	register(command{
 		name:    "link",
-		summary: "check an emulated link: measured RTT, goodput, loss and DNS beside the configured values",
+		summary: "check an emulated link: measured RTT, link rate and queue, goodput, loss and DNS beside the configured values",
 		run:     runLink,
 	})
 }
@@ -45,6 +45,8 @@ func runLinkCheck(args []string, stdout, stderr io.Writer) (status int) {
 		fmt.Fprintln(fs.Output(), "usage: spdylab link check [link flags] [--json]")
 		fmt.Fprintln(fs.Output(), "\nBuilds a testbed, measures the link from the client to s1 and prints each value")
 		fmt.Fprintln(fs.Output(), "beside what the configuration predicts; exits 1 if one is out of tolerance.")
+		fmt.Fprintln(fs.Output(), "rate_* and queue_* come from one UDP burst each way (what `spdylab load` and")
+		fmt.Fprintln(fs.Output(), "every stored probe check); down and up are TCP goodput.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

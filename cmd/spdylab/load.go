@@ -249,13 +249,22 @@ func introduceBench(ctx context.Context, bench *harness.Bench, req loadRequest, 
 	}
 	lc := bench.Check(ctx)
 	if !req.asJSON || !lc.OK {
-		status := "ok"
-		if !lc.OK {
-			status = "PROBLEM: " + lc.Problem
-		}
-		fmt.Fprintf(stderr, "link check: rtt %.1f ms (configured %.1f ms): %s\n", lc.RTTms, lc.RTTConfiguredms, status)
+		fmt.Fprintln(stderr, linkCheckLine(lc))
 	}
 	return &lc
+}
+
+// linkCheckLine is the "link check:" line: the RTT, what the burst trains
+// found each way (rate, queue, drops), and the verdict.
+func linkCheckLine(lc probe.LinkCheck) string {
+	line := fmt.Sprintf("link check: rtt %.1f ms (configured %.1f ms)", lc.RTTms, lc.RTTConfiguredms)
+	if lc.Note != "" {
+		line += "; " + lc.Note
+	}
+	if !lc.OK {
+		return line + ": PROBLEM: " + lc.Problem
+	}
+	return line + ": ok"
 }
 
 // loadAll loads the page req.runs times per protocol, protocols

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/browser"
+	"github.com/spdylab/spdylab/probe"
 )
 
 // spdylabBinary builds the command into the test's temporary directory.
@@ -317,5 +318,22 @@ func TestLoadCommandTables(t *testing.T) {
 	}
 	if n := strings.Count(errb.String(), "run "); n != 3 {
 		t.Errorf("%d progress lines on stderr, want 3:\n%s", n, errb.String())
+	}
+}
+
+func TestLinkCheckLine(t *testing.T) {
+	lc := probe.LinkCheck{RTTms: 20.61, RTTConfiguredms: 20, DownMbps: 9.998, QueueDownPkts: 30, OK: true,
+		Note: "down 9.998 Mbit/s (configured 10), queue 30 pkts (configured 30): 31 of 41 delivered, 10 dropped at the queue"}
+	want := "link check: rtt 20.6 ms (configured 20.0 ms); down 9.998 Mbit/s (configured 10), queue 30 pkts (configured 30): " +
+		"31 of 41 delivered, 10 dropped at the queue: ok"
+	if got := linkCheckLine(lc); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	lc.OK, lc.Problem = false, "queue_down 45pkts outside 27..33"
+	if got := linkCheckLine(lc); !strings.HasSuffix(got, "10 dropped at the queue: PROBLEM: queue_down 45pkts outside 27..33") {
+		t.Errorf("failed check: %q", got)
+	}
+	if got := linkCheckLine(probe.LinkCheck{RTTms: 4, RTTConfiguredms: 4, OK: true}); got != "link check: rtt 4.0 ms (configured 4.0 ms): ok" {
+		t.Errorf("RTT-only check: %q", got)
 	}
 }
