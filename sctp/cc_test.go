@@ -73,3 +73,23 @@ func TestEachCongestionControlTransfers(t *testing.T) {
 		}
 	}
 }
+
+func TestStackTuningReadsBackAndRestores(t *testing.T) {
+	old := Tuning()
+	t.Logf("usrsctp defaults: %+v", old)
+	t.Cleanup(func() {
+		if err := SetTuning(old); err != nil {
+			t.Error(err)
+		}
+	})
+	want := StackTuning{InitialCwnd: 10, CwndBasedMaxBurst: !old.CwndBasedMaxBurst}
+	if err := SetTuning(want); err != nil {
+		t.Fatal(err)
+	}
+	if got := Tuning(); got != want {
+		t.Errorf("read back %+v, want %+v", got, want)
+	}
+	if err := SetTuning(StackTuning{InitialCwnd: -1}); err == nil {
+		t.Error("negative InitialCwnd accepted")
+	}
+}
