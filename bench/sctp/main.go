@@ -44,7 +44,7 @@ const port = 80
 // matrix is the SCTP settings the goodput table compares.
 type matrix struct {
 	ccs       []string
-	bufBDPs   []float64 // send and receive buffers in BDPs (at least minBuffer)
+	bufBDPs   []float64 // send and receive buffers in BDPs (at least minBuffer); bdpPlusQueue = BDP + queue
 	maxBursts []int     // sctp.Config.MaxBurst values
 	study     bool      // include the study's row (64 KB buffers)
 }
@@ -56,7 +56,7 @@ func main() {
 	reps := flag.Int("reps", 3, "repetitions (medians reported)")
 	only := flag.String("only", "goodput,setup", "scenarios")
 	ccs := flag.String("cc", "rfc2581", "SCTP congestion control modules: "+strings.Join(sctp.CongestionControls, ","))
-	bufs := flag.String("bufbdp", "2,4", "SCTP send/receive buffers as multiples of the BDP")
+	bufs := flag.String("bufbdp", "2,4", "SCTP send/receive buffers as multiples of the BDP, or q for BDP + the queue's bytes")
 	bursts := flag.String("maxburst", "unlimited,4", "SCTP max burst values (unlimited or packets)")
 	study := flag.Bool("study", true, "include the study's SCTP settings (64 KB buffers, unlimited max burst)")
 	initCwnd := flag.Int("initcwnd", -1, "usrsctp's initial cwnd in packets for every SCTP row (process-wide sysctl; -1 = keep the stack's 3)")
@@ -104,6 +104,10 @@ func parseMatrix(ccs, bufs, bursts string) (matrix, error) {
 		}
 	}
 	for _, b := range strings.Split(bufs, ",") {
+		if b == "q" {
+			m.bufBDPs = append(m.bufBDPs, bdpPlusQueue)
+			continue
+		}
 		f, err := strconv.ParseFloat(b, 64)
 		if err != nil || f <= 0 {
 			return m, fmt.Errorf("-bufbdp %q: want a positive number", b)
@@ -148,12 +152,16 @@ func burstName(n int) string {
 	return strconv.Itoa(n)
 }
 
+// bdpPlusQueue in matrix.bufBDPs sizes the buffers to the BDP plus the
+// link's queue (full packets): the most the path holds without a drop.
+const bdpPlusQueue = -1
+
 // minBuffer keeps a row's buffers above the server's 16 KB SPDY frames
 // (one message each) with room to spare.
 const minBuffer = 24 << 10
 
 // goodputTransports is TCP, the study's SCTP and the matrix's rows.
-func goodputTransports(m matrix, bdp int) []transport {
+func goodputTransports(m matrix, bdp, queue int) []transport {
 	trs := []transport{{name: "TCP (plain SPDY)"}}
 	if m.study {
 		trs = append(trs, transport{name: "SCTP, 64 KB buffers (study)", sctp: sctpConfig(64<<10, true)})
@@ -161,10 +169,13 @@ func goodputTransports(m matrix, bdp int) []transport {
 	for _, cc := range m.ccs {
 		for _, b := range m.bufBDPs {
 			for _, mb := range m.maxBursts {
-				buf := max(int(b*float64(bdp)), minBuffer)
+				buf, size := max(int(b*float64(bdp)), minBuffer), fmt.Sprintf("%g BDP", b)
+				if b == bdpPlusQueue {
+					buf, size = max(bdp+queue*1500, minBuffer), "BDP + queue"
+				}
 				c := sctpConfig(buf, true)
 				c.CongestionControl, c.MaxBurst = cc, mb
-				trs = append(trs, transport{name: fmt.Sprintf("SCTP %s, %g BDP (%d KB), max burst %s", cc, b, buf>>10, burstName(mb)), sctp: c})
+				trs = append(trs, transport{name: fmt.Sprintf("SCTP %s, %s (%d KB), max burst %s", cc, size, buf>>10, burstName(mb)), sctp: c})
 			}
 		}
 	}
@@ -184,7 +195,7 @@ func runRate(bps int64, rtt time.Duration, seconds float64, reps int, only strin
 		return err
 	}
 	defer tb.Close()
-	gp, setup := goodputTransports(m, bdp), setupTransports()
+	gp, setup := goodputTransports(m, bdp, queue), setupTransports()
 	stop, err := startServers(tb, append(gp, setup...))
 	if err != nil {
 		return err
