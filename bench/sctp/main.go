@@ -196,7 +196,7 @@ func runRate(bps int64, rtt time.Duration, seconds float64, reps int, only strin
 	}
 	defer tb.Close()
 	gp, setup := goodputTransports(m, bdp, queue), setupTransports()
-	stop, err := startServers(tb, append(gp, setup...))
+	stop, err := startServers(tb, gp, setup)
 	if err != nil {
 		return err
 	}
@@ -286,8 +286,8 @@ var lastServed atomic.Pointer[sctp.Assoc]
 
 // startServers serves plain SPDY on TCP port 80 of s1 and SPDY over SCTP
 // (control stream) for each SCTP transport on a UDP port of its own, with
-// the transport's Config (setting trs[i].port).
-func startServers(tb *netem.Testbed, trs []transport) (stop func(), err error) {
+// the transport's Config (setting its port in the caller's slices).
+func startServers(tb *netem.Testbed, groups ...[]transport) (stop func(), err error) {
 	s1 := tb.Servers()[0]
 	srv := &spdy.Server{Handler: handler()}
 	tl, err := s1.Listen("tcp", s1.HostPort(port))
@@ -311,23 +311,26 @@ func startServers(tb *netem.Testbed, trs []transport) (stop func(), err error) {
 			go srv.ServeConn(ctx, c)
 		}
 	}()
-	for i := range trs {
-		if trs[i].sctp == nil {
-			continue
+	next := 8000
+	for _, trs := range groups {
+		for i := range trs {
+			if trs[i].sctp == nil {
+				continue
+			}
+			trs[i].port, next = next, next+1
+			pc, err := s1.ListenPacket("udp4", s1.HostPort(trs[i].port))
+			if err != nil {
+				stop()
+				return nil, err
+			}
+			sl, err := sctp.Listen(pc, *trs[i].sctp)
+			if err != nil {
+				stop()
+				return nil, err
+			}
+			closers = append(closers, sl.Close)
+			go acceptSCTP(ctx, srv, sl)
 		}
-		trs[i].port = 8000 + i
-		pc, err := s1.ListenPacket("udp4", s1.HostPort(trs[i].port))
-		if err != nil {
-			stop()
-			return nil, err
-		}
-		sl, err := sctp.Listen(pc, *trs[i].sctp)
-		if err != nil {
-			stop()
-			return nil, err
-		}
-		closers = append(closers, sl.Close)
-		go acceptSCTP(ctx, srv, sl)
 	}
 	return stop, nil
 }
