@@ -29,15 +29,16 @@ import (
 func SCTPTransport(k probe.SCTP) (sctp.Config, spdy.SCTPOptions) {
 	k = k.WithDefaults()
 	cfg := sctp.Config{
-		RTOMin:           k.RTOMin,
-		RTOInitial:       k.RTOInitial,
-		SendBuffer:       k.Buffer,
-		ReceiveBuffer:    k.Buffer,
-		MaxBurst:         sctp.MaxBurstUnlimited, // the study's "very large" max burst
-		SACKEveryPacket:  true,                   // the study turned delayed SACK off
-		OutboundStreams:  k.Streams,
-		InboundStreams:   k.Streams,
-		BundleCookieEcho: !k.NoBundleCookie,
+		RTOMin:            k.RTOMin,
+		RTOInitial:        k.RTOInitial,
+		SendBuffer:        k.Buffer,
+		ReceiveBuffer:     k.Buffer,
+		MaxBurst:          sctp.MaxBurstUnlimited, // the study's "very large" max burst
+		SACKEveryPacket:   true,                   // the study turned delayed SACK off
+		OutboundStreams:   k.Streams,
+		InboundStreams:    k.Streams,
+		BundleCookieEcho:  !k.NoBundleCookie,
+		CongestionControl: k.CongestionControl,
 	}
 	return cfg, spdy.SCTPOptions{ControlStream: !k.NoControlStream}
 }

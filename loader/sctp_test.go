@@ -4,10 +4,12 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/sctp"
 	"github.com/spdylab/spdylab/server"
 )
 
@@ -23,7 +25,7 @@ func TestLoadOverSCTPOnLoopback(t *testing.T) {
 	}
 	addr := pc.LocalAddr().String()
 	pc.Close() // ListenAndServeSCTP reopens the port
-	for _, knobs := range []probe.SCTP{{}, {NoControlStream: true, NoBundleCookie: true, Streams: 3}} {
+	for _, knobs := range []probe.SCTP{{}, {NoControlStream: true, NoBundleCookie: true, Streams: 3, CongestionControl: "htcp"}} {
 		srv, err := server.New(server.Config{Root: st.dir, PlainSPDY: probe.ProtoSPDY31})
 		if err != nil {
 			t.Fatal(err)
@@ -71,5 +73,21 @@ func TestSCTPRefusesTLS(t *testing.T) {
 	_, err := Load(context.Background(), plainTarget(st, "127.0.0.1:1"), Options{Proto: probe.ProtoSPDY31SCTP, TLSVersion: "1.3"})
 	if err == nil || !strings.Contains(err.Error(), "without TLS") {
 		t.Errorf("spdy/3.1+sctp over TLS 1.3: %v", err)
+	}
+}
+
+// TestSCTPCongestionControlsMatchTheStack: probe's list (standard library
+// only) names the sctp package's modules, and each maps through.
+func TestSCTPCongestionControlsMatchTheStack(t *testing.T) {
+	if !slices.Equal(probe.SCTPCongestionControls, sctp.CongestionControls) {
+		t.Fatalf("probe lists %v, sctp %v", probe.SCTPCongestionControls, sctp.CongestionControls)
+	}
+	for _, cc := range probe.SCTPCongestionControls {
+		if cfg, _ := SCTPTransport(probe.SCTP{CongestionControl: cc}); cfg.CongestionControl != cc {
+			t.Errorf("%s mapped to %q", cc, cfg.CongestionControl)
+		}
+	}
+	if cfg, _ := SCTPTransport(probe.SCTP{}); cfg.CongestionControl != probe.DefaultSCTPCongestionControl {
+		t.Errorf("default maps to %q", cfg.CongestionControl)
 	}
 }

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -21,7 +22,15 @@ type SCTP struct {
 	RTOMin         time.Duration `json:"rto_min_ns,omitempty"`     // RTO.Min
 	RTOInitial     time.Duration `json:"rto_initial_ns,omitempty"` // RTO.Initial
 	Buffer         int           `json:"buffer,omitempty"`         // send and receive buffer, bytes
+	// CongestionControl is the congestion control module of both ends
+	// (SCTPCongestionControls; "" = DefaultSCTPCongestionControl).
+	CongestionControl string `json:"cc,omitempty"`
 }
+
+// SCTPCongestionControls are usrsctp's congestion control modules
+// (sctp.CongestionControls): RFC 4960's (the stack's default), HighSpeed
+// TCP, H-TCP and RTCC.
+var SCTPCongestionControls = []string{"rfc2581", "hstcp", "htcp", "rtcc"}
 
 // The lab's SCTP defaults: the study's RTO.Min of 200 ms (TCP's minimum
 // RTO on Linux) and 64 KB buffers; RTO.Initial 1 s as TCP's (RFC 6298), so
@@ -32,6 +41,8 @@ const (
 	DefaultSCTPRTOMin     = 200 * time.Millisecond
 	DefaultSCTPRTOInitial = time.Second
 	DefaultSCTPBuffer     = 64 << 10
+	// DefaultSCTPCongestionControl is usrsctp's default, the study's.
+	DefaultSCTPCongestionControl = "rfc2581"
 )
 
 // WithDefaults returns s with every zero field set to the lab default.
@@ -47,6 +58,9 @@ func (s SCTP) WithDefaults() SCTP {
 	}
 	if s.Buffer == 0 {
 		s.Buffer = DefaultSCTPBuffer
+	}
+	if s.CongestionControl == "" {
+		s.CongestionControl = DefaultSCTPCongestionControl
 	}
 	return s
 }
@@ -65,6 +79,9 @@ func (s SCTP) Compact() SCTP {
 	}
 	if s.Buffer == d.Buffer {
 		s.Buffer = 0
+	}
+	if s.CongestionControl == d.CongestionControl {
+		s.CongestionControl = ""
 	}
 	return s
 }
@@ -95,6 +112,9 @@ func (s SCTP) check() error {
 	}
 	if s.Buffer != 0 && (s.Buffer < MinSCTPBuffer || s.Buffer > MaxSCTPBuffer) {
 		return fmt.Errorf("sctp buffer %d bytes out of range %d..%d", s.Buffer, MinSCTPBuffer, MaxSCTPBuffer)
+	}
+	if s.CongestionControl != "" && !slices.Contains(SCTPCongestionControls, s.CongestionControl) {
+		return fmt.Errorf("sctp congestion control %q unknown (want %s)", s.CongestionControl, OneOf(SCTPCongestionControls))
 	}
 	return nil
 }

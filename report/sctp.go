@@ -64,6 +64,9 @@ func sctpVariant(k probe.SCTP) string {
 	if k.Buffer != 0 {
 		parts = append(parts, fmt.Sprintf("%.0f KiB buffers", float64(k.Buffer)/1024))
 	}
+	if k.CongestionControl != "" {
+		parts = append(parts, k.CongestionControl+" congestion control")
+	}
 	return strings.Join(parts, ", ")
 }
 

@@ -18,6 +18,7 @@ type Applied struct {
 	NoDelay                    bool
 	OutboundStreams            int
 	InboundStreams             int
+	CongestionControl          string // the association's module (CongestionControls), e.g. "rfc2581"
 }
 
 // Applied reads the association's settings back from the stack.
@@ -35,16 +36,17 @@ func (a *Assoc) Applied() (Applied, error) {
 	}
 	out, in := a.Streams()
 	return Applied{
-		RTOInitial:      time.Duration(o.rto_initial_ms) * time.Millisecond,
-		RTOMin:          time.Duration(o.rto_min_ms) * time.Millisecond,
-		RTOMax:          time.Duration(o.rto_max_ms) * time.Millisecond,
-		SendBuffer:      int(o.sndbuf),
-		ReceiveBuffer:   int(o.rcvbuf),
-		MaxBurst:        int(o.max_burst),
-		SACKDelay:       time.Duration(o.sack_delay_ms) * time.Millisecond,
-		SACKFrequency:   int(o.sack_freq),
-		NoDelay:         o.nodelay != 0,
-		OutboundStreams: out,
-		InboundStreams:  in,
+		RTOInitial:        time.Duration(o.rto_initial_ms) * time.Millisecond,
+		RTOMin:            time.Duration(o.rto_min_ms) * time.Millisecond,
+		RTOMax:            time.Duration(o.rto_max_ms) * time.Millisecond,
+		SendBuffer:        int(o.sndbuf),
+		ReceiveBuffer:     int(o.rcvbuf),
+		MaxBurst:          int(o.max_burst),
+		SACKDelay:         time.Duration(o.sack_delay_ms) * time.Millisecond,
+		SACKFrequency:     int(o.sack_freq),
+		NoDelay:           o.nodelay != 0,
+		OutboundStreams:   out,
+		InboundStreams:    in,
+		CongestionControl: ccName(int(o.cc)),
 	}, nil
 }

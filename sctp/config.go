@@ -34,6 +34,46 @@ type Config struct {
 	// sent, which reproduces Linux lksctp's extra round trip per
 	// association.
 	BundleCookieEcho bool
+	// CongestionControl picks usrsctp's congestion control module
+	// (SCTP_PLUGGABLE_CC) for the associations this end sends on: "" or
+	// CCRFC2581 = the stack's default (RFC 4960 section 7: slow start and
+	// AIMD as TCP NewReno, no HyStart), CCHSTCP (HighSpeed TCP, RFC 3649),
+	// CCHTCP (H-TCP) or CCRTCC (RFC 2581 plus usrsctp's RTT-based
+	// adjustments). Only the sender's choice matters for its data.
+	CongestionControl string
+}
+
+// Congestion control modules (Config.CongestionControl).
+const (
+	CCRFC2581 = "rfc2581"
+	CCHSTCP   = "hstcp"
+	CCHTCP    = "htcp"
+	CCRTCC    = "rtcc"
+)
+
+// CongestionControls lists the modules Config.CongestionControl accepts, in
+// usrsctp's numbering (SCTP_CC_RFC2581 = 0 ... SCTP_CC_RTCC = 3).
+var CongestionControls = []string{CCRFC2581, CCHSTCP, CCHTCP, CCRTCC}
+
+// ccModule is the SCTP_CC_* value of name; -1 for "" (keep the default).
+func ccModule(name string) (int, error) {
+	if name == "" {
+		return -1, nil
+	}
+	for i, n := range CongestionControls {
+		if n == name {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("sctp: Config.CongestionControl %q unknown (want \"\" = %s, or one of %v)", name, CCRFC2581, CongestionControls)
+}
+
+// ccName is the name of an SCTP_CC_* value read back from the stack.
+func ccName(v int) string {
+	if v >= 0 && v < len(CongestionControls) {
+		return CongestionControls[v]
+	}
+	return fmt.Sprintf("module %d", v)
 }
 
 // MaxBurstUnlimited as Config.MaxBurst removes the burst limit.
@@ -68,6 +108,9 @@ func (c Config) validate() error {
 	}
 	if c.PacketSize != 0 && (c.PacketSize < 576 || c.PacketSize > 65507) {
 		return fmt.Errorf("sctp: Config.PacketSize %d out of range (0 = %d, else 576..65507)", c.PacketSize, DefaultPacketSize)
+	}
+	if _, err := ccModule(c.CongestionControl); err != nil {
+		return err
 	}
 	return nil
 }

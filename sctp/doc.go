@@ -11,7 +11,10 @@
 // delayed SACK (SCTP_DELAYED_SACK, frequency 1 = off), stream counts
 // (SCTP_INITMSG), and it bundles DATA with COOKIE-ECHO (pion v1.11.3 hard
 // codes RTO.Min/Initial, offers 65535 streams, and has no delayed-SACK or
-// max-burst setting).
+// max-burst setting). Beyond the study's knobs: the congestion control
+// module (Config.CongestionControl, SCTP_PLUGGABLE_CC, which usrsctp.h
+// leaves out) and, process-wide, the initial cwnd and cwnd-based max burst
+// sysctls (StackTuning).
 //
 // How it is wired: usrsctp runs without threads of its own
 // (usrsctp_init_nothreads) and with the AF_CONN address family, so it never

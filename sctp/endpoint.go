@@ -40,6 +40,8 @@ func (c Config) shimOpts() C.struct_shim_opts {
 		nodelay:        1, // SPDY frames must leave at once (no Nagle)
 		mtu:            C.uint32_t(orDefault(c.PacketSize, DefaultPacketSize) - usrsctpUncountedHeader),
 	}
+	cc, _ := ccModule(c.CongestionControl) // validated: -1 = keep the default
+	o.cc = C.int(cc)
 	switch {
 	case c.MaxBurst == MaxBurstUnlimited:
 		o.max_burst = 0

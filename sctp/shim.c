@@ -6,6 +6,12 @@
 #include <sys/socket.h>
 #include <usrsctp.h>
 
+// usrsctp 0.9.5 implements SCTP_PLUGGABLE_CC (netinet/sctp.h) but leaves it
+// out of the installed usrsctp.h, which does define the SCTP_CC_* values.
+#ifndef SCTP_PLUGGABLE_CC
+#define SCTP_PLUGGABLE_CC 0x00001202
+#endif
+
 // Implemented in Go (stack.go).
 extern int goConnOutput(uintptr_t peer, void *buf, size_t len);
 extern void goUpcall(uintptr_t handle);
@@ -95,6 +101,16 @@ int shim_configure(struct socket *so, const struct shim_opts *o) {
 		pp.spp_flags = SPP_PMTUD_DISABLE;
 		pp.spp_pathmtu = o->mtu;
 		if (setopt(so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof pp) < 0) return -1;
+	}
+	if (o->cc >= 0) {
+		// On the endpoint (SCTP_FUTURE_ASSOC): an association copies the
+		// module when it is created, the dialled one at connect and the
+		// accepted ones from their listener.
+		struct sctp_assoc_value av;
+		memset(&av, 0, sizeof av);
+		av.assoc_id = SCTP_FUTURE_ASSOC;
+		av.assoc_value = (uint32_t)o->cc;
+		if (setopt(so, IPPROTO_SCTP, SCTP_PLUGGABLE_CC, &av, sizeof av) < 0) return -1;
 	}
 	int on = 1;
 	if (setopt(so, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof on) < 0) return -1;
@@ -218,5 +234,10 @@ int shim_readback(struct socket *so, struct shim_opts *o) {
 	if (getopt_(so, IPPROTO_SCTP, SCTP_MAX_BURST, &av, sizeof av) < 0) return -1;
 	o->max_burst = (int)av.assoc_value;
 	if (getopt_(so, IPPROTO_SCTP, SCTP_NODELAY, &o->nodelay, sizeof(int)) < 0) return -1;
+	// The association's own module (SCTP_FUTURE_ASSOC would give the
+	// endpoint's default on a one-to-one socket with no association).
+	memset(&av, 0, sizeof av);
+	if (getopt_(so, IPPROTO_SCTP, SCTP_PLUGGABLE_CC, &av, sizeof av) < 0) return -1;
+	o->cc = (int)av.assoc_value;
 	return 0;
 }

@@ -18,6 +18,7 @@ struct shim_opts {
 	uint16_t ostreams, istreams;
 	int nodelay;
 	uint32_t mtu;                                    // SCTP packet size limit; 0 = keep
+	int cc;                                          // SCTP_CC_* module; -1 = keep
 };
 
 void shim_init(void);

@@ -62,6 +62,7 @@ var factors = []factor{
 	{name: "sctp_rto_min", kind: "string", canon: canonSCTPRTO, def: probe.DefaultSCTPRTOMin.String(), help: "SCTP RTO.Min, e.g. 200ms"},
 	{name: "sctp_rto_initial", kind: "string", canon: canonSCTPRTO, def: probe.DefaultSCTPRTOInitial.String(), help: "SCTP RTO.Initial, e.g. 1s"},
 	{name: "sctp_buffer", kind: "string", canon: canonSCTPBuffer, def: formatSize(probe.DefaultSCTPBuffer), help: "SCTP send and receive buffer, e.g. 64KiB"},
+	{name: "sctp_cc", kind: "string", canon: oneOf(probe.SCTPCongestionControls...), def: probe.DefaultSCTPCongestionControl, help: "SCTP congestion control (usrsctp module): " + probe.OneOf(probe.SCTPCongestionControls)},
 }
 
 func factorByName(name string) (*factor, bool) {

@@ -21,12 +21,13 @@ func sctpKnobs(v map[string]string) probe.SCTP {
 	rtoInit, _ := time.ParseDuration(v["sctp_rto_initial"])
 	buf, _ := parseSize(v["sctp_buffer"])
 	return probe.SCTP{
-		NoControlStream: v["sctp_control_stream"] == "false",
-		NoBundleCookie:  v["sctp_bundle_cookie"] == "false",
-		Streams:         streams,
-		RTOMin:          rtoMin,
-		RTOInitial:      rtoInit,
-		Buffer:          buf,
+		NoControlStream:   v["sctp_control_stream"] == "false",
+		NoBundleCookie:    v["sctp_bundle_cookie"] == "false",
+		Streams:           streams,
+		RTOMin:            rtoMin,
+		RTOInitial:        rtoInit,
+		Buffer:            buf,
+		CongestionControl: v["sctp_cc"],
 	}.Compact()
 }
 

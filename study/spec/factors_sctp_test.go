@@ -25,6 +25,7 @@ sctp_streams = 4
 sctp_rto_min = "300ms"
 sctp_rto_initial = "1s"
 sctp_buffer = ["64kb", "128KiB"]
+sctp_cc = "htcp"
 [baseline]
 protocol = "spdy/3.1+sctp"
 `), "")
@@ -39,6 +40,9 @@ protocol = "spdy/3.1+sctp"
 		k := c.SCTP
 		if !k.NoBundleCookie || k.Streams != 4 || k.RTOMin != 300*time.Millisecond || k.RTOInitial != 0 {
 			t.Errorf("knobs %+v (want no bundling, 4 streams, RTO.min 300ms, RTO.initial default as 0)", k)
+		}
+		if k.CongestionControl != "htcp" {
+			t.Errorf("congestion control %q, want htcp", k.CongestionControl)
 		}
 		if k.NoControlStream {
 			off++
@@ -74,6 +78,7 @@ func TestSCTPFactorErrors(t *testing.T) {
 		{`sctp_buffer = "1kb"`, "between 4KiB"},
 		{`sctp_buffer = "lots"`, "not a size"},
 		{`sctp_control_stream = "yes"`, "sctp_control_stream"},
+		{`sctp_cc = "cubic"`, "sctp_cc"},
 	} {
 		_, err := Parse([]byte("name = \"x\"\nruns = 1\n[factors]\npage = \"pageA\"\nprotocol = \"spdy/3.1+sctp\"\ntls = \"none\"\n"+c.line+"\n[baseline]\nprotocol = \"spdy/3.1+sctp\"\n"), "")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
