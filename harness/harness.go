@@ -384,11 +384,6 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host) (*server.Server, e
 		Push:    push,
 		PushMap: b.m.PushMap(),
 		CC:      c.TCP.CC,
-		// The one client opens up to 6 connections per host name (https):
-		// a namespace serving many names of a replay needs caps above the
-		// defaults, which guard a server against one hostile client.
-		MaxConns:          max(server.DefaultMaxConns, 8*len(sites)),
-		MaxConnsPerClient: max(server.DefaultMaxConnsPerClient, 8*len(sites)),
 	}
 	if plaintext(c) {
 		cfg.PlainSPDY = probe.ProtoSPDY31 // see sctp.go

@@ -162,3 +162,24 @@ func TestLimitFlagsReachTheConfig(t *testing.T) {
 		t.Fatalf("h2/HTTP/1.1 limits not set: MaxHeaderBytes %d IdleTimeout %v", s.httpSrv.MaxHeaderBytes, s.httpSrv.IdleTimeout)
 	}
 }
+
+// A site naming many hosts (a replayed page) raises the default caps so a
+// browser's 6 connections per host name never meet them; set caps stand.
+func TestConnectionCapsFollowTheSite(t *testing.T) {
+	for _, c := range []struct {
+		cfg              Config
+		hosts            int
+		total, perClient int
+	}{
+		{Config{}, 0, DefaultMaxConns, DefaultMaxConnsPerClient},
+		{Config{}, 8, DefaultMaxConns, DefaultMaxConnsPerClient},
+		{Config{}, 230, 1840, 1840},
+		{Config{MaxConns: 100}, 230, 100, 100},
+		{Config{MaxConnsPerClient: 10}, 230, 1840, 10},
+	} {
+		total, per := connCaps(&c.cfg, c.hosts)
+		if total != c.total || per != c.perClient {
+			t.Errorf("%+v with %d hosts: caps %d, %d per client; want %d, %d", c.cfg, c.hosts, total, per, c.total, c.perClient)
+		}
+	}
+}

@@ -29,6 +29,7 @@ func (s *Server) loadManifest() error {
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
+	s.siteHosts = len(m.Hosts)
 	s.meta = make(map[string]resourceMeta, len(m.Resources))
 	for id, r := range m.Resources {
 		if r.File == "" {

@@ -101,12 +101,14 @@ type Config struct {
 	NotSentLowat int
 	// HandshakeTimeout bounds the TLS handshake; 0 = 10 s.
 	HandshakeTimeout time.Duration
-	// MaxConns caps the connections served at once; 0 = DefaultMaxConns.
+	// MaxConns caps the connections served at once; 0 = DefaultMaxConns,
+	// or 8 per host name of the site's manifest when that is more.
 	// SPDY.IdleTimeout (0 = DefaultIdleTimeout) also bounds idle h2 and
 	// HTTP/1.1 connections (limits.go).
 	MaxConns int
 	// MaxConnsPerClient caps the connections from one client address;
-	// 0 = min(DefaultMaxConnsPerClient, MaxConns).
+	// 0 = DefaultMaxConnsPerClient, or 8 per host name of the site's
+	// manifest when that is more (never above MaxConns).
 	MaxConnsPerClient int
 	Log               *log.Logger // access and connection log; nil = silent
 }
@@ -125,6 +127,7 @@ type Server struct {
 	bytesCache bytesCache
 	h3         h3Servers
 	gate       connGate
+	siteHosts  int        // host names in the site's manifest (0 without one): sizes the connection caps
 	sctp       sctpServed // SPDY over SCTP (sctp.go)
 	tcpInfo    tcpInfoLog // TCP_INFO of accepted connections (tcpinfo.go)
 
@@ -145,7 +148,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, listeners: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}, gate: connGate{max: cfg.MaxConns, perClient: cfg.MaxConnsPerClient}}
+	s := &Server{cfg: cfg, listeners: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}}
 	var err error
 	if s.root, err = openRoot(cfg.Root); err != nil {
 		return nil, err
@@ -154,6 +157,7 @@ func New(cfg Config) (*Server, error) {
 		s.closeRoot()
 		return nil, err
 	}
+	s.gate.max, s.gate.perClient = connCaps(&s.cfg, s.siteHosts)
 	if cfg.PushMap != nil {
 		s.pushMap = cfg.PushMap
 	}
