@@ -672,14 +672,16 @@ func readStamped(c *net.UDPConn, buf, oob []byte) (int, *net.UDPAddr, stamp, err
 	if err != nil {
 		return 0, nil, stamp{}, err
 	}
-	if ns := rxTimestamp(oob[:oobn]); ns != 0 {
+	if ns := ReceiveTimestamp(oob[:oobn]); ns != 0 {
 		return n, from, stamp{time.Unix(0, ns), true}, nil
 	}
 	return n, from, stamp{time.Now(), false}, nil
 }
 
-// rxTimestamp extracts an SCM_TIMESTAMPNS time (ns since the epoch), 0 if none.
-func rxTimestamp(oob []byte) int64 {
+// ReceiveTimestamp extracts the kernel's receive time (SCM_TIMESTAMPNS, ns
+// since the epoch) from a datagram's control messages, 0 if none: the link
+// check's bursts and bench/link's pings both read it.
+func ReceiveTimestamp(oob []byte) int64 {
 	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil {
 		return 0

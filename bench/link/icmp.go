@@ -11,6 +11,8 @@ import (
 	"golang.org/x/net/icmp"
 	"golang.org/x/net/ipv4"
 	"golang.org/x/sys/unix"
+
+	"github.com/spdylab/spdylab/netem"
 )
 
 // icmpPing sends count ICMP echo requests from a namespace (inNS runs a
@@ -72,7 +74,7 @@ func icmpPing(inNS func(func() error) error, dst netip.Addr, count int, interval
 			if seq >= count {
 				continue
 			}
-			rx := rxTimestamp(oob[:oobn])
+			rx := netem.ReceiveTimestamp(oob[:oobn])
 			if rx == 0 {
 				rx = time.Now().UnixNano()
 			}
@@ -109,18 +111,3 @@ func icmpPing(inNS func(func() error) error, dst netip.Addr, count int, interval
 	return out, nil
 }
 
-// rxTimestamp extracts the SCM_TIMESTAMPNS time (ns since the epoch).
-func rxTimestamp(oob []byte) int64 {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return 0
-	}
-	for _, m := range msgs {
-		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= 16 {
-			sec := int64(binary.NativeEndian.Uint64(m.Data[0:8]))
-			nsec := int64(binary.NativeEndian.Uint64(m.Data[8:16]))
-			return sec*1e9 + nsec
-		}
-	}
-	return 0
-}
