@@ -173,3 +173,35 @@ func TestPageTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestChildTargetsFeedTheNetworkOnly: once the page's session is known, an
+// iframe's session (attached below it) adds its requests but neither its
+// own load event nor its detaching ends or fails the page's load.
+func TestChildTargetsFeedTheNetworkOnly(t *testing.T) {
+	col := newCollector()
+	col.setPage("P")
+	c := &cdpConn{pending: map[int64]chan cdpReply{}, onEvent: col.handle}
+	for _, m := range []string{
+		`{"method":"Network.requestWillBeSent","sessionId":"P","params":{"requestId":"F","request":{"url":"https://ads.test/it"},"timestamp":1,"type":"Document"}}`,
+		`{"method":"Target.attachedToTarget","sessionId":"P","params":{"sessionId":"C","targetInfo":{"type":"iframe"},"waitingForDebugger":true}}`,
+		`{"method":"Network.responseReceived","sessionId":"C","params":{"requestId":"F","timestamp":1.1,"response":{"url":"https://ads.test/it","status":200}}}`,
+		`{"method":"Network.loadingFinished","sessionId":"C","params":{"requestId":"F","timestamp":1.2}}`,
+		`{"method":"Network.requestWillBeSent","sessionId":"C","params":{"requestId":"9.1","request":{"url":"https://cdn.test/a.png"},"timestamp":1.3,"type":"Image"}}`,
+		`{"method":"Page.loadEventFired","sessionId":"C","params":{"timestamp":1.4}}`,
+		`{"method":"Target.detachedFromTarget","sessionId":"P","params":{"sessionId":"C"}}`,
+	} {
+		if err := c.dispatch([]byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(col.all) != 2 || !col.all[0].finished || col.all[1].req.URL != "https://cdn.test/a.png" {
+		t.Fatalf("exchanges %+v: want the frame's document finished and its image", col.all)
+	}
+	if col.loadAt != 0 || col.crashed != "" {
+		t.Fatalf("onload %v, crashed %q: the frame's load and detaching must not count", col.loadAt, col.crashed)
+	}
+	c.dispatch([]byte(`{"method":"Target.detachedFromTarget","params":{"sessionId":"P"}}`))
+	if col.crashed == "" {
+		t.Error("the page's own session detaching went unnoticed")
+	}
+}
