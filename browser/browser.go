@@ -356,7 +356,7 @@ func (s *session) state() (done, quiet bool, err error) {
 	finished := map[string]bool{}
 	for _, x := range c.all {
 		if x.finished && !x.redirected {
-			if x.failed != "" {
+			if x.failed != "" && !withheld(x.failed) {
 				if _, listed := manifestKeys(s.o.Manifest)[resKey(x.req.URL)]; listed {
 					return false, false, fmt.Errorf("browser: %s failed: %s", x.req.URL, x.failed)
 				}
@@ -370,6 +370,17 @@ func (s *session) state() (done, quiet bool, err error) {
 		}
 	}
 	return true, quiet, nil
+}
+
+// withheld reports a failure Chromium gives a response it asked for and
+// received but kept from the page: opaque response blocking (a no-cors
+// request, such as an image, answered with JSON, HTML, XML or text/plain
+// under nosniff, which a replay requests as an image where the recorded
+// page used fetch or XHR). The server was asked and answered, so such a
+// resource does not fail the load; it is not a completed resource either
+// (Result.Resources, PLT), and its HAR entry keeps the error.
+func withheld(failure string) bool {
+	return failure == "net::ERR_BLOCKED_BY_ORB"
 }
 
 // pending describes the load's state for a timeout error.

@@ -205,3 +205,26 @@ func TestChildTargetsFeedTheNetworkOnly(t *testing.T) {
 		t.Error("the page's own session detaching went unnoticed")
 	}
 }
+
+// TestBlockedResponseDoesNotFailTheLoad: a page resource whose response
+// Chromium withheld from the page (opaque response blocking) was requested
+// and answered, so the load goes on; any other failure ends it.
+func TestBlockedResponseDoesNotFailTheLoad(t *testing.T) {
+	m := &page.Manifest{Name: "t", Hosts: []string{"a.test", "b.test"}, Resources: []page.Resource{
+		{ID: 0, Path: "/", Host: "a.test", Parent: -1, Type: page.TypeHTML},
+		{ID: 1, Path: "/count.htm", Query: "_=1", Host: "b.test", Parent: 0, Type: page.TypeOther},
+	}}
+	for failure, wantErr := range map[string]bool{"net::ERR_BLOCKED_BY_ORB": false, "net::ERR_CONNECTION_RESET": true} {
+		col := newCollector()
+		col.loadAt = 2
+		col.all = []*exchange{
+			{req: cdpRequest{URL: "https://a.test/"}, finished: true},
+			{req: cdpRequest{URL: "https://b.test/count.htm?_=1"}, finished: true, failed: failure},
+		}
+		s := &session{o: &Options{Manifest: m}, col: col}
+		done, _, err := s.state()
+		if (err != nil) != wantErr || (!wantErr && !done) {
+			t.Errorf("%s: done %v, error %v; want error %v", failure, done, err, wantErr)
+		}
+	}
+}
