@@ -376,11 +376,13 @@ func (s *session) state() (done, quiet bool, err error) {
 // received but kept from the page: opaque response blocking (a no-cors
 // request, such as an image, answered with JSON, HTML, XML or text/plain
 // under nosniff, which a replay requests as an image where the recorded
-// page used fetch or XHR). The server was asked and answered, so such a
+// page used fetch or XHR) or a response header's own policy (a frame
+// forbidden by X-Frame-Options or CSP frame-ancestors, a
+// Cross-Origin-Resource-Policy). The server was asked and answered, so such a
 // resource does not fail the load; it is not a completed resource either
 // (Result.Resources, PLT), and its HAR entry keeps the error.
 func withheld(failure string) bool {
-	return failure == "net::ERR_BLOCKED_BY_ORB"
+	return failure == "net::ERR_BLOCKED_BY_ORB" || failure == "net::ERR_BLOCKED_BY_RESPONSE"
 }
 
 // pending describes the load's state for a timeout error.

@@ -214,7 +214,7 @@ func TestBlockedResponseDoesNotFailTheLoad(t *testing.T) {
 		{ID: 0, Path: "/", Host: "a.test", Parent: -1, Type: page.TypeHTML},
 		{ID: 1, Path: "/count.htm", Query: "_=1", Host: "b.test", Parent: 0, Type: page.TypeOther},
 	}}
-	for failure, wantErr := range map[string]bool{"net::ERR_BLOCKED_BY_ORB": false, "net::ERR_CONNECTION_RESET": true} {
+	for failure, wantErr := range map[string]bool{"net::ERR_BLOCKED_BY_ORB": false, "net::ERR_BLOCKED_BY_RESPONSE": false, "net::ERR_CONNECTION_RESET": true} {
 		col := newCollector()
 		col.loadAt = 2
 		col.all = []*exchange{
