@@ -163,6 +163,10 @@ func TestPageTarget(t *testing.T) {
 	if err != nil || u != "https://s1.spdylab.test/index.html" || r != nil {
 		t.Errorf("by name: %q %v %v", u, r, err)
 	}
+	m.Resources[0].Query = "q=isfahan&dcr=0" // a recorded search page
+	if u, _, _ = PageTarget(m, map[string]string{"s1.spdylab.test": "https://127.0.0.1:4431", "s2.spdylab.test": "https://127.0.0.2:4432"}); u != "https://s1.spdylab.test:4431/index.html?q=isfahan&dcr=0" {
+		t.Errorf("root with a query: %q", u)
+	}
 	for _, bad := range []map[string]string{
 		{"s1.spdylab.test": "https://127.0.0.1:1"},
 		{"s1.spdylab.test": "http://127.0.0.1:1", "s2.spdylab.test": "https://127.0.0.2:1"},
