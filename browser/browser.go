@@ -354,7 +354,11 @@ func (s *session) state() (done, quiet bool, err error) {
 		return false, quiet, nil
 	}
 	finished := map[string]bool{}
+	keys := manifestKeys(s.o.Manifest)
 	for _, x := range c.all {
+		if x.redirected && redirects(s.o.Manifest, keys, x) {
+			finished[resKey(x.req.URL)] = true // a recorded 3xx, answered as recorded
+		}
 		if x.finished && !x.redirected {
 			if x.failed != "" && !withheld(x.failed) {
 				if _, listed := manifestKeys(s.o.Manifest)[resKey(x.req.URL)]; listed {
@@ -370,6 +374,13 @@ func (s *session) state() (done, quiet bool, err error) {
 		}
 	}
 	return true, quiet, nil
+}
+
+// redirects reports whether the redirect that ended x is a page resource
+// of its own: a recorded 3xx that the manifest has redirect to its child.
+func redirects(m *page.Manifest, keys map[string]int, x *exchange) bool {
+	id, ok := keys[resKey(x.req.URL)]
+	return ok && x.redirected && m.RedirectChild(id) >= 0
 }
 
 // withheld reports a failure Chromium gives a response it asked for and

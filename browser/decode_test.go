@@ -232,3 +232,30 @@ func TestBlockedResponseDoesNotFailTheLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedRedirectIsAFinishedResource: a replay's recorded 3xx ends in
+// a redirect; it is the page resource it stands for, so the load is done
+// once its target finished too, and both count.
+func TestRecordedRedirectIsAFinishedResource(t *testing.T) {
+	m := &page.Manifest{Name: "t", Hosts: []string{"a.test", "b.test"}, Resources: []page.Resource{
+		{ID: 0, Path: "/", Host: "a.test", Parent: -1, Type: page.TypeHTML},
+		{ID: 1, Path: "/px", Host: "a.test", Parent: 0, Type: page.TypeOther, Discovery: page.Discovery{Kind: page.KindRef}},
+		{ID: 2, Path: "/sync.gif", Host: "b.test", Parent: 1, Type: page.TypeImage, Discovery: page.Discovery{Kind: page.KindRedirect}},
+	}}
+	col := newCollector()
+	col.loadAt = 2
+	col.all = []*exchange{
+		{req: cdpRequest{URL: "https://a.test/"}, finished: true, end: 1},
+		{req: cdpRequest{URL: "https://a.test/px"}, finished: true, redirected: true, resp: &cdpResponse{Status: 302}, end: 1.5},
+		{req: cdpRequest{URL: "https://b.test/sync.gif"}, finished: true, end: 1.6},
+	}
+	s := &session{o: &Options{Manifest: m}, col: col}
+	if done, _, err := s.state(); !done || err != nil {
+		t.Fatalf("done %v, error %v: want done", done, err)
+	}
+	var r probe.Result
+	s.tally(&r, col.all, col.all[0])
+	if r.Resources != 3 {
+		t.Errorf("Result.Resources = %d, want 3", r.Resources)
+	}
+}
