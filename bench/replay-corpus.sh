@@ -13,7 +13,8 @@
 # replayable URLs it requested at all (host+path+query, each manifest
 # resource once) is shown too.
 # NOLINK=1 loads over loopback (--no-link: no root, no emulated link, each
-# host at its own 127.1.x.y); TIMEOUT (default 120s) bounds one load.
+# host at its own 127.1.x.y); TIMEOUT (default 120s) bounds one load;
+# KEEP=DIR keeps the imported sites, HARs and errors there.
 set -eu
 BIN=${1:-./bin/spdylab}
 DIR=${2:-../shared/pages/har}
@@ -24,8 +25,13 @@ LINK="--down 20mbit --up 5mbit --rtt 40ms --queue 50pkt --cc cubic"
 if [ "${NOLINK:-0}" = 1 ]; then
 	LINK=--no-link
 fi
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT INT TERM
+if [ -n "${KEEP:-}" ]; then # keep the imports, HARs and errors in $KEEP
+	WORK=$KEEP
+	mkdir -p "$WORK"
+else
+	WORK=$(mktemp -d)
+	trap 'rm -rf "$WORK"' EXIT INT TERM
+fi
 printf '%-22s %8s %10s %6s %5s %9s  %s\n' page recorded replayable hosts depth import_ms "fetched/replayable, bytes ok, PLT ms per protocol"
 for har in "$DIR"/*.har; do
 	name=$(basename "$har" .har)
