@@ -59,7 +59,9 @@ type Options struct {
 	// Timeout bounds the load; 0 = 60 s.
 	Timeout time.Duration
 	// Settle is how long the network must stay quiet after onload before
-	// a load without a manifest ends; 0 = 1 s.
+	// a load without a manifest ends; 0 = 1 s. A load with a manifest
+	// whose resources are not all finished ends after Settle plus the
+	// manifest's longest discovery delay of quiet (pageTimers).
 	Settle time.Duration
 	// Binary is the Chromium to run; "" = FindBinary's choice.
 	Binary string
@@ -113,8 +115,9 @@ func Load(ctx context.Context, o Options) (probe.Result, error) {
 	}
 	defer proc.stop()
 	col := newCollector()
-	conn := newCDPConn(proc.fromChd, proc.toChild, col.handle)
-	s := &session{o: &o, conn: conn, col: col, proc: proc, cmdr: cmdr}
+	s := &session{o: &o, col: col, proc: proc, cmdr: cmdr, ctx: lctx}
+	s.conn = newCDPConn(proc.fromChd, proc.toChild, s.onEvent)
+	conn := s.conn
 	loadErr := s.run(lctx)
 	tcp, tcpErr := s.tcpInfo(ctx)
 	if cpuHook != nil {
@@ -165,6 +168,49 @@ type session struct {
 	col  *collector
 	proc *process
 	cmdr Commander
+	ctx  context.Context // the load's: bounds the calls made for child targets
+}
+
+// onEvent is the DevTools event callback (the reader goroutine).
+func (s *session) onEvent(ev cdpEvent) {
+	s.col.handle(ev)
+	if ev.Method == "Target.attachedToTarget" {
+		var e struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(ev.Params, &e) == nil && e.SessionID != "" {
+			// Calls wait for replies the reader goroutine delivers.
+			go s.attachChild(e.SessionID)
+		}
+	}
+}
+
+// autoAttach makes Chromium attach every out-of-process iframe (a
+// cross-site frame runs in a renderer of its own under site isolation) and
+// dedicated worker below the session, paused until attachChild let it run.
+// The network events of such a target (its document's response and end,
+// everything it loads) arrive on its own session only: without it a
+// cross-site iframe stays "in flight" for ever and its children are never
+// seen.
+var autoAttach = map[string]any{"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}
+
+// attachChild watches the network of a target attached below the page,
+// attaches the targets below it too, and lets it run. Errors are ignored:
+// the target may be gone already, and one that never runs shows as a page
+// that does not finish.
+func (s *session) attachChild(sid string) {
+	c := s.conn
+	for _, m := range []struct {
+		method string
+		params any
+	}{
+		{"Network.enable", map[string]any{}},
+		{"Network.setCacheDisabled", map[string]any{"cacheDisabled": s.o.Profile.NoCacheHeaders}},
+		{"Target.setAutoAttach", autoAttach},
+	} {
+		c.call(s.ctx, sid, m.method, m.params, nil)
+	}
+	c.call(s.ctx, sid, "Runtime.runIfWaitingForDebugger", nil, nil)
 }
 
 // run opens a tab, navigates and waits until the page is done.
@@ -190,6 +236,7 @@ func (s *session) run(ctx context.Context) error {
 		return s.wrap(err)
 	}
 	sid := att.SessionID
+	s.col.setPage(sid)
 	for _, m := range []struct {
 		method string
 		params any
@@ -203,6 +250,7 @@ func (s *session) run(ctx context.Context) error {
 		// would also add no-cache request headers a first visit does not
 		// send, so it is a profile knob, off by default.
 		{"Network.setCacheDisabled", map[string]any{"cacheDisabled": s.o.Profile.NoCacheHeaders}},
+		{"Target.setAutoAttach", autoAttach},
 	} {
 		if err := c.call(ctx, sid, m.method, m.params, nil); err != nil {
 			return s.wrap(err)
@@ -234,6 +282,7 @@ func (s *session) wait(ctx context.Context) error {
 	if settle <= 0 {
 		settle = DefaultSettle
 	}
+	settle += pageTimers(s.o.Manifest)
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	var quietSince time.Time
@@ -265,6 +314,21 @@ func (s *session) wait(ctx context.Context) error {
 	}
 }
 
+// pageTimers is how long a quiet network may still be followed by one of
+// the page's requests: its longest discovery delay (a replayed script
+// requests its children that long after it ran; the generated page counts
+// each delay from its parent's arrival, so a chain of them never leaves
+// the network quiet for longer than one). 0 without a manifest.
+func pageTimers(m *page.Manifest) time.Duration {
+	var d time.Duration
+	if m != nil {
+		for _, r := range m.Resources {
+			d = max(d, r.Discovery.Delay)
+		}
+	}
+	return d
+}
+
 // state: done = onload fired and every manifest resource finished; quiet =
 // onload fired and nothing is in flight.
 func (s *session) state() (done, quiet bool, err error) {
@@ -290,9 +354,13 @@ func (s *session) state() (done, quiet bool, err error) {
 		return false, quiet, nil
 	}
 	finished := map[string]bool{}
+	keys := manifestKeys(s.o.Manifest)
 	for _, x := range c.all {
+		if x.redirected && redirects(s.o.Manifest, keys, x) {
+			finished[resKey(x.req.URL)] = true // a recorded 3xx, answered as recorded
+		}
 		if x.finished && !x.redirected {
-			if x.failed != "" {
+			if x.failed != "" && !withheld(x.failed) {
 				if _, listed := manifestKeys(s.o.Manifest)[resKey(x.req.URL)]; listed {
 					return false, false, fmt.Errorf("browser: %s failed: %s", x.req.URL, x.failed)
 				}
@@ -306,6 +374,26 @@ func (s *session) state() (done, quiet bool, err error) {
 		}
 	}
 	return true, quiet, nil
+}
+
+// redirects reports whether the redirect that ended x is a page resource
+// of its own: a recorded 3xx that the manifest has redirect to its child.
+func redirects(m *page.Manifest, keys map[string]int, x *exchange) bool {
+	id, ok := keys[resKey(x.req.URL)]
+	return ok && x.redirected && m.RedirectChild(id) >= 0
+}
+
+// withheld reports a failure Chromium gives a response it asked for and
+// received but kept from the page: opaque response blocking (a no-cors
+// request, such as an image, answered with JSON, HTML, XML or text/plain
+// under nosniff, which a replay requests as an image where the recorded
+// page used fetch or XHR) or a response header's own policy (a frame
+// forbidden by X-Frame-Options or CSP frame-ancestors, a
+// Cross-Origin-Resource-Policy). The server was asked and answered, so such a
+// resource does not fail the load; it is not a completed resource either
+// (Result.Resources, PLT), and its HAR entry keeps the error.
+func withheld(failure string) bool {
+	return failure == "net::ERR_BLOCKED_BY_ORB" || failure == "net::ERR_BLOCKED_BY_RESPONSE"
 }
 
 // pending describes the load's state for a timeout error.

@@ -163,6 +163,10 @@ func TestPageTarget(t *testing.T) {
 	if err != nil || u != "https://s1.spdylab.test/index.html" || r != nil {
 		t.Errorf("by name: %q %v %v", u, r, err)
 	}
+	m.Resources[0].Query = "q=isfahan&dcr=0" // a recorded search page
+	if u, _, _ = PageTarget(m, map[string]string{"s1.spdylab.test": "https://127.0.0.1:4431", "s2.spdylab.test": "https://127.0.0.2:4432"}); u != "https://s1.spdylab.test:4431/index.html?q=isfahan&dcr=0" {
+		t.Errorf("root with a query: %q", u)
+	}
 	for _, bad := range []map[string]string{
 		{"s1.spdylab.test": "https://127.0.0.1:1"},
 		{"s1.spdylab.test": "http://127.0.0.1:1", "s2.spdylab.test": "https://127.0.0.2:1"},
@@ -171,5 +175,87 @@ func TestPageTarget(t *testing.T) {
 		if _, _, err := PageTarget(m, bad); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
+	}
+}
+
+// TestChildTargetsFeedTheNetworkOnly: once the page's session is known, an
+// iframe's session (attached below it) adds its requests but neither its
+// own load event nor its detaching ends or fails the page's load.
+func TestChildTargetsFeedTheNetworkOnly(t *testing.T) {
+	col := newCollector()
+	col.setPage("P")
+	c := &cdpConn{pending: map[int64]chan cdpReply{}, onEvent: col.handle}
+	for _, m := range []string{
+		`{"method":"Network.requestWillBeSent","sessionId":"P","params":{"requestId":"F","request":{"url":"https://ads.test/it"},"timestamp":1,"type":"Document"}}`,
+		`{"method":"Target.attachedToTarget","sessionId":"P","params":{"sessionId":"C","targetInfo":{"type":"iframe"},"waitingForDebugger":true}}`,
+		`{"method":"Network.responseReceived","sessionId":"C","params":{"requestId":"F","timestamp":1.1,"response":{"url":"https://ads.test/it","status":200}}}`,
+		`{"method":"Network.loadingFinished","sessionId":"C","params":{"requestId":"F","timestamp":1.2}}`,
+		`{"method":"Network.requestWillBeSent","sessionId":"C","params":{"requestId":"9.1","request":{"url":"https://cdn.test/a.png"},"timestamp":1.3,"type":"Image"}}`,
+		`{"method":"Page.loadEventFired","sessionId":"C","params":{"timestamp":1.4}}`,
+		`{"method":"Target.detachedFromTarget","sessionId":"P","params":{"sessionId":"C"}}`,
+	} {
+		if err := c.dispatch([]byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(col.all) != 2 || !col.all[0].finished || col.all[1].req.URL != "https://cdn.test/a.png" {
+		t.Fatalf("exchanges %+v: want the frame's document finished and its image", col.all)
+	}
+	if col.loadAt != 0 || col.crashed != "" {
+		t.Fatalf("onload %v, crashed %q: the frame's load and detaching must not count", col.loadAt, col.crashed)
+	}
+	c.dispatch([]byte(`{"method":"Target.detachedFromTarget","params":{"sessionId":"P"}}`))
+	if col.crashed == "" {
+		t.Error("the page's own session detaching went unnoticed")
+	}
+}
+
+// TestBlockedResponseDoesNotFailTheLoad: a page resource whose response
+// Chromium withheld from the page (opaque response blocking) was requested
+// and answered, so the load goes on; any other failure ends it.
+func TestBlockedResponseDoesNotFailTheLoad(t *testing.T) {
+	m := &page.Manifest{Name: "t", Hosts: []string{"a.test", "b.test"}, Resources: []page.Resource{
+		{ID: 0, Path: "/", Host: "a.test", Parent: -1, Type: page.TypeHTML},
+		{ID: 1, Path: "/count.htm", Query: "_=1", Host: "b.test", Parent: 0, Type: page.TypeOther},
+	}}
+	for failure, wantErr := range map[string]bool{"net::ERR_BLOCKED_BY_ORB": false, "net::ERR_BLOCKED_BY_RESPONSE": false, "net::ERR_CONNECTION_RESET": true} {
+		col := newCollector()
+		col.loadAt = 2
+		col.all = []*exchange{
+			{req: cdpRequest{URL: "https://a.test/"}, finished: true},
+			{req: cdpRequest{URL: "https://b.test/count.htm?_=1"}, finished: true, failed: failure},
+		}
+		s := &session{o: &Options{Manifest: m}, col: col}
+		done, _, err := s.state()
+		if (err != nil) != wantErr || (!wantErr && !done) {
+			t.Errorf("%s: done %v, error %v; want error %v", failure, done, err, wantErr)
+		}
+	}
+}
+
+// TestRecordedRedirectIsAFinishedResource: a replay's recorded 3xx ends in
+// a redirect; it is the page resource it stands for, so the load is done
+// once its target finished too, and both count.
+func TestRecordedRedirectIsAFinishedResource(t *testing.T) {
+	m := &page.Manifest{Name: "t", Hosts: []string{"a.test", "b.test"}, Resources: []page.Resource{
+		{ID: 0, Path: "/", Host: "a.test", Parent: -1, Type: page.TypeHTML},
+		{ID: 1, Path: "/px", Host: "a.test", Parent: 0, Type: page.TypeOther, Discovery: page.Discovery{Kind: page.KindRef}},
+		{ID: 2, Path: "/sync.gif", Host: "b.test", Parent: 1, Type: page.TypeImage, Discovery: page.Discovery{Kind: page.KindRedirect}},
+	}}
+	col := newCollector()
+	col.loadAt = 2
+	col.all = []*exchange{
+		{req: cdpRequest{URL: "https://a.test/"}, finished: true, end: 1},
+		{req: cdpRequest{URL: "https://a.test/px"}, finished: true, redirected: true, resp: &cdpResponse{Status: 302}, end: 1.5},
+		{req: cdpRequest{URL: "https://b.test/sync.gif"}, finished: true, end: 1.6},
+	}
+	s := &session{o: &Options{Manifest: m}, col: col}
+	if done, _, err := s.state(); !done || err != nil {
+		t.Fatalf("done %v, error %v: want done", done, err)
+	}
+	var r probe.Result
+	s.tally(&r, col.all, col.all[0])
+	if r.Resources != 3 {
+		t.Errorf("Result.Resources = %d, want 3", r.Resources)
 	}
 }

@@ -133,6 +133,11 @@ type collector struct {
 	// requestWillBeSentExtraInfo (the headers as sent) may arrive before
 	// the requestWillBeSent it belongs to; it waits here until then.
 	earlyReqHeaders map[string]map[string]string
+	// page is the page's own DevTools session: its Page events and its
+	// detaching count, those of the frames and workers attached below it
+	// (whose Network events are the page's too) do not. "" = every
+	// session's (a stream without child targets).
+	page string
 }
 
 func newCollector() *collector {
@@ -156,9 +161,25 @@ func (c *collector) handle(ev cdpEvent) {
 	}
 }
 
+// setPage names the page's session (collector.page).
+func (c *collector) setPage(session string) {
+	c.mu.Lock()
+	c.page = session
+	c.mu.Unlock()
+}
+
+// fromPage reports whether a Page or Inspector event came from the page
+// itself rather than from a frame attached below it.
+func (c *collector) fromPage(ev cdpEvent) bool {
+	return c.page == "" || ev.SessionID == c.page
+}
+
 func (c *collector) apply(ev cdpEvent) error {
 	switch ev.Method {
 	case "Page.loadEventFired", "Page.domContentEventFired":
+		if !c.fromPage(ev) {
+			return nil // an out-of-process iframe's own load event
+		}
 		var e evTimestamp
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
 			return err
@@ -168,10 +189,23 @@ func (c *collector) apply(ev cdpEvent) error {
 		} else {
 			c.dclAt = e.Timestamp
 		}
-	case "Inspector.targetCrashed", "Target.targetCrashed":
+	case "Inspector.targetCrashed":
+		if c.fromPage(ev) {
+			c.crashed = "the page's renderer crashed"
+		}
+	case "Target.targetCrashed":
 		c.crashed = "the page's renderer crashed"
 	case "Target.detachedFromTarget":
-		if c.crashed == "" {
+		var e struct {
+			SessionID string `json:"sessionId"`
+		}
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		// A frame or worker attached below the page detaches when it goes
+		// away (an iframe removed or navigated); only the page's own
+		// session ending is fatal.
+		if c.crashed == "" && (c.page == "" || e.SessionID == c.page) {
 			c.crashed = "the page's target detached (tab closed or renderer gone)"
 		}
 	default:

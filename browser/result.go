@@ -98,7 +98,7 @@ func (s *session) tally(r *probe.Result, all []*exchange, nav *exchange) tally {
 			continue
 		}
 		var resID *int
-		if id, ok := listed[resKey(x.req.URL)]; ok && !x.redirected {
+		if id, ok := listed[resKey(x.req.URL)]; ok && (!x.redirected || redirects(s.o.Manifest, listed, x)) {
 			resID = &id
 		}
 		e, reqHdr, respHdr := harEntryOf(x, resID, nav.wall, nav.start)
@@ -121,7 +121,7 @@ func (s *session) tally(r *probe.Result, all []*exchange, nav *exchange) tally {
 		if x.resp != nil && strings.EqualFold(x.resp.Protocol, "http/1.1") {
 			r.HeaderBytesCompressed += reqHdr + respHdr
 		}
-		if !x.finished || x.failed != "" || x.redirected || (listed != nil && resID == nil) {
+		if !x.finished || x.failed != "" || (x.redirected && resID == nil) || (listed != nil && resID == nil) {
 			continue // not a completed page resource
 		}
 		r.Resources++

@@ -57,5 +57,5 @@ func PageTarget(m *page.Manifest, baseURLs map[string]string) (pageURL string, r
 	if ports[host] != "443" {
 		host = net.JoinHostPort(host, ports[host])
 	}
-	return "https://" + host + root.Path, resolve, nil
+	return "https://" + host + root.Target(), resolve, nil // with the root's query (a search page's)
 }

@@ -3,10 +3,15 @@ package harness
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spdylab/spdylab/browser"
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -49,5 +54,86 @@ func TestChromiumBenchLoadsOverLoopback(t *testing.T) {
 	}
 	if !strings.Contains(string(r.HAR), `"_chromePriority"`) {
 		t.Error("the HAR is not Chromium's")
+	}
+}
+
+// recordingForChromium is a recording of what tripped real Chromium on
+// replays: a cross-site iframe (an out-of-process frame under site
+// isolation) with an image of its own, and a script that requests its
+// child 2.5 s after it ran (longer than the browser's quiet settle).
+//
+// With nosniff, the script also asks a third host for text that the
+// recorded page read with XHR and the replay requests as an image, which
+// Chromium's opaque response blocking withholds from the page.
+func recordingForChromium(t *testing.T, nosniff bool) string {
+	t.Helper()
+	const root, frame, script = "https://www.example.org/", "https://ads.example.net/it?e=1&s=2", "https://www.example.org/app.js"
+	entry := func(u, start, mime string, size int, initiator string) string {
+		headers := ""
+		if strings.HasPrefix(mime, "text/plain") {
+			headers = `{"name":"content-type","value":"` + mime + `"},{"name":"x-content-type-options","value":"nosniff"}`
+		}
+		return `{"pageref":"p1","startedDateTime":"2026-01-01T00:00:` + start + `Z","time":10,` +
+			`"request":{"method":"GET","url":"` + u + `","headers":[]},` +
+			`"response":{"status":200,"headers":[` + headers + `],"content":{"size":` + fmt.Sprint(size) + `,"mimeType":"` + mime + `"},"bodySize":` + fmt.Sprint(size) + `},` +
+			`"timings":{"send":0,"wait":5,"receive":5}` + initiator + `}`
+	}
+	parser := func(u string) string { return `,"_initiator":{"type":"parser","url":"` + u + `"}` }
+	entries := []string{
+		entry(root, "00.000", "text/html", 4000, ""),
+		entry(frame, "00.020", "text/html; charset=utf-8", 400, parser(root)),
+		entry("https://cdn.example.com/ad.png", "00.040", "image/png", 900, parser(frame)),
+		entry(script, "00.030", "application/javascript", 2000, parser(root)),
+		entry("https://api.example.com/late.json", "02.550", "application/json", 300,
+			`,"_initiator":{"type":"script","stack":{"callFrames":[{"url":"`+script+`"}]}}`),
+	}
+	if nosniff {
+		entries = append(entries, entry("https://message.example.com/count.htm?_=1", "00.300", "text/plain; charset=utf-8", 55,
+			`,"_initiator":{"type":"script","stack":{"callFrames":[{"url":"`+script+`"}]}}`))
+	}
+	har := `{"log":{"version":"1.2","creator":{"name":"test","version":"1"},"pages":[{"id":"p1","title":"t","startedDateTime":"2026-01-01T00:00:00.000Z","pageTimings":{}}],"entries":[` + strings.Join(entries, ",") + `]}}`
+	file := filepath.Join(t.TempDir(), "chromium.har")
+	if err := os.WriteFile(file, []byte(har), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "har:" + file
+}
+
+// TestChromiumReplaysCrossSiteFramesAndLateScripts: Chromium requests and
+// finishes every resource of a replay, those of an out-of-process iframe
+// and one a script asks for seconds later included.
+func TestChromiumReplaysCrossSiteFramesAndLateScripts(t *testing.T) {
+	if _, err := browser.FindBinary(""); err != nil {
+		t.Skipf("no Chromium: %v", err)
+	}
+	b := openBench(t, probe.Condition{Page: recordingForChromium(t, false), NoLink: true, Client: probe.ClientChromium}, Options{})
+	m := b.Manifest()
+	if late := m.Resources[len(m.Resources)-1]; late.Discovery.Kind != page.KindOnload || late.Discovery.Delay < 2*time.Second {
+		t.Fatalf("the recording's last request imported as %+v, want an onload request 2.5 s after its script", late.Discovery)
+	}
+	r := b.Load(context.Background(), probe.ProtoH2, 0)
+	if r.Failed {
+		t.Fatal(r.Error)
+	}
+	if r.Resources != len(m.Resources) {
+		t.Fatalf("Chromium fetched %d of the page's %d resources:\n%s", r.Resources, len(m.Resources), r.HAR)
+	}
+}
+
+// TestChromiumReplayWithBlockedResponseCompletes: a response Chromium
+// withholds from the page (ERR_BLOCKED_BY_ORB) was still requested and
+// answered; the load completes with every other resource.
+func TestChromiumReplayWithBlockedResponseCompletes(t *testing.T) {
+	if _, err := browser.FindBinary(""); err != nil {
+		t.Skipf("no Chromium: %v", err)
+	}
+	b := openBench(t, probe.Condition{Page: recordingForChromium(t, true), NoLink: true, Client: probe.ClientChromium}, Options{})
+	r := b.Load(context.Background(), probe.ProtoH2, 0)
+	if r.Failed {
+		t.Fatal(r.Error)
+	}
+	blocked := `"url": "https://message.example.com/count.htm?_=1"`
+	if n := len(b.Manifest().Resources); r.Resources != n-1 || !strings.Contains(string(r.HAR), blocked) || !strings.Contains(string(r.HAR), "ERR_BLOCKED_BY_ORB") {
+		t.Fatalf("%d of %d resources completed; want all but the blocked one, which the HAR shows blocked:\n%s", r.Resources, n, r.HAR)
 	}
 }

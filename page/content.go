@@ -102,7 +102,7 @@ func (m *Manifest) recordedOnloadScript(children []int) string {
 			b.WriteString(",")
 		}
 		kind := "i"
-		switch m.Resources[c].Type {
+		switch m.requestType(c) {
 		case TypeJS:
 			kind = "s"
 		case TypeCSS:
@@ -122,6 +122,22 @@ func (m *Manifest) recordedOnloadScript(children []int) string {
 	return b.String()
 }
 
+// requestType is the type a document requests resource id as: its own,
+// or for a recorded redirect (a 3xx, typed by its empty body) the type of
+// the resource the chain of redirects ends at, as the recorded page asked
+// for that one: a script behind a redirect is requested as a script, so
+// that it runs and requests its own children.
+func (m *Manifest) requestType(id int) string {
+	for n := 0; n < len(m.Resources) && m.Resources[id].IsRedirect(); n++ {
+		c := m.RedirectChild(id)
+		if c < 0 {
+			break
+		}
+		id = c
+	}
+	return m.Resources[id].Type
+}
+
 // refMarkup is the tag around child's reference in a parent of type
 // parentType (html or css) and the URL as written there.
 func (m *Manifest) refMarkup(parentType string, child int) (refTag, string) {
@@ -129,7 +145,7 @@ func (m *Manifest) refMarkup(parentType string, child int) (refTag, string) {
 	if parentType != TypeHTML {
 		return cssTag(child), url
 	}
-	typ := m.Resources[child].Type
+	typ := m.requestType(child)
 	if m.Resources[child].File != "" && (typ == TypeOther || typ == TypeFlash) {
 		// A browser of today fetches <object>/<embed> data only for types
 		// it can show; an image element requests any recorded URL.

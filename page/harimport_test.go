@@ -276,3 +276,35 @@ func TestImportLargeHAR(t *testing.T) {
 		t.Errorf("replayable %d, want 101", rep.Replayable)
 	}
 }
+
+// TestRedirectIsRequestedAsItsTarget: a recorded 3xx (an empty body typed
+// "other") is requested as what its redirects end at, as the recorded
+// page asked for that: a script behind a redirect gets a script element,
+// in the markup and in an onload script alike, so that it runs.
+func TestRedirectIsRequestedAsItsTarget(t *testing.T) {
+	m := &Manifest{Name: "r", Seed: 1, Hosts: []string{"www.a.test", "ad.b.test", "cdn.c.test"}, Resources: []Resource{
+		{ID: 0, Path: "/", Host: "www.a.test", Size: 2000, Type: TypeHTML, Parent: -1, File: "/_r/0"},
+		{ID: 1, Path: "/adj", Query: "a=1&b=2", Host: "ad.b.test", Type: TypeOther, Status: 302, Parent: 0, File: "/_r/1",
+			Discovery: Discovery{Kind: KindRef, Offset: 900}},
+		{ID: 2, Path: "/ad.js", Host: "cdn.c.test", Size: 600, Type: TypeJS, Parent: 1, File: "/_r/2",
+			Discovery: Discovery{Kind: KindRedirect}},
+		{ID: 3, Path: "/rfw", Host: "ad.b.test", Type: TypeOther, Status: 302, Parent: 2, File: "/_r/3",
+			Discovery: Discovery{Kind: KindOnload, Delay: 5 * time.Millisecond}},
+		{ID: 4, Path: "/f.js", Host: "ad.b.test", Size: 100, Type: TypeJS, Parent: 3, File: "/_r/4",
+			Discovery: Discovery{Kind: KindRedirect}},
+	}}
+	root, err := m.Content(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `<script src="https://ad.b.test/adj?a=1&amp;b=2"></script>`; !strings.Contains(string(root), want) {
+		t.Errorf("root HTML lacks %s:\n%s", want, root)
+	}
+	js, err := m.Content(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `["https://ad.b.test/rfw",5,"s"]`; !strings.Contains(string(js), want) {
+		t.Errorf("script lacks %s:\n%s", want, js)
+	}
+}
