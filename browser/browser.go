@@ -75,6 +75,20 @@ const DefaultTimeout = 60 * time.Second
 // DefaultSettle is Options.Settle's default.
 const DefaultSettle = time.Second
 
+// namedCause makes sure an error that came from the load's context ending
+// (a DevTools write that hit the deadline, say) names why it ended: the
+// timeout, or the caller's cause.
+func namedCause(lctx context.Context, err error) error {
+	if err == nil || lctx.Err() == nil {
+		return err
+	}
+	cause := context.Cause(lctx)
+	if cause == nil || strings.Contains(err.Error(), cause.Error()) {
+		return err
+	}
+	return fmt.Errorf("browser: %v, while: %w", cause, err)
+}
+
 // Load loads o.URL once with a fresh Chromium. A failed load (Chromium
 // missing or crashing, certificate or connection errors, no onload before
 // the timeout, the DevTools pipe closing) returns the error and a Result
@@ -118,7 +132,7 @@ func Load(ctx context.Context, o Options) (probe.Result, error) {
 	s := &session{o: &o, col: col, proc: proc, cmdr: cmdr, ctx: lctx}
 	s.conn = newCDPConn(proc.fromChd, proc.toChild, s.onEvent)
 	conn := s.conn
-	loadErr := s.run(lctx)
+	loadErr := namedCause(lctx, s.run(lctx))
 	tcp, tcpErr := s.tcpInfo(ctx)
 	if cpuHook != nil {
 		cpuHook(proc.cpuSeconds())

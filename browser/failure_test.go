@@ -264,3 +264,19 @@ func parentHelper(t *testing.T) {
 	Load(context.Background(), Options{URL: pageURL, Timeout: time.Minute,
 		Resolve: map[string]string{"s1.spdylab.test": "127.0.0.1"}, TrustCerts: []*x509.Certificate{ca}})
 }
+
+func TestNamedCauseSaysWhyTheLoadEnded(t *testing.T) {
+	ctx, cancel := context.WithTimeoutCause(context.Background(), time.Nanosecond, errors.New("page did not finish within 1ns"))
+	defer cancel()
+	<-ctx.Done()
+	err := namedCause(ctx, errors.New("browser: Network.enable: writing to DevTools: i/o timeout"))
+	if err == nil || !strings.Contains(err.Error(), "did not finish within 1ns") || !strings.Contains(err.Error(), "i/o timeout") {
+		t.Errorf("error %v: want the cause and what was going on", err)
+	}
+	if err := namedCause(ctx, errors.New("browser: page did not finish within 1ns; still in flight: /x")); strings.Count(err.Error(), "did not finish") != 1 {
+		t.Errorf("an error naming the cause got it twice: %v", err)
+	}
+	if err := namedCause(context.Background(), errors.New("boom")); err.Error() != "boom" {
+		t.Errorf("an error of a live load was changed: %v", err)
+	}
+}
