@@ -146,9 +146,9 @@ func (g *connGate) release(c net.Conn) {
 // LimitFlags are the `spdylab serve` flags for the limits. Names are a
 // public contract.
 type LimitFlags struct {
-	maxConns, maxPerClient, maxHeaderBytes, maxControl       *int
-	resetsPerSec, emptyPerSec, settingsPerSec, refusedPerSec *int
-	idle, handshake, frameRead                               *time.Duration
+	maxConns, maxPerClient, maxHeaderBytes, maxControl, maxInflated *int
+	resetsPerSec, emptyPerSec, settingsPerSec, refusedPerSec        *int
+	idle, handshake, frameRead                                      *time.Duration
 }
 
 // RegisterLimitFlags adds the limit flags to fs.
@@ -158,6 +158,7 @@ func RegisterLimitFlags(fs *flag.FlagSet) *LimitFlags {
 		maxPerClient:   fs.Int("max-conns-per-client", 0, fmt.Sprintf("most connections served at once from one client address (0 = %d, or %d per host name of the site's manifest when that is more)", DefaultMaxConnsPerClient, connsPerHostName)),
 		maxHeaderBytes: fs.Int("max-header-bytes", spdy.DefaultMaxHeaderBytesPerStream, "decompressed header bytes per SPDY stream (all its header frames) and per h2/HTTP/1.1 request"),
 		maxControl:     fs.Int("max-control-queue", spdy.DefaultMaxQueuedControlFrames, "SPDY control frames a peer may make us queue while not reading"),
+		maxInflated:    fs.Int("max-inflated-buffer", 0, fmt.Sprintf("unread decompressed bytes of FLAG_DATA_COMPRESSED DATA a SPDY stream may hold (0 = max(%d, 16 stream windows))", spdy.DefaultMaxInflatedBuffer)),
 		resetsPerSec:   fs.Int("max-resets-per-sec", spdy.DefaultMaxResetsPerSecond, "SPDY RST_STREAMs a peer may send per second (bursts of twice that; -1 = no limit)"),
 		emptyPerSec:    fs.Int("max-empty-frames-per-sec", spdy.DefaultMaxEmptyFramesPerSecond, "SPDY empty DATA/HEADERS frames per second (-1 = no limit)"),
 		settingsPerSec: fs.Int("max-settings-per-sec", spdy.DefaultMaxSettingsPerSecond, "SPDY SETTINGS frames per second (-1 = no limit)"),
@@ -176,6 +177,7 @@ func (l *LimitFlags) Apply(cfg *Config) {
 	cfg.SPDY.IdleTimeout = *l.idle
 	cfg.SPDY.MaxHeaderBytesPerStream = *l.maxHeaderBytes
 	cfg.SPDY.MaxQueuedControlFrames = *l.maxControl
+	cfg.SPDY.MaxInflatedBuffer = *l.maxInflated
 	cfg.SPDY.MaxResetsPerSecond = *l.resetsPerSec
 	cfg.SPDY.MaxEmptyFramesPerSecond = *l.emptyPerSec
 	cfg.SPDY.MaxSettingsPerSecond = *l.settingsPerSec

@@ -144,13 +144,14 @@ func TestIdleAndHandshakeTimeouts(t *testing.T) {
 func TestLimitFlagsReachTheConfig(t *testing.T) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	lf := RegisterLimitFlags(fs)
-	if err := fs.Parse([]string{"--max-conns", "7", "--max-resets-per-sec", "-1", "--frame-timeout", "3s", "--max-header-bytes", "1000"}); err != nil {
+	if err := fs.Parse([]string{"--max-conns", "7", "--max-resets-per-sec", "-1", "--frame-timeout", "3s", "--max-header-bytes", "1000", "--max-inflated-buffer", "4096", "--max-conns-per-client", "9"}); err != nil {
 		t.Fatal(err)
 	}
 	var cfg Config
 	lf.Apply(&cfg)
 	if cfg.MaxConns != 7 || cfg.SPDY.MaxResetsPerSecond != -1 || cfg.SPDY.FrameReadTimeout != 3*time.Second ||
-		cfg.SPDY.MaxHeaderBytesPerStream != 1000 || cfg.SPDY.IdleTimeout != DefaultIdleTimeout {
+		cfg.SPDY.MaxHeaderBytesPerStream != 1000 || cfg.SPDY.IdleTimeout != DefaultIdleTimeout ||
+		cfg.SPDY.MaxInflatedBuffer != 4096 || cfg.MaxConnsPerClient != 9 {
 		t.Fatalf("config %+v", cfg)
 	}
 	s, err := New(cfg)

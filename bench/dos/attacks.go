@@ -147,7 +147,8 @@ func bombAttack() attack {
 	zeros := make([]byte, 1<<20)
 	bomb := func() []byte { zb.Reset(); zw.Write(zeros); zw.Flush(); return append([]byte(nil), zb.Bytes()...) }
 	return attack{name: "compressed DATA bomb", limit: "MaxInflatedBuffer",
-		off: func(c *spdy.Config) { c.MaxInflatedBuffer = 1 << 40 },
+		off:      func(c *spdy.Config) { c.MaxInflatedBuffer = 1 << 40 },
+		offFlags: []string{"--max-inflated-buffer=1099511627776"},
 		frames: func(t targets, i int) []spdy.Frame {
 			if i == 0 {
 				zb.Reset()
