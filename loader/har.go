@@ -371,6 +371,38 @@ func (v *harValidator) nameValues(m map[string]any, key, where string) {
 	}
 }
 
+// entryFieldKinds are the optional entry fields HAR 1.2 types (strings)
+// and spdylab's own underscore fields, with the JSON kind each must have,
+// so that a HAR `har check` accepts is one `har show` and the report read.
+var entryFieldKinds = map[string]string{
+	"serverIPAddress": "a string", "connection": "a string", "comment": "a string",
+	"_pushed": "a boolean", "_unlisted": "a boolean", "_error": "a string",
+	"_retries": "an integer", "_resourceId": "an integer",
+}
+
+// optionalTypes reports optional entry fields of the wrong JSON kind.
+func (v *harValidator) optionalTypes(e map[string]any, where string) {
+	for key, kind := range entryFieldKinds {
+		x, present := e[key]
+		if !present || x == nil {
+			continue
+		}
+		ok := false
+		switch kind {
+		case "a string":
+			_, ok = x.(string)
+		case "a boolean":
+			_, ok = x.(bool)
+		case "an integer":
+			f, isNum := x.(float64)
+			ok = isNum && f == float64(int64(f))
+		}
+		if !ok {
+			v.add("%s.%s is not %s", where, key, kind)
+		}
+	}
+}
+
 func (v *harValidator) entry(e map[string]any, where string, pageIDs map[string]bool) {
 	if ref, present := e["pageref"]; present {
 		s, ok := ref.(string)
@@ -387,6 +419,7 @@ func (v *harValidator) entry(e map[string]any, where string, pageIDs map[string]
 			v.add("%s._priority is not a number or a string", where)
 		}
 	}
+	v.optionalTypes(e, where)
 	v.date(e, "startedDateTime", where)
 	total, totalOK := v.num(e, "time", where, false)
 	if req, ok := v.object(e, "request", where); ok {
