@@ -44,7 +44,7 @@ func ApplyProfile(o *Options, name string) error {
 
 // ChromiumThrottle is a modern Chromium's ResourceScheduler in the terms
 // of RequestThrottle.
-var ChromiumThrottle = RequestThrottle{MaxDelayable: 10, MaxDelayablePerHost: 6, UntilParsed: true}
+var ChromiumThrottle = RequestThrottle{MaxDelayable: 10, MaxDelayablePerHost: 6, UntilParsed: true, MultiplexedUncapped: true}
 
 // Modern Chromium's identity, as its requests carry it.
 const (

@@ -150,6 +150,78 @@ func TestThrottleHoldsDelayableUntilParsedOnMultiplexed(t *testing.T) {
 	}
 }
 
+// TestThrottleMultiplexedUncapped: with MultiplexedUncapped, a host known
+// to multiplex gets every delayable request in flight once the document is
+// parsed (Chromium on h2), those requests still fill the page cap for a
+// host not yet known, and HTTP/1.1 hosts stay capped. Without the field
+// the page cap holds everything at MaxDelayable.
+func TestThrottleMultiplexedUncapped(t *testing.T) {
+	for _, uncapped := range []bool{false, true} {
+		cfg := RequestThrottle{MaxDelayable: 10, MaxDelayablePerHost: 6, UntilParsed: true, MultiplexedUncapped: uncapped}
+		th := newThrottle(cfg, probe.ProtoH2)
+		th.hostMultiplexes("s1.spdylab.test")
+		var es []*entry
+		for i := range 15 {
+			es = append(es, imageEntry("s1.spdylab.test", i))
+		}
+		admitted, release := admitAll(t, th, es)
+		drain(admitted, DelayableWhileParsing) // parsing holds even uncapped hosts
+		if in, _ := th.state(); in != DelayableWhileParsing {
+			t.Fatalf("uncapped %v: %d in flight while parsing, want %d", uncapped, in, DelayableWhileParsing)
+		}
+		th.documentParsed()
+		if !uncapped {
+			drain(admitted, 10-DelayableWhileParsing)
+			if in, w := th.state(); in != 10 || w != 5 {
+				t.Fatalf("capped: in flight %d, waiting %d; want 10 and 5", in, w)
+			}
+			continue
+		}
+		if in, w := th.state(); in != 15 || w != 0 {
+			t.Fatalf("uncapped: in flight %d, waiting %d after parsing; want all 15 of a multiplexed host's", in, w)
+		}
+		drain(admitted, 15-DelayableWhileParsing)
+		// A host not yet known to multiplex waits while the page cap is full.
+		s2 := imageEntry("s2.spdylab.test", 15)
+		go func() {
+			if _, err := th.admit(context.Background(), s2); err == nil {
+				admitted <- s2
+			}
+		}()
+		for _, w := th.state(); w == 0; _, w = th.state() {
+			time.Sleep(time.Millisecond) // waiting for the goroutine to reach the throttle
+		}
+		for _, e := range es[:5] {
+			release[e]()
+		}
+		if in, w := th.state(); in != 10 || w != 1 {
+			t.Fatalf("uncapped: in flight %d, waiting %d; s2 must wait while s1's requests fill the page cap", in, w)
+		}
+		release[es[5]]()
+		if e := <-admitted; e != s2 {
+			t.Fatalf("admitted %s, want s2's request once the page cap has room", e.url)
+		}
+	}
+	var c16, modern Options
+	if ApplyProfile(&c16, probe.ProfileChrome16) != nil || ApplyProfile(&modern, probe.ProfileChromiumModern) != nil {
+		t.Fatal("ApplyProfile failed")
+	}
+	if c16.Throttle.MultiplexedUncapped || !modern.Throttle.MultiplexedUncapped {
+		t.Errorf("MultiplexedUncapped: chrome16 %v, chromium-modern %v; want off and on", c16.Throttle.MultiplexedUncapped, modern.Throttle.MultiplexedUncapped)
+	}
+	th := newThrottle(ChromiumThrottle, probe.ProtoHTTPS)
+	th.hostMultiplexes("s1.spdylab.test") // no-op: HTTP/1.1 never multiplexes
+	var es []*entry
+	for i := range 8 {
+		es = append(es, imageEntry("s1.spdylab.test", i))
+	}
+	admitted, _ := admitAll(t, th, es)
+	drain(admitted, 6)
+	if in, w := th.state(); in != 6 || w != 2 {
+		t.Fatalf("https: in flight %d, waiting %d; HTTP/1.1 hosts stay capped", in, w)
+	}
+}
+
 func TestThrottleCancelledWaiterLeaves(t *testing.T) {
 	th := newThrottle(RequestThrottle{MaxDelayable: 1}, probe.ProtoH2)
 	rel, err := th.admit(context.Background(), imageEntry("s1.spdylab.test", 0))
@@ -180,7 +252,7 @@ func TestThrottleCancelledWaiterLeaves(t *testing.T) {
 // TestLoadThrottleHoldsImagesBack loads a page whose server holds every
 // image response until eleven are in flight at once (or a second passed):
 // without the throttle the loader's burst reaches eleven; with Chromium's
-// it never does.
+// page cap applied to h2 hosts too (MultiplexedUncapped off) it never does.
 func TestLoadThrottleHoldsImagesBack(t *testing.T) {
 	st := newSite(t, "generic:n=40,mean=2k,depth=1", 2)
 	images := 0
@@ -220,6 +292,7 @@ func TestLoadThrottleHoldsImagesBack(t *testing.T) {
 		o := Options{Proto: probe.ProtoH2, TLSVersion: "1.3"}
 		if throttled {
 			o.Throttle = ChromiumThrottle
+			o.Throttle.MultiplexedUncapped = false
 		}
 		mu.Lock()
 		open, peak = 0, 0
