@@ -222,6 +222,42 @@ func TestThrottleMultiplexedUncapped(t *testing.T) {
 	}
 }
 
+// TestThrottleUncappedStartsPastWaitingRequests: a new request to a host
+// known to multiplex starts at once even while a request to a host not
+// yet known waits for the full page cap, and it counts towards the cap.
+func TestThrottleUncappedStartsPastWaitingRequests(t *testing.T) {
+	th := newThrottle(RequestThrottle{MaxDelayable: 2, UntilParsed: true, MultiplexedUncapped: true}, probe.ProtoH2)
+	th.documentParsed()
+	es := []*entry{imageEntry("s2.spdylab.test", 0), imageEntry("s2.spdylab.test", 1), imageEntry("s2.spdylab.test", 2)}
+	admitted, release := admitAll(t, th, es)
+	got := drain(admitted, 2)
+	th.hostMultiplexes("s1.spdylab.test")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // frees a held admit when the test fails
+	s1 := make(chan func(), 1)
+	go func() {
+		if rel, err := th.admit(ctx, imageEntry("s1.spdylab.test", 3)); err == nil {
+			s1 <- rel
+		}
+	}()
+	for in, w := th.state(); in+w < 4; in, w = th.state() {
+		time.Sleep(time.Millisecond) // waiting for the goroutine to reach the throttle
+	}
+	if in, w := th.state(); in != 3 || w != 1 {
+		t.Fatalf("in flight %d, waiting %d; want s1's request started past s2's waiting one", in, w)
+	}
+	(<-s1)()
+	if in, w := th.state(); in != 2 || w != 1 {
+		t.Fatalf("in flight %d, waiting %d; the cap is full again", in, w)
+	}
+	for _, e := range got {
+		release[e]()
+	}
+	if e := <-admitted; e.url.Hostname() != "s2.spdylab.test" {
+		t.Fatalf("admitted %s, want s2's waiting request", e.url)
+	}
+}
+
 func TestThrottleCancelledWaiterLeaves(t *testing.T) {
 	th := newThrottle(RequestThrottle{MaxDelayable: 1}, probe.ProtoH2)
 	rel, err := th.admit(context.Background(), imageEntry("s1.spdylab.test", 0))
