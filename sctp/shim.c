@@ -206,7 +206,11 @@ void shim_abort_close(struct socket *so) {
 	l.l_onoff = 1;
 	l.l_linger = 0;
 	usrsctp_setsockopt(so, SOL_SOCKET, SO_LINGER, &l, sizeof l);
-	usrsctp_set_upcall(so, NULL, NULL);
+	// The upcall stays: usrsctp_set_upcall(so, NULL, NULL) keeps the
+	// socket's SB_UPCALL flags set, so a packet that another goroutine feeds
+	// in (usrsctp_conninput) before the socket is gone calls a NULL upcall
+	// (seen as SIGSEGV at PC 0 in CI). The upcall only looks the handle up
+	// in stack.waiters, which closeSocket empties: a late one is a no-op.
 	usrsctp_close(so);
 }
 
