@@ -81,7 +81,6 @@ type Bench struct {
 	m        *page.Manifest
 	siteDir  string
 	baseURLs map[string]string
-	names    []string // the page's own host names (a replay), nil for the lab's s1..sN
 	servers  []*server.Server
 	// serverHosts names each server's namespace (servers[i] runs in the
 	// namespace of server host serverHosts[i]).
@@ -121,7 +120,7 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 	}
 	// The half-built bench is torn down through its own variable: every
 	// error return sets the result b to nil before deferred calls run.
-	built := &Bench{cond: c, opt: opt, m: m, siteDir: dir, names: names, baseURLs: map[string]string{}}
+	built := &Bench{cond: c, opt: opt, m: m, siteDir: dir, baseURLs: map[string]string{}}
 	defer func() {
 		if err != nil {
 			built.Close()
