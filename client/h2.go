@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -47,6 +48,11 @@ type H2Config struct {
 	// Trace sees every frame sent and received (for `spdylab get -v`); it
 	// is called with the connection's locks held and must not block.
 	Trace func(ev FrameEvent)
+	// WholeDataFrames hands a DATA frame's payload to the body only once
+	// the whole frame has arrived (x/net/http2's Framer alone). The zero
+	// value passes payload on as it arrives, as browsers' decoders do
+	// (h2split.go); this switch is there to show what that is worth.
+	WholeDataFrames bool
 }
 
 // PushPromise is a push the server announced.
@@ -109,7 +115,8 @@ type H2Conn struct {
 	streamWindow   int32
 	connWindow     int32
 	pushEnabled    bool
-	compressedIn   atomic.Int64 // header block bytes received
+	compressedIn   atomic.Int64  // header block bytes received
+	split          *dataSplitter // nil with WholeDataFrames
 }
 
 // ErrConnClosed is returned for requests on a closed connection.
@@ -151,7 +158,13 @@ func NewH2Conn(c net.Conn, cfg H2Config) (*H2Conn, error) {
 	cc.cond = sync.NewCond(&cc.mu)
 	cc.bw = bufio.NewWriterSize(c, 32<<10)
 	in := &headerByteCounter{r: c, count: &cc.compressedIn}
-	cc.fr = http2.NewFramer(cc.bw, bufio.NewReaderSize(in, 32<<10))
+	var frames io.Reader = bufio.NewReaderSize(in, 32<<10)
+	if !cfg.WholeDataFrames {
+		// Our SETTINGS leave SETTINGS_MAX_FRAME_SIZE at its default.
+		cc.split = newDataSplitter(frames, 16384)
+		frames = cc.split
+	}
+	cc.fr = http2.NewFramer(cc.bw, frames)
 	cc.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
 	cc.fr.MaxHeaderListSize = cc.maxHeaderList
 	cc.henc = hpack.NewEncoder(&cc.hbuf)

@@ -83,6 +83,13 @@ func FuzzH2ServerBytes(f *testing.F) {
 		fr.WriteSettings()
 		fr.WriteGoAway(0, http2.ErrCodeProtocol, []byte("no"))
 	}))
+	f.Add(serverBytes(func(fr *http2.Framer) { // DATA the splitter cuts, passes whole, and refuses to cut
+		fr.WriteSettings()
+		writeResponseHeaders(fr, 1)
+		fr.WriteDataPadded(1, false, []byte("padded"), make([]byte, 9))
+		fr.WriteData(1, false, make([]byte, 3000))
+		fr.WriteRawFrame(http2.FrameData, http2.FlagDataEndStream, 1, make([]byte, 16385))
+	}))
 	f.Add([]byte{0, 0, 2, 8, 0, 0, 0, 0, 0, 1, 2})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := &fuzzConn{r: bytes.NewReader(data), start: make(chan struct{}), closed: make(chan struct{})}

@@ -541,8 +541,18 @@ func pushRequest(fields []hpack.HeaderField, f *http2.PushPromiseFrame) (*PushPr
 	return &PushPromise{URL: u.String(), AssociatedStreamID: f.StreamID, StreamID: f.PromiseID, Header: h}, req, nil
 }
 
+// traceReceived reports a frame as it was on the wire: a DATA frame the
+// splitter cut is reported once, at its last piece, with its wire length.
 func (cc *H2Conn) traceReceived(f http2.Frame) {
-	if cc.cfg.Trace != nil {
-		cc.cfg.Trace(eventOf(f))
+	if cc.cfg.Trace == nil {
+		return
 	}
+	ev := eventOf(f)
+	if _, ok := f.(*http2.DataFrame); ok && cc.split != nil {
+		if !cc.split.lastEnded {
+			return
+		}
+		ev.Length = cc.split.wireLen
+	}
+	cc.cfg.Trace(ev)
 }

@@ -38,14 +38,12 @@ func (h *h2) open(ctx context.Context, org origin) (*muxSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	win := h.l.opt.InitialWindow
-	if win == 0 {
-		win = defaultWindow
-	}
+	win, session := h.l.opt.windows(defaultWindow)
 	cc, err := client.NewH2Conn(c.stream, client.H2Config{
-		StreamWindow: int32(win),
-		ConnWindow:   int32(sessionWindow(win)),
-		Priorities:   h.l.opt.H2Priorities,
+		StreamWindow:    int32(win),
+		ConnWindow:      int32(session),
+		Priorities:      h.l.opt.H2Priorities,
+		WholeDataFrames: h.l.opt.WholeDataFrames,
 		// Every push is accepted; whether it is used depends on the page
 		// asking for its URL.
 		OnPush: func(*client.PushPromise) bool { return true },
@@ -57,16 +55,6 @@ func (h *h2) open(ctx context.Context, org origin) (*muxSession, error) {
 	h.conns[c] = cc
 	h.mu.Unlock()
 	return &muxSession{c: c, rt: cc, close: cc.Close, usable: cc.CanTakeNewRequest}, nil
-}
-
-// sessionWindow is the connection-level receive window: Chromium let a
-// session receive far more than one stream's window (10 MiB), so that
-// flow control never throttles a page with many streams in flight.
-func sessionWindow(stream int) int {
-	if w := 10 << 20; stream < w {
-		return w
-	}
-	return stream
 }
 
 func (h *h2) fetch(ctx context.Context, e *entry, body func(io.Reader) (int64, error)) error {

@@ -23,9 +23,8 @@ import (
 // namespace), as Chrome holds one QUIC session per origin. Requests carry
 // RFC 9218 priorities; there is no server push (quic-go has none).
 //
-// Windows: like SPDY's and h2's, the per-stream receive window is the
-// condition's initial window (64 KiB when 0) and the connection window
-// max(10 MiB, that); both are fixed, because quic-go's auto-tuning would
+// Windows: like SPDY's and h2's, the receive windows are
+// Options.windows'; both are fixed, because quic-go's auto-tuning would
 // otherwise grow them and the studied window would not be the window.
 type h3Proto struct {
 	l     *load
@@ -51,10 +50,7 @@ func (p *h3Proto) open(ctx context.Context, org origin) (*muxSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	win := l.opt.InitialWindow
-	if win == 0 {
-		win = defaultWindow
-	}
+	win, session := l.opt.windows(defaultWindow)
 	qc, err := h3.Dial(ctx, pc, udp, h3.Config{
 		TLS: &tls.Config{
 			ServerName:         org.Host,
@@ -65,7 +61,7 @@ func (p *h3Proto) open(ctx context.Context, org origin) (*muxSession, error) {
 		EarlyData:        l.opt.EarlyData && l.sessions != nil,
 		HandshakeTimeout: min(l.opt.Timeout/2, maxQUICHandshake),
 		StreamWindow:     uint64(win),
-		ConnWindow:       uint64(sessionWindow(win)),
+		ConnWindow:       uint64(session),
 		Counter:          &p.count,
 	})
 	if err != nil {

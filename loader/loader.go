@@ -62,8 +62,8 @@ type Options struct {
 	CC       string        // client TCP congestion control when Dial is nil; "" = kernel default
 	// MaxConnsPerHost caps HTTPS connections per host; 0 = 6 (Chrome).
 	MaxConnsPerHost int
-	// InitialWindow is the client's per-stream receive window for SPDY and
-	// HTTP/2; 0 = the protocol default (64 KiB).
+	// InitialWindow is the client's per-stream receive window for SPDY,
+	// HTTP/2 and h3; 0 = the browser profile's (Windows), else 64 KiB.
 	InitialWindow int
 	Timeout       time.Duration // whole load; 0 = 60 s
 	// RootCAs verifies the servers' certificates; nil skips verification
@@ -91,10 +91,18 @@ type Options struct {
 	// SCTP are the association's knobs for spdy/3.1+sctp (sctp.go).
 	SCTP probe.SCTP
 	// Browser-profile mechanisms (throttle.go, profile.go; ApplyProfile
-	// sets them by name): which requests are held back, and which request
-	// headers go out. Zero values are Chrome 16's.
+	// sets them by name): which requests are held back, which request
+	// headers go out, and the receive windows of h2 and h3 when the
+	// condition sets none. Zero values are Chrome 16's.
 	Throttle RequestThrottle
 	Headers  HeaderSet
+	Windows  ReceiveWindows
+	// WholeDataFrames hands an h2 DATA frame to the scanner only once all
+	// of it has arrived, a round trip late when the frame straddles the
+	// server's congestion window (client.H2Config.WholeDataFrames); no
+	// browser does this, so both profiles leave it off. It is here to show
+	// the mechanism's effect.
+	WholeDataFrames bool
 }
 
 // DefaultMaxConnsPerHost is Chrome's limit of persistent HTTP/1.1

@@ -3,6 +3,7 @@ package loader
 import (
 	"fmt"
 
+	"github.com/spdylab/spdylab/client"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -32,10 +33,11 @@ const (
 func ApplyProfile(o *Options, name string) error {
 	switch name {
 	case "", probe.ProfileChrome16:
-		o.Throttle, o.Headers = RequestThrottle{}, HeadersChrome16
+		o.Throttle, o.Headers, o.Windows = RequestThrottle{}, HeadersChrome16, ReceiveWindows{}
 	case probe.ProfileChromiumModern:
 		o.Throttle = ChromiumThrottle
 		o.Headers = HeadersChromiumModern
+		o.Windows = ChromiumWindows
 	default:
 		return fmt.Errorf("loader: unknown browser profile %q (want %s)", name, probe.OneOf(probe.BrowserProfiles))
 	}
@@ -45,6 +47,46 @@ func ApplyProfile(o *Options, name string) error {
 // ChromiumThrottle is a modern Chromium's ResourceScheduler in the terms
 // of RequestThrottle.
 var ChromiumThrottle = RequestThrottle{MaxDelayable: 10, MaxDelayablePerHost: 6, UntilParsed: true, MultiplexedUncapped: true}
+
+// ReceiveWindows are the receive windows a browser opens on SPDY, HTTP/2
+// and QUIC connections. Zero values are SPDY/3's 64 KiB per stream, the
+// window of Chrome 16's era and of the seed studies.
+type ReceiveWindows struct {
+	Stream, Session int
+}
+
+// ChromiumWindows are a modern Chromium's (kSpdyStreamMaxRecvWindowSize,
+// kSpdySessionMaxRecvWindowSize, and the same sizes for QUIC): with 64 KiB
+// per stream, a server sending a few large objects stops at each window
+// and then bursts on the WINDOW_UPDATE, which with four hosts overflowed
+// the fidelity study's 50-packet queue twice as often as Chromium's loads.
+var ChromiumWindows = ReceiveWindows{Stream: client.ChromeStreamWindow, Session: client.ChromeConnWindow}
+
+// windows are the stream and session receive windows of a load's SPDY,
+// h2 and h3 connections: the condition's initial window when it sets one,
+// else the profile's, else 64 KiB, each with a session window of at least
+// 10 MiB (sessionWindow).
+func (o *Options) windows(protoDefault int) (stream, session int) {
+	switch {
+	case o.InitialWindow > 0:
+		stream = o.InitialWindow
+	case o.Windows.Stream > 0:
+		return o.Windows.Stream, max(o.Windows.Session, o.Windows.Stream)
+	default:
+		stream = protoDefault
+	}
+	return stream, sessionWindow(stream)
+}
+
+// sessionWindow is the connection-level receive window: Chromium let a
+// session receive far more than one stream's window (10 MiB), so that
+// flow control never throttles a page with many streams in flight.
+func sessionWindow(stream int) int {
+	if w := 10 << 20; stream < w {
+		return w
+	}
+	return stream
+}
 
 // Modern Chromium's identity, as its requests carry it.
 const (

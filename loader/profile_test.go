@@ -62,3 +62,28 @@ func TestProfileRequestHeaders(t *testing.T) {
 		t.Error("unknown profile accepted")
 	}
 }
+
+// The receive windows: the condition's initial window wins, then the
+// profile's, then the protocol's default; the session window is at least
+// 10 MiB and at least the stream window.
+func TestReceiveWindows(t *testing.T) {
+	for _, tc := range []struct {
+		profile              string
+		initial              int
+		wantStream, wantSess int
+	}{
+		{probe.ProfileChrome16, 0, 65535, 10 << 20},
+		{probe.ProfileChrome16, 1 << 20, 1 << 20, 10 << 20},
+		{probe.ProfileChrome16, 32 << 20, 32 << 20, 32 << 20},
+		{probe.ProfileChromiumModern, 0, 6 << 20, 15 << 20},
+		{probe.ProfileChromiumModern, 16384, 16384, 10 << 20},
+	} {
+		o := Options{InitialWindow: tc.initial}
+		if err := ApplyProfile(&o, tc.profile); err != nil {
+			t.Fatal(err)
+		}
+		if s, sess := o.windows(65535); s != tc.wantStream || sess != tc.wantSess {
+			t.Errorf("%s, initial window %d: windows %d/%d, want %d/%d", tc.profile, tc.initial, s, sess, tc.wantStream, tc.wantSess)
+		}
+	}
+}

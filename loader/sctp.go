@@ -87,14 +87,11 @@ func (p *sctpProto) open(ctx context.Context, org origin) (*muxSession, error) {
 		c.Close()
 		return nil, context.Cause(ctx)
 	}
-	win := l.opt.InitialWindow
-	if win == 0 {
-		win = spdy.DefaultInitialWindowSize
-	}
+	win, session := l.opt.windows(spdy.DefaultInitialWindowSize)
 	cc, err := spdy.NewClientConnSCTP(a, &spdy.ClientConfig{Config: spdy.Config{
 		Version:           spdy.ProtoSPDY31,
 		InitialWindowSize: int32(win),
-		SessionWindowSize: int32(sessionWindow(win)),
+		SessionWindowSize: int32(session),
 		MaxFrameSize:      SCTPFrameSize,
 	}}, opt)
 	if err != nil {

@@ -34,15 +34,12 @@ func (p *spdyProto) open(ctx context.Context, org origin) (*muxSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	win := p.l.opt.InitialWindow
-	if win == 0 {
-		win = spdy.DefaultInitialWindowSize
-	}
+	win, session := p.l.opt.windows(spdy.DefaultInitialWindowSize)
 	cc, err := spdy.NewClientConn(c.stream, &spdy.ClientConfig{
 		Config: spdy.Config{
 			Version:           p.version,
 			InitialWindowSize: int32(win),
-			SessionWindowSize: int32(sessionWindow(win)),
+			SessionWindowSize: int32(session),
 		},
 		// Every push is accepted; whether it is used depends on the page
 		// asking for its URL.

@@ -60,7 +60,7 @@ type Condition struct {
 	Proto         string        `json:"proto"`                    // one of the Proto* constants
 	TLS           string        `json:"tls"`                      // "1.2" (full 2-RTT handshake, as in 2012) or "1.3"
 	MaxStreams    int           `json:"max_streams,omitempty"`    // SPDY/h2 server max concurrent streams; 0 = default (100)
-	InitialWindow int           `json:"initial_window,omitempty"` // SPDY/h2 initial stream window; 0 = 64 KiB
+	InitialWindow int           `json:"initial_window,omitempty"` // SPDY/h2/h3 initial stream window; 0 = the browser profile's (64 KiB for chrome16)
 	Push          string        `json:"push,omitempty"`           // "", "none", "manifest", "preload"
 	DNS           bool          `json:"dns"`                      // resolve host names over the link
 	Link          Link          `json:"link"`

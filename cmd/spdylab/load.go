@@ -115,7 +115,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	protos := fs.String("proto", probe.ProtoSPDY31, "protocol(s), comma-separated: "+strings.Join(probe.ProtocolNames(), ", ")+" (several are interleaved load by load)")
 	tlsVer := fs.String("tls", probe.DefaultTLS, "TLS version: "+probe.OneOf(probe.TLSVersionNames())+" (1.2: full 2-RTT handshake, as in the studies)")
 	maxStreams := fs.Int("max-streams", 0, "server's SPDY/h2 max concurrent streams (0 = 100)")
-	initWin := fs.Int("initial-window", 0, "SPDY/h2 initial stream window in bytes for server and client (0 = 64 KiB)")
+	initWin := fs.Int("initial-window", 0, "SPDY/h2/h3 initial stream window in bytes for server and client (0 = each side's default; the client's is its browser profile's: 64 KiB for chrome16, 6 MiB for chromium-modern)")
 	push := fs.String("push", "none", "server push policy: "+probe.OneOf(probe.PushPolicies))
 	client := fs.String("client", probe.ClientLoader, "who loads the page: "+probe.OneOf(probe.ClientNames())+" (real headless Chromium in the client namespace; no SPDY)")
 	profile := fs.String("browser-profile", probe.ProfileChrome16, "the browser the loader models: "+probe.OneOf(probe.BrowserProfiles)+" (loader only)")

@@ -47,7 +47,7 @@ var factors = []factor{
 	{name: "tls_resume", kind: "bool", canon: oneOf("false", "true"), def: "false", help: "a host's later connections in a load resume its first handshake's session, as a browser's do (the load still starts with no ticket)"},
 	{name: "early_data", kind: "bool", canon: oneOf("false", "true"), def: "false", help: "requests in TLS 1.3 early data (0-RTT) on resumed connections; needs tls 1.3, tls_resume and a protocol that can send it: " + probe.OneOf(probe.EarlyDataProtocols())},
 	{name: "max_streams", kind: "int", canon: intRange(0, 1<<20), def: "0", help: "SPDY/h2 server max concurrent streams (0 = 100)"},
-	{name: "initial_window", kind: "int", canon: intRange(0, 1<<31-1), def: "0", help: "SPDY/h2 initial stream window in bytes (0 = 64 KiB)"},
+	{name: "initial_window", kind: "int", canon: intRange(0, 1<<31-1), def: "0", help: "SPDY/h2/h3 initial stream window in bytes (0 = the browser profile's: 64 KiB for chrome16, 6 MiB for chromium-modern)"},
 	{name: "push", kind: "string", canon: oneOf(probe.PushPolicies...), def: probe.PushNone, help: "server push policy"},
 	{name: "priority", kind: "string", canon: oneOf(probe.PriorityPolicies...), def: probe.PriorityChrome, help: "the loader's request priorities: chrome (by resource type), none (all the same) or depth (by depth in the page tree, the root highest); SPDY, h2 and h3 carry them, HTTPS queues by them"},
 	{name: "scheduler", kind: "string", canon: oneOf(probe.Schedulers...), def: probe.SchedulerPriority, help: "the SPDY server's DATA order: priority (strict), roundrobin (turns, priority ignored) or fifo (open order, each stream to its end); " + probe.SchedulerNote + ", so other values need SPDY protocols"},
