@@ -228,6 +228,9 @@ func (h *h1) roundTrip(e *entry, hc *h1Conn, body func(io.Reader) (int64, error)
 	for i, kv := range hdrs {
 		fields[i] = client.Field{Name: kv.Name, Value: kv.Value}
 	}
+	if err := h.l.dispatch.dispatch(h.l.ctx); err != nil {
+		return false, false, err
+	}
 	e.mu.Lock()
 	e.httpVersion = "HTTP/1.1"
 	e.reqHeaders = hdrs

@@ -90,13 +90,15 @@ type Options struct {
 	Priority string
 	// SCTP are the association's knobs for spdy/3.1+sctp (sctp.go).
 	SCTP probe.SCTP
-	// Browser-profile mechanisms (throttle.go, profile.go; ApplyProfile
-	// sets them by name): which requests are held back, which request
-	// headers go out, and the receive windows of h2 and h3 when the
-	// condition sets none. Zero values are Chrome 16's.
+	// Browser-profile mechanisms (throttle.go, profile.go, renderer.go;
+	// ApplyProfile sets them by name): which requests are held back, which
+	// request headers go out, the receive windows when the condition sets
+	// none, and the browser's own processing time. Zero values are
+	// Chrome 16's.
 	Throttle RequestThrottle
 	Headers  HeaderSet
 	Windows  ReceiveWindows
+	Renderer RendererCosts
 	// WholeDataFrames hands an h2 DATA frame to the scanner only once all
 	// of it has arrived, a round trip late when the frame straddles the
 	// server's congestion window (client.H2Config.WholeDataFrames); no
@@ -194,6 +196,7 @@ type load struct {
 	dialer   *dialer
 	proto    protocol
 	throttle *throttle
+	dispatch *dispatcher
 	wire     wireCounter
 	sessions tls.ClientSessionCache // nil = no resumption
 	hs       handshakes
@@ -290,6 +293,7 @@ func newLoad(t Target, o Options) (*load, error) {
 	}
 	l.dialer = newDialer(l, o)
 	l.throttle = newThrottle(o.Throttle, o.Proto)
+	l.dispatch = &dispatcher{cost: o.Renderer.DispatchCost}
 	switch o.Proto {
 	case probe.ProtoHTTPS:
 		l.proto = newH1(l)
@@ -562,6 +566,11 @@ func (l *load) bodyConsumer(e *entry) func(io.Reader) (int64, error) {
 	found := func(ref reference) { l.discovered(e, ref) }
 	switch e.typ {
 	case page.TypeHTML:
+		if e.parent == nil && l.opt.Renderer.CommitDelay > 0 {
+			return func(r io.Reader) (int64, error) {
+				return scanHTML(&commitReader{ctx: l.ctx, r: r, delay: l.opt.Renderer.CommitDelay}, e.url, found)
+			}
+		}
 		return func(r io.Reader) (int64, error) { return scanHTML(r, e.url, found) }
 	case page.TypeCSS:
 		return func(r io.Reader) (int64, error) { return scanCSS(r, e.url, found) }

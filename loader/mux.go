@@ -194,6 +194,9 @@ func muxFetchOnce(ctx context.Context, l *load, ss *sessions, e *entry, withCtx 
 	e.reqHeaders = hdrs
 	e.reqHdrSize = -1 // compressed per session; the totals are in Result
 	e.mu.Unlock()
+	if err := l.dispatch.dispatch(ctx); err != nil {
+		return err
+	}
 	resp, err := ms.rt.RoundTrip(req)
 	if err != nil {
 		return err
