@@ -516,7 +516,7 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		EarlyData:     cond.EarlyData,
 		Priority:      cond.Priority,
 	}
-	if err := loader.ApplyProfile(&opt, cond.BrowserProfile); err != nil {
+	if err := loader.ApplyProfile(&opt, cond.BrowserProfile, cond.RendererCosts); err != nil {
 		return fail(fmt.Errorf("harness: %w", err))
 	}
 	if b.tb.Emulated() {

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spdylab/spdylab/client"
 	"github.com/spdylab/spdylab/page"
@@ -29,15 +30,33 @@ const (
 )
 
 // ApplyProfile sets o's mechanisms to those of the named browser profile
-// ("" = probe.ProfileChrome16).
-func ApplyProfile(o *Options, name string) error {
+// ("" = probe.ProfileChrome16); renderer, when not empty or
+// probe.RendererFromProfile, replaces the profile's renderer costs
+// (probe.ParseRendererCosts).
+func ApplyProfile(o *Options, name, renderer string) error {
+	if err := applyProfile(o, name); err != nil {
+		return err
+	}
+	if renderer == "" || renderer == probe.RendererFromProfile {
+		return nil
+	}
+	commit, dispatch, err := probe.ParseRendererCosts(renderer)
+	if err != nil {
+		return fmt.Errorf("loader: %w", err)
+	}
+	o.Renderer = RendererCosts{CommitDelay: commit, DispatchCost: dispatch}
+	return nil
+}
+
+func applyProfile(o *Options, name string) error {
 	switch name {
 	case "", probe.ProfileChrome16:
-		o.Throttle, o.Headers, o.Windows = RequestThrottle{}, HeadersChrome16, ReceiveWindows{}
+		o.Throttle, o.Headers, o.Windows, o.Renderer = RequestThrottle{}, HeadersChrome16, ReceiveWindows{}, RendererCosts{}
 	case probe.ProfileChromiumModern:
 		o.Throttle = ChromiumThrottle
 		o.Headers = HeadersChromiumModern
 		o.Windows = ChromiumWindows
+		o.Renderer = ChromiumRendererCosts
 	default:
 		return fmt.Errorf("loader: unknown browser profile %q (want %s)", name, probe.OneOf(probe.BrowserProfiles))
 	}
@@ -47,6 +66,10 @@ func ApplyProfile(o *Options, name string) error {
 // ChromiumThrottle is a modern Chromium's ResourceScheduler in the terms
 // of RequestThrottle.
 var ChromiumThrottle = RequestThrottle{MaxDelayable: 10, MaxDelayablePerHost: 6, UntilParsed: true, MultiplexedUncapped: true}
+
+// ChromiumRendererCosts are a modern Chromium's on the lab's 2-core
+// machine, measured from its HARs in the fidelity study (renderer.go).
+var ChromiumRendererCosts = RendererCosts{CommitDelay: 35 * time.Millisecond, DispatchCost: 2 * time.Millisecond}
 
 // ReceiveWindows are the receive windows a browser opens on SPDY, HTTP/2
 // and QUIC connections. Zero values are SPDY/3's 64 KiB per stream, the

@@ -26,7 +26,7 @@ func TestProfileRequestHeaders(t *testing.T) {
 	sizes := map[string][2]int64{probe.ProfileChrome16: {300, 420}, probe.ProfileChromiumModern: {500, 650}}
 	for profile, want := range sizes {
 		o := Options{Proto: probe.ProtoHTTPS, TLSVersion: "1.3"}
-		if err := ApplyProfile(&o, profile); err != nil {
+		if err := ApplyProfile(&o, profile, ""); err != nil {
 			t.Fatal(err)
 		}
 		res, err := Load(context.Background(), target, o)
@@ -58,7 +58,7 @@ func TestProfileRequestHeaders(t *testing.T) {
 			t.Fatal("the page has no images")
 		}
 	}
-	if err := ApplyProfile(&Options{}, "netscape4"); err == nil {
+	if err := ApplyProfile(&Options{}, "netscape4", ""); err == nil {
 		t.Error("unknown profile accepted")
 	}
 }
@@ -79,7 +79,7 @@ func TestReceiveWindows(t *testing.T) {
 		{probe.ProfileChromiumModern, 16384, 16384, 10 << 20},
 	} {
 		o := Options{InitialWindow: tc.initial}
-		if err := ApplyProfile(&o, tc.profile); err != nil {
+		if err := ApplyProfile(&o, tc.profile, ""); err != nil {
 			t.Fatal(err)
 		}
 		if s, sess := o.windows(65535); s != tc.wantStream || sess != tc.wantSess {

@@ -203,7 +203,7 @@ func TestThrottleMultiplexedUncapped(t *testing.T) {
 		}
 	}
 	var c16, modern Options
-	if ApplyProfile(&c16, probe.ProfileChrome16) != nil || ApplyProfile(&modern, probe.ProfileChromiumModern) != nil {
+	if ApplyProfile(&c16, probe.ProfileChrome16, "") != nil || ApplyProfile(&modern, probe.ProfileChromiumModern, "") != nil {
 		t.Fatal("ApplyProfile failed")
 	}
 	if c16.Throttle.MultiplexedUncapped || !modern.Throttle.MultiplexedUncapped {

@@ -1,6 +1,10 @@
 package probe
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // This file is the one owner of the client and browser-profile values a
 // Condition may hold, and of which protocols each client can speak.
@@ -102,6 +106,71 @@ const (
 // ProfileChrome16).
 var BrowserProfiles = []string{ProfileChrome16, ProfileChromiumModern}
 
+// Renderer costs (Condition.RendererCosts) override the browser profile's
+// (loader.RendererCosts): the time a browser's own processes spend
+// between the network and the page, which depends on the machine. The
+// default, RendererFromProfile, is stored empty; any other value is
+// "COMMIT/DISPATCH", two durations such as "35ms/2ms" ("0s/0s" spends
+// none), stored in time.Duration's spelling.
+const RendererFromProfile = "profile"
+
+// MaxRendererCost bounds each renderer cost: larger is a typo, not a
+// browser.
+const MaxRendererCost = time.Second
+
+// ParseRendererCosts reads a "COMMIT/DISPATCH" pair.
+func ParseRendererCosts(s string) (commit, dispatch time.Duration, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		commit, err = time.ParseDuration(strings.TrimSpace(a))
+		if err == nil {
+			dispatch, err = time.ParseDuration(strings.TrimSpace(b))
+		}
+	}
+	if !ok || err != nil {
+		return 0, 0, fmt.Errorf("renderer costs %q: want %q or COMMIT/DISPATCH durations, e.g. \"35ms/2ms\"", s, RendererFromProfile)
+	}
+	for _, d := range []time.Duration{commit, dispatch} {
+		if d < 0 || d > MaxRendererCost {
+			return 0, 0, fmt.Errorf("renderer costs %q: each must be 0..%v", s, MaxRendererCost)
+		}
+	}
+	return commit, dispatch, nil
+}
+
+// CanonRendererCosts is v's canonical spelling: RendererFromProfile, or
+// the pair in time.Duration's spelling.
+func CanonRendererCosts(v string) (string, error) {
+	if v == RendererFromProfile {
+		return v, nil
+	}
+	commit, dispatch, err := ParseRendererCosts(v)
+	if err != nil {
+		return "", err
+	}
+	return commit.String() + "/" + dispatch.String(), nil
+}
+
+// normalizeRendererCosts checks RendererCosts and stores its canonical
+// spelling (the default empty).
+func normalizeRendererCosts(c Condition, cl Client) (Condition, error) {
+	if c.RendererCosts == "" {
+		return c, nil
+	}
+	v, err := CanonRendererCosts(c.RendererCosts)
+	if err != nil {
+		return c, err
+	}
+	if v == RendererFromProfile {
+		v = ""
+	}
+	if cl.Browser && v != "" {
+		return c, fmt.Errorf("renderer costs %s model a browser in the loader; client %s spends its own (leave them at %s)", v, cl.Name, RendererFromProfile)
+	}
+	c.RendererCosts = v
+	return c, nil
+}
+
 // BrowserProfileName is the condition's profile, the default spelled out.
 func (c Condition) BrowserProfileName() string {
 	if c.BrowserProfile == "" {
@@ -128,6 +197,10 @@ func normalizeClient(c Condition) (Condition, error) {
 	}
 	if cl.Browser && c.BrowserProfile != "" {
 		return c, fmt.Errorf("browser profile %s models a browser in the loader; client %s is a real browser (leave the profile at its default)", c.BrowserProfile, cl.Name)
+	}
+	c, err := normalizeRendererCosts(c, cl)
+	if err != nil {
+		return c, err
 	}
 	if c.Proto != "" {
 		if err := CheckClientProtocol(c.Client, c.Proto, c.TLS); err != nil {

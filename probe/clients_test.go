@@ -53,3 +53,34 @@ func TestNormalizeClientErrorsNameTheValidValues(t *testing.T) {
 		t.Fatalf("chromium with a loader profile: %v", err)
 	}
 }
+
+// Renderer costs: the profile's default is stored empty, a pair in
+// time.Duration's spelling; bad spellings, out-of-range costs and a real
+// browser with loader costs are refused with the reason.
+func TestNormalizeRendererCosts(t *testing.T) {
+	base := Condition{Page: "pageA", Proto: ProtoH2, TLS: "1.3"}
+	for in, want := range map[string]string{
+		"": "", RendererFromProfile: "", "35ms/2ms": "35ms/2ms", "0.035s / 2000us": "35ms/2ms", "0s/0s": "0s/0s",
+	} {
+		c := base
+		c.RendererCosts = in
+		n, err := Normalize(c)
+		if err != nil || n.RendererCosts != want {
+			t.Errorf("%q: stored %q, %v; want %q", in, n.RendererCosts, err, want)
+		}
+	}
+	for in, why := range map[string]string{
+		"35ms": "COMMIT/DISPATCH", "x/2ms": "COMMIT/DISPATCH", "-1ms/2ms": "0..1s", "2s/0s": "0..1s",
+	} {
+		c := base
+		c.RendererCosts = in
+		if _, err := Normalize(c); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("%q: error %v, want one saying %q", in, err, why)
+		}
+	}
+	c := base
+	c.Client, c.RendererCosts = ClientChromium, "35ms/2ms"
+	if _, err := Normalize(c); err == nil || !strings.Contains(err.Error(), "spends its own") {
+		t.Errorf("chromium with loader renderer costs: %v", err)
+	}
+}

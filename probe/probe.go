@@ -75,6 +75,9 @@ type Condition struct {
 	// BrowserProfile is the browser the loader models ("" = chrome16,
 	// the seed studies' browser). Real Chromium is its own profile.
 	BrowserProfile string `json:"browser_profile,omitempty"`
+	// RendererCosts overrides the profile's renderer costs ("" = the
+	// profile's; clients.go).
+	RendererCosts string `json:"renderer_costs,omitempty"`
 	// TLSResume lets a host's later connections in a load resume the
 	// session of its first (as a browser does); EarlyData sends their
 	// requests in 0-RTT (h3 and TLS 1.3 only). policies.go has the rules.

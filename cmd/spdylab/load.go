@@ -119,6 +119,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	push := fs.String("push", "none", "server push policy: "+probe.OneOf(probe.PushPolicies))
 	client := fs.String("client", probe.ClientLoader, "who loads the page: "+probe.OneOf(probe.ClientNames())+" (real headless Chromium in the client namespace; no SPDY)")
 	profile := fs.String("browser-profile", probe.ProfileChrome16, "the browser the loader models: "+probe.OneOf(probe.BrowserProfiles)+" (loader only)")
+	renderer := fs.String("renderer-costs", probe.RendererFromProfile, "the loader's renderer costs: COMMIT/DISPATCH durations (e.g. 35ms/2ms; 0s/0s = none) or "+probe.RendererFromProfile+" (the browser profile's; loader only)")
 	fs.IntVar(&req.runs, "runs", 20, "loads per protocol")
 	fs.StringVar(&req.harDir, "har", "", "write one HAR file per load into `dir`")
 	fs.BoolVar(&req.asJSON, "json", false, "print a JSON summary per protocol instead of tables")
@@ -157,6 +158,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	req.cond = probe.Condition{Page: *pageName, Shards: cfg.Shards, ShardMode: *shardMode, TLS: *tlsVer,
 		MaxStreams: *maxStreams, InitialWindow: *initWin, Push: *push, DNS: cfg.DNS && !*noLink,
 		Link: cfg.Link, TCP: cfg.TCP, NoLink: *noLink, Timeout: *timeout, Client: *client}
+	req.cond.RendererCosts = *renderer
 	if *profile != probe.ProfileChrome16 {
 		req.cond.BrowserProfile = *profile
 	}

@@ -54,6 +54,7 @@ var factors = []factor{
 	{name: "dns", kind: "bool", canon: oneOf("false", "true"), def: "false", help: "resolve host names over the link"},
 	{name: "client", kind: "string", canon: oneOf(probe.ClientNames()...), def: probe.ClientLoader, help: "who loads the page: " + probe.OneOf(probe.ClientNames())},
 	{name: "browser_profile", kind: "string", canon: oneOf(probe.BrowserProfiles...), def: probe.ProfileChrome16, help: "the browser the loader models: " + probe.OneOf(probe.BrowserProfiles)},
+	{name: "renderer_costs", kind: "string", canon: probe.CanonRendererCosts, def: probe.RendererFromProfile, help: "the loader's renderer costs, COMMIT/DISPATCH (e.g. \"35ms/2ms\"; \"0s/0s\" = none), or " + probe.RendererFromProfile + " (the browser profile's); the fidelity report measures Chromium's on the machine that ran it"},
 	{name: "no_link", kind: "bool", canon: oneOf("false", "true"), def: "false", help: "loopback without an emulated link (smoke tests)"},
 	// SPDY over SCTP (protocol spdy/3.1+sctp); see factors_sctp.go.
 	{name: "sctp_control_stream", kind: "bool", canon: oneOf("false", "true"), def: "true", help: "SPDY control frames on SCTP stream 0 (the study's control-stream option)"},
@@ -194,7 +195,7 @@ func buildCondition(v map[string]string, timeout time.Duration) (probe.Condition
 		NoLink:        v["no_link"] == "true",
 		Timeout:       timeout,
 	}
-	c.Client, c.BrowserProfile = v["client"], v["browser_profile"]
+	c.Client, c.BrowserProfile, c.RendererCosts = v["client"], v["browser_profile"], v["renderer_costs"]
 	c.TLSResume, c.EarlyData = v["tls_resume"] == "true", v["early_data"] == "true"
 	c.Priority, c.Scheduler = v["priority"], v["scheduler"]
 	down, up, _ := strings.Cut(v["rate"], "/")
@@ -230,7 +231,7 @@ func buildCondition(v map[string]string, timeout time.Duration) (probe.Condition
 	}
 	// Their defaults are stored empty (probe/clients.go, probe/policies.go:
 	// stored hashes).
-	c.Client, c.BrowserProfile = n.Client, n.BrowserProfile
+	c.Client, c.BrowserProfile, c.RendererCosts = n.Client, n.BrowserProfile, n.RendererCosts
 	c.Priority, c.Scheduler = n.Priority, n.Scheduler
 	if n != c {
 		// The factors' defaults are the conditions' defaults: a condition
