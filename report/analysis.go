@@ -95,6 +95,9 @@ type Analysis struct {
 	// emulator's lateness did not move the results (NaN without late loads).
 	LateShiftPct float64
 	OKLoads      int // successful loads counted in the statistics
+	// Renderer are the renderer costs measured from the HARs of a study
+	// with both clients, per client (renderer.go).
+	Renderer []RendererMeasure
 }
 
 // LateJudgeMin is how many late-emulator loads it takes to judge from
@@ -123,6 +126,10 @@ func Analyze(st *store.Store) (*Analysis, error) {
 	baseSingle := a.baselineSingles()
 	for _, c := range a.Conds {
 		a.boundAndGain(c, byValues, baseSingle)
+	}
+	cells, _ := Fidelity(a)
+	if a.Renderer, err = measureRenderer(st, a, cells); err != nil {
+		return nil, fmt.Errorf("measuring renderer costs: %w", err)
 	}
 	return a, nil
 }

@@ -188,5 +188,21 @@ func fidelityTables(a *Analysis) []table {
 			{Text: fmtNum(c.Ratio, 3), Class: "num"}, {Text: fmtNum(c.Lo, 3) + " – " + fmtNum(c.Hi, 3), Class: "num"},
 			{Text: fmtNum(c.ErrPct, 1), Class: cls}})
 	}
-	return []table{sum, per}
+	return append([]table{sum, per}, rendererTable(a)...)
+}
+
+// rendererTable shows the renderer costs measured per client, the numbers
+// that calibrate the loader on this machine (renderer.go).
+func rendererTable(a *Analysis) []table {
+	if len(a.Renderer) == 0 {
+		return nil
+	}
+	t := table{Title: "Renderer costs measured in this run",
+		Caption: "From each client's HARs (loader.RendererCosts models them): commit = median time from the document's first byte to the first subresource request; dispatch = mean interval between subresource requests that waited for each other on a multiplexed protocol (Chromium sends them in batches, so the mean is its rate). Chromium's are CPU time on the machine that ran the study: give them to the loader with renderer_costs = \"COMMIT/DISPATCH\" (or spdylab load --renderer-costs).",
+		Head:    []string{"client", "commit ms", "loads", "dispatch ms", "request pairs"}}
+	for _, m := range a.Renderer {
+		t.Rows = append(t.Rows, []cell{{Text: m.Client}, {Text: fmtNum(m.CommitMs, 1), Class: "num"}, {Text: fmt.Sprint(m.CommitLoads), Class: "num"},
+			{Text: fmtNum(m.DispatchMs, 2), Class: "num"}, {Text: fmt.Sprint(m.Pairs), Class: "num"}})
+	}
+	return []table{t}
 }
