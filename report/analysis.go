@@ -447,4 +447,3 @@ func shortName(f string) string {
 	}
 	return f
 }
-
