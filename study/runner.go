@@ -77,7 +77,50 @@ type task struct {
 	// pending[r] lists indexes into group.Conds still to load at run r, with
 	// the number of attempts already stored.
 	pending map[int][]pendingProbe
+	// runs hands the pending runs out, in order, to every testbed working
+	// on the bench: its own, and helpers once no bench is left to start.
+	runs *runQueue
 }
+
+// runQueue is a bench's runs still to start.
+type runQueue struct {
+	mu   sync.Mutex
+	runs []int
+}
+
+func newRunQueue(pending map[int][]pendingProbe) *runQueue {
+	q := &runQueue{}
+	for run := range pending {
+		q.runs = append(q.runs, run)
+	}
+	sort.Ints(q.runs)
+	return q
+}
+
+func (q *runQueue) next() (int, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.runs) == 0 {
+		return 0, false
+	}
+	run := q.runs[0]
+	q.runs = q.runs[1:]
+	return run, true
+}
+
+func (q *runQueue) left() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.runs)
+}
+
+// MinRunsToShare is how many runs a bench must have left for an idle
+// worker to open a second testbed for it: building one costs about a
+// load and a link check, so sharing fewer gains nothing. Without sharing,
+// the run's end waited on its longest bench alone (study3-sctp: the youm7
+// benches at 2-2.5% loss, 100 runs of 60 s, ran for 25 minutes after the
+// other benches were done, with 8 of 16 slots busy).
+const MinRunsToShare = 4
 
 type pendingProbe struct {
 	cond     int
@@ -139,6 +182,7 @@ func (r *Runner) plan() ([]task, Summary, error) {
 			}
 		}
 		if len(t.pending) > 0 {
+			t.runs = newRunQueue(t.pending)
 			tasks = append(tasks, t)
 		}
 	}
@@ -224,24 +268,35 @@ func (r *Runner) runTasks(ctx context.Context, tasks []task, jobs int, sess int6
 	browsers := newBrowserSlots(r.BrowserJobs)
 	work := make(chan task)
 	var wg sync.WaitGroup
+	runOne := func(t task) {
+		release, ok := browsers.acquire(t.group, runCtx.Done())
+		if !ok {
+			return
+		}
+		done, failed, err := r.runTask(runCtx, t, sess, prog)
+		release()
+		mu.Lock()
+		sum.Done += done
+		sum.Failed += failed
+		mu.Unlock()
+		if err != nil && runCtx.Err() == nil {
+			cancel(err)
+		}
+	}
 	for w := 0; w < jobs; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for t := range work {
-				release, ok := browsers.acquire(t.group, runCtx.Done())
+				runOne(t)
+			}
+			// Every bench has started: help the one with the most runs left.
+			for runCtx.Err() == nil {
+				t, ok := mostRunsLeft(tasks)
 				if !ok {
-					continue
+					return
 				}
-				done, failed, err := r.runTask(runCtx, t, sess, prog)
-				release()
-				mu.Lock()
-				sum.Done += done
-				sum.Failed += failed
-				mu.Unlock()
-				if err != nil && runCtx.Err() == nil {
-					cancel(err)
-				}
+				runOne(t)
 			}
 		}()
 	}
@@ -259,6 +314,21 @@ feed:
 		return err
 	}
 	return nil
+}
+
+// mostRunsLeft is the bench with the most runs still to start, if it has
+// at least MinRunsToShare.
+func mostRunsLeft(tasks []task) (task, bool) {
+	best, most := -1, MinRunsToShare-1
+	for i := range tasks {
+		if n := tasks[i].runs.left(); n > most {
+			best, most = i, n
+		}
+	}
+	if best < 0 {
+		return task{}, false
+	}
+	return tasks[best], true
 }
 
 // runTask opens one bench and runs its pending probes, protocols
@@ -297,12 +367,7 @@ func (r *Runner) runTask(ctx context.Context, t task, sess int64, prog *progress
 		}
 	}
 	check := b.Check(ctx)
-	runs := make([]int, 0, len(t.pending))
-	for run := range t.pending {
-		runs = append(runs, run)
-	}
-	sort.Ints(runs)
-	for _, run := range runs {
+	for run, ok := t.runs.next(); ok; run, ok = t.runs.next() {
 		for _, pp := range t.pending[run] {
 			c := t.group.Conds[pp.cond]
 			for attempt := pp.attempts; attempt < 2; attempt++ {

@@ -32,15 +32,18 @@ type fakeBench struct {
 	delay  time.Duration
 	fail   func(proto string, run int, n int) bool
 	closed bool
+	id     int // which testbed of the run (in opening order)
 }
 
 type loadLog struct {
-	mu     sync.Mutex
-	loads  []string // "benchKey proto run"
-	opens  int
-	closes int
-	open   int // benches open right now
-	peak   int
+	mu    sync.Mutex
+	loads []string // "benchKey proto run"
+	// byTestbed lists the same loads as "testbed proto run".
+	byTestbed []string
+	opens     int
+	closes    int
+	open      int // benches open right now
+	peak      int
 	// pageless counts benches opened without the runner's page (it opens
 	// every built-in page once, for the ETA, and hands it to the benches).
 	pageless int
@@ -69,6 +72,7 @@ func (b *fakeBench) Load(ctx context.Context, proto string, run int) probe.Resul
 		}
 	}
 	b.log.loads = append(b.log.loads, key)
+	b.log.byTestbed = append(b.log.byTestbed, fmt.Sprintf("%d %s %d", b.id, proto, run))
 	b.log.mu.Unlock()
 	if b.fail != nil && b.fail(proto, run, n) {
 		return probe.Result{Failed: true, Error: "fake: resource /x timed out", Started: time.Now()}
@@ -112,8 +116,9 @@ func fakeOpener(log *loadLog, delay time.Duration, fail func(string, int, int) b
 		if pg == nil || pg.Name != c.Page {
 			log.pageless++
 		}
+		id := log.opens
 		log.mu.Unlock()
-		return &fakeBench{c: c, pg: pg, log: log, delay: delay, fail: fail}, nil
+		return &fakeBench{c: c, pg: pg, log: log, delay: delay, fail: fail, id: id}, nil
 	}
 }
 
@@ -619,5 +624,54 @@ func TestLongestBenchesStartFirst(t *testing.T) {
 	want := []string{"pageB 100", "pageB 20", "pageA 100", "pageA 20"}
 	if strings.Join(benches, ",") != strings.Join(want, ",") {
 		t.Errorf("bench order %q, want %q (longest modelled first)", benches, want)
+	}
+}
+
+// Once every bench has started, idle workers open more testbeds for the
+// bench with the most runs left and share its runs: each run is loaded
+// once, by one testbed, with its protocols back to back, and a bench with
+// fewer than MinRunsToShare runs left is not shared.
+func TestIdleWorkersShareTheLongestBench(t *testing.T) {
+	s := mustParse(t, strings.Replace(strings.Replace(tinyStudy, "runs = 3", "runs = 40", 1), `page = ["pageA", "pageB"]`, `page = "pageA"`, 1))
+	s.Conditions = s.Conditions[:2] // one bench: pageA at 20 ms, https and spdy/3.1
+	st, dir := newTestStore(t, s)
+	log := &loadLog{}
+	r := &Runner{Study: s, Store: st, Open: fakeOpener(log, 2*time.Millisecond, nil), Jobs: 3, WorkDir: filepath.Join(dir, "w")}
+	sum, err := r.Run(context.Background())
+	if err != nil || sum.Done != 80 {
+		t.Fatalf("%+v, %v; want 80 loads done", sum, err)
+	}
+	if log.opens < 2 || log.opens > 3 {
+		t.Errorf("%d testbeds opened for one bench and 3 workers, want 2 or 3", log.opens)
+	}
+	runsOf := map[int]string{}
+	loaders := map[string]bool{}
+	for i := 0; i < len(log.byTestbed); i++ {
+		var id, run int
+		var proto string
+		fmt.Sscanf(log.byTestbed[i], "%d %s %d", &id, &proto, &run)
+		if prev, ok := runsOf[run]; ok && !strings.HasPrefix(prev, fmt.Sprintf("%d ", id)) {
+			t.Fatalf("run %d loaded by testbeds %s and %d", run, prev, id)
+		}
+		runsOf[run] = fmt.Sprintf("%d %s", id, proto)
+		loaders[fmt.Sprint(id)] = true
+	}
+	if len(runsOf) != 40 || len(loaders) < 2 {
+		t.Errorf("%d runs loaded by %d testbeds, want 40 by at least 2", len(runsOf), len(loaders))
+	}
+	// Each testbed loads a run's protocols back to back.
+	last := map[int]string{}
+	for _, l := range log.byTestbed {
+		var id, run int
+		var proto string
+		fmt.Sscanf(l, "%d %s %d", &id, &proto, &run)
+		if proto == probe.ProtoSPDY31 && last[id] != fmt.Sprintf("https %d", run) {
+			t.Errorf("testbed %d loaded spdy/3.1 run %d after %q", id, run, last[id])
+		}
+		last[id] = fmt.Sprintf("%s %d", proto, run)
+	}
+	probes, _ := st.Probes(false)
+	if len(probes) != 80 {
+		t.Errorf("%d probes stored, want 80", len(probes))
 	}
 }
