@@ -18,15 +18,16 @@ type RendererCosts struct {
 	// first byte before the scanner sees them: Chromium's browser process
 	// receives the response and commits the navigation to a renderer, which
 	// only then parses. Its first subresource request follows the
-	// document's first byte by a median 32-38 ms in the fidelity study's
-	// loads on the 2-core lab machine; the loader's by under 1 ms.
+	// document's first byte by a median 18 ms on the 2-core lab machine
+	// with Chromium alone (41 ms beside other testbeds); the loader's by
+	// under 1 ms.
 	CommitDelay time.Duration
 	// DispatchCost is the time each request occupies the one thread that
 	// hands requests to the network (the renderer and its IPC to the
 	// network service), so requests found together leave one cost apart,
 	// and an HTTP/1.1 connection that frees takes its next request at
-	// least one cost later. Chromium's 100 image requests of a one-host
-	// h2 page left a median 2.1 ms apart.
+	// least one cost later. Chromium's image requests of a one-host h2
+	// page left 1.1 ms apart on average (2.3 ms beside other testbeds).
 	DispatchCost time.Duration
 }
 

@@ -2,6 +2,7 @@ package study
 
 import (
 	"runtime"
+	"sync"
 
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
@@ -14,6 +15,46 @@ import (
 // link would not be the configured one. So benches whose client is a
 // browser take a slot of their own as well, at most one per CPU by default;
 // each load's stored emulator lateness still tells when that was not enough.
+
+// A browser's timings are its CPU time, so by default a browser bench
+// runs alone (Runner.BrowserAlone): beside other benches Chromium is
+// slowed by their CPU and the loader is not, and a loader-vs-Chromium
+// comparison measures the machine's load. Side by side on the 2-core
+// machine (pageA, one host, 20 ms, 8 loads per cell): with -j 8 and two
+// browser benches Chromium's median PLT was 1117 ms over HTTP/1.1 and
+// 676 ms over h2; alone, 887 and 507 ms.
+
+// benchGate admits benches: browser benches alone (or up to
+// BrowserJobs at a time beside other benches when alone is off).
+type benchGate struct {
+	slots browserSlots
+	alone bool
+	rw    sync.RWMutex // browser benches hold it exclusively, the others shared
+}
+
+func newBenchGate(browserJobs int, alone bool) *benchGate {
+	return &benchGate{slots: newBrowserSlots(browserJobs), alone: alone}
+}
+
+// acquire admits a bench of group g and returns its release; ok is false
+// when done closed first.
+func (b *benchGate) acquire(g spec.Group, done <-chan struct{}) (release func(), ok bool) {
+	if !b.alone {
+		return b.slots.acquire(g, done)
+	}
+	lock, unlock := b.rw.RLock, b.rw.RUnlock
+	if groupIsBrowser(g) {
+		lock, unlock = b.rw.Lock, b.rw.Unlock
+	}
+	lock()
+	select {
+	case <-done:
+		unlock()
+		return func() {}, false
+	default:
+		return unlock, true
+	}
+}
 
 // DefaultBrowserJobs is Runner.BrowserJobs' default: one browser bench per
 // CPU.

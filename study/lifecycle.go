@@ -29,8 +29,10 @@ type RunConfig struct {
 	TTY, Quiet    bool
 	Args          string // command line, for provenance
 
-	// BrowserJobs caps parallel benches of browser clients (Runner).
-	BrowserJobs int
+	// BrowserJobs caps parallel benches of browser clients; BrowserAlone
+	// runs each alone instead (Runner).
+	BrowserJobs  int
+	BrowserAlone bool
 }
 
 // ErrOutHoldsLoads is returned by RunInto for an Out that already holds
@@ -62,7 +64,8 @@ func RunInto(ctx context.Context, cfg RunConfig) (Summary, error) {
 	defer lock.Release()
 	cleanAfterKilledRun(cfg.Out, lock.PrevPID, log, cfg.Quiet)
 	r := &Runner{Study: cfg.Study, Store: st, Open: cfg.Open, Jobs: cfg.Jobs, Shard: cfg.Shard, BrowserJobs: cfg.BrowserJobs,
-		WorkDir: filepath.Join(cfg.Out, ".work"), Progress: cfg.Progress, TTY: cfg.TTY, Args: cfg.Args,
+		BrowserAlone: cfg.BrowserAlone,
+		WorkDir:      filepath.Join(cfg.Out, ".work"), Progress: cfg.Progress, TTY: cfg.TTY, Args: cfg.Args,
 		pages: spec.Pages{}}
 	if !cfg.Quiet {
 		// The estimate opens the study's pages; the runner and its benches

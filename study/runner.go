@@ -47,8 +47,10 @@ type Runner struct {
 	Jobs  int        // parallel benches; <1 = 1
 	Shard spec.Shard // zero = everything
 	// BrowserJobs caps the benches among them whose client is a real
-	// browser; <1 = DefaultBrowserJobs (browserjobs.go).
-	BrowserJobs int
+	// browser; <1 = DefaultBrowserJobs (browserjobs.go). BrowserAlone runs
+	// each browser bench with no other bench beside it instead.
+	BrowserJobs  int
+	BrowserAlone bool
 	// WorkDir holds per-bench scratch directories (generated pages,
 	// certificates); removed when the run ends.
 	WorkDir string
@@ -265,7 +267,7 @@ func (r *Runner) runTasks(ctx context.Context, tasks []task, jobs int, sess int6
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var mu sync.Mutex
-	browsers := newBrowserSlots(r.BrowserJobs)
+	browsers := newBenchGate(r.BrowserJobs, r.BrowserAlone)
 	work := make(chan task)
 	var wg sync.WaitGroup
 	runOne := func(t task) {

@@ -54,6 +54,7 @@ type runFlags struct {
 	study                    string
 	jobs, runs               int
 	browserJobs              int
+	browserAlone             bool
 	out, shard, pages        string
 	pcap                     string
 	resume, noLink, noReport bool
@@ -69,7 +70,8 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 		fs.PrintDefaults()
 	}
 	fs.IntVar(&f.jobs, "j", defaultJobs, "parallel testbeds (each has its own namespaces)")
-	fs.IntVar(&f.browserJobs, "browser-jobs", study.DefaultBrowserJobs(), "of those, at most this many with a real browser (client chromium: seconds of CPU per load)")
+	fs.IntVar(&f.browserJobs, "browser-jobs", study.DefaultBrowserJobs(), "with --browser-alone=false, at most this many testbeds with a real browser (client chromium: seconds of CPU per load)")
+	fs.BoolVar(&f.browserAlone, "browser-alone", true, "run each testbed with a real browser with no other testbed beside it: a browser's timings are its CPU time, which other testbeds would take")
 	fs.StringVar(&f.out, "out", "", "output directory (default out/STUDY)")
 	fs.BoolVar(&f.resume, "resume", true, "continue a run stored in OUT; with --resume=false an OUT holding loads is an error")
 	fs.StringVar(&f.shard, "shard", "", "run only slice i/N of the conditions (0 <= i < N), for clusters; merge with 'spdylab merge'")
@@ -140,7 +142,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	var signals atomic.Int32
 	removeHook := netem.OnSignal(func(os.Signal) bool { return signals.Add(1) == 1 })
 	defer removeHook()
-	cfg := study.RunConfig{Study: s, Out: f.out, Resume: f.resume, Jobs: f.jobs, BrowserJobs: f.browserJobs, Shard: sh, Open: harnessOpener(f.pcap),
+	cfg := study.RunConfig{Study: s, Out: f.out, Resume: f.resume, Jobs: f.jobs, BrowserJobs: f.browserJobs, BrowserAlone: f.browserAlone, Shard: sh, Open: harnessOpener(f.pcap),
 		Log: stderr, Quiet: f.quiet, TTY: isTerminal(stderr),
 		Args: strings.Join(append([]string{"spdylab", "run"}, args...), " ")}
 	if !f.quiet {
