@@ -277,6 +277,14 @@ func scriptedSmallBuffers(t *testing.T, cfg H2Config, script func(fr *http2.Fram
 
 func scriptedWith(t *testing.T, cfg H2Config, small bool, script func(fr *http2.Framer, hangUp func())) *H2Conn {
 	t.Helper()
+	return scriptedConn(t, cfg, small, func(c net.Conn, fr *http2.Framer) { script(fr, func() { c.Close() }) })
+}
+
+// scriptedConn runs script as the server of a new client connection, with
+// the server's socket at hand (to write frames in pieces or hang up);
+// small sets 4 KiB socket buffers each way.
+func scriptedConn(t *testing.T, cfg H2Config, small bool, script func(c net.Conn, fr *http2.Framer)) *H2Conn {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -303,7 +311,7 @@ func scriptedWith(t *testing.T, cfg H2Config, small bool, script func(fr *http2.
 		if _, err := fr.ReadFrame(); err != nil { // SETTINGS
 			return
 		}
-		script(fr, func() { c.Close() })
+		script(c, fr)
 		io.Copy(io.Discard, c)
 	}()
 	c, err := net.Dial("tcp", ln.Addr().String())

@@ -14,43 +14,10 @@ import (
 	"golang.org/x/net/http2"
 )
 
-// rawScripted is scripted with the server's connection at hand, to write
-// frames in pieces.
+// rawScripted is scripted with the server's socket at hand.
 func rawScripted(t *testing.T, cfg H2Config, script func(c net.Conn, fr *http2.Framer)) *H2Conn {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c, err := ln.Accept()
-		ln.Close()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		if _, err := io.ReadFull(c, make([]byte, len(http2.ClientPreface))); err != nil {
-			return
-		}
-		fr := http2.NewFramer(c, c)
-		if _, err := fr.ReadFrame(); err != nil {
-			return
-		}
-		script(c, fr)
-		io.Copy(io.Discard, c)
-	}()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := NewH2Conn(c, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cc.Close(); <-done })
-	return cc
+	return scriptedConn(t, cfg, false, script)
 }
 
 // dataHeader is a DATA frame's 9-byte header.

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"context"
+	"github.com/spdylab/spdylab/internal/ctxtime"
 	"io"
 	"sync"
 	"time"
@@ -51,7 +52,7 @@ func (d *dispatcher) dispatch(ctx context.Context) error {
 	d.free = maxTime(now, d.free).Add(d.cost)
 	wait := d.free.Sub(now)
 	d.mu.Unlock()
-	return sleepCtx(ctx, wait)
+	return ctxtime.Sleep(ctx, wait)
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -59,17 +60,6 @@ func maxTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
 }
 
 // commitReader passes a document on to its scanner, holding its first
@@ -85,7 +75,7 @@ func (c *commitReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	if n > 0 && !c.started {
 		c.started = true
-		if serr := sleepCtx(c.ctx, c.delay); serr != nil {
+		if serr := ctxtime.Sleep(c.ctx, c.delay); serr != nil {
 			return 0, serr
 		}
 	}

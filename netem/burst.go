@@ -44,6 +44,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/spdylab/spdylab/internal/ctxtime"
 	"io"
 	"math"
 	"net"
@@ -430,7 +431,7 @@ func (tb *Testbed) waitCrossed(ctx context.Context, before probe.LinkCounters) e
 		if c.PktsOffered > 0 && settled(c) {
 			return nil
 		}
-		if err := sleepCtx(ctx, time.Millisecond); err != nil {
+		if err := ctxtime.Sleep(ctx, time.Millisecond); err != nil {
 			return err
 		}
 	}
@@ -577,7 +578,7 @@ func (tb *Testbed) burstUp(ctx context.Context, sock *net.UDPConn, dst *net.UDPA
 	_, u := oneWayDelays(tb.cfg.Link)
 	drain := drainTime(expect, p.wire, p.rateBps)
 	hard := last.Add(u + 3*drain + time.Second)
-	if err := sleepCtx(ctx, time.Until(last.Add(u+drain*9/10))); err != nil {
+	if err := ctxtime.Sleep(ctx, time.Until(last.Add(u+drain*9/10))); err != nil {
 		return p.n, 0, err
 	}
 	poll := max(time.Millisecond, drainTime(1, p.wire, p.rateBps)/2)
@@ -586,7 +587,7 @@ func (tb *Testbed) burstUp(ctx context.Context, sock *net.UDPConn, dst *net.UDPA
 		if settled(c) && c.PktsOffered >= uint64(p.n) {
 			break
 		}
-		if err := sleepCtx(ctx, poll); err != nil {
+		if err := ctxtime.Sleep(ctx, poll); err != nil {
 			return p.n, 0, err
 		}
 	}
@@ -601,7 +602,7 @@ func (tb *Testbed) waitQuiet(ctx context.Context, dir string) error {
 		if settled(dirOf(tb.Counters(), dir)) {
 			return nil
 		}
-		if err := sleepCtx(ctx, time.Millisecond); err != nil {
+		if err := ctxtime.Sleep(ctx, time.Millisecond); err != nil {
 			return err
 		}
 	}

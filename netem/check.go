@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/spdylab/spdylab/internal/ctxtime"
 	"io"
 	"math"
 	"net"
@@ -741,13 +742,13 @@ func (tb *Testbed) lossTrain(ctx context.Context, s *Host, n int) (up, down loss
 		// Never catch up with a burst after oversleeping: the train must
 		// stay far below the link rate so that only random loss drops it.
 		next = later(next.Add(gap), time.Now())
-		if err := sleepCtx(ctx, time.Until(next)); err != nil {
+		if err := ctxtime.Sleep(ctx, time.Until(next)); err != nil {
 			return up, down, err
 		}
 	}
 	// Wait out the propagation and any queue, then stop the receiver.
 	d, u := oneWayDelays(tb.cfg.Link)
-	if err := sleepCtx(ctx, d+u+500*time.Millisecond); err != nil {
+	if err := ctxtime.Sleep(ctx, d+u+500*time.Millisecond); err != nil {
 		return up, down, err
 	}
 	pc.SetReadDeadline(time.Now())
@@ -774,20 +775,6 @@ func (tb *Testbed) lossTrain(ctx context.Context, s *Host, n int) (up, down loss
 		down.rate = 1 - float64(echoed)/float64(atServer)
 	}
 	return up, down, nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 func later(a, b time.Time) time.Time {

@@ -19,8 +19,8 @@ type countingBench struct {
 
 func (b countingBench) Close() error { b.done(); return b.Bench.Close() }
 
-func TestRunnerCapsBrowserBenches(t *testing.T) {
-	s := mustParse(t, `
+// clientsStudy has six loader and six browser benches.
+const clientsStudy = `
 name = "clients"
 runs = 2
 [factors]
@@ -28,7 +28,10 @@ page = ["pageA", "pageB", "pageC"]
 rtt = ["20ms", "100ms"]
 protocol = ["https", "h2"]
 client = ["loader", "chromium"]
-`)
+`
+
+func TestRunnerCapsBrowserBenches(t *testing.T) {
+	s := mustParse(t, clientsStudy)
 	st, dir := newTestStore(t, s)
 	log := &loadLog{}
 	inner := fakeOpener(log, 10*time.Millisecond, nil)
@@ -65,15 +68,7 @@ client = ["loader", "chromium"]
 // With BrowserAlone, no bench is open beside a browser bench: a browser
 // bench opens only when nothing else is open, and nothing opens while it is.
 func TestRunnerRunsBrowserBenchesAlone(t *testing.T) {
-	s := mustParse(t, `
-name = "clients"
-runs = 2
-[factors]
-page = ["pageA", "pageB", "pageC"]
-rtt = ["20ms", "100ms"]
-protocol = ["https", "h2"]
-client = ["loader", "chromium"]
-`)
+	s := mustParse(t, clientsStudy)
 	st, dir := newTestStore(t, s)
 	inner := fakeOpener(&loadLog{}, 5*time.Millisecond, nil)
 	var mu sync.Mutex
