@@ -150,6 +150,9 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	defer cleanup()
 	plannedWork := r.modelWeights(tasks)
 	tasks = r.longestFirst(tasks)
+	if r.BrowserAlone {
+		tasks = browsersFirst(tasks)
+	}
 	prog := newProgress(r.Progress, r.TTY, sum.Planned, plannedWork)
 	defer prog.finish()
 	runErr := r.runTasks(ctx, tasks, jobs, sess, prog, &sum)
@@ -258,6 +261,26 @@ func (r *Runner) longestFirst(tasks []task) []task {
 		sorted[i] = tasks[k]
 	}
 	return sorted
+}
+
+// browsersFirst moves the browser benches, which run alone, ahead of the
+// others (keeping each side's order): fed in turn, every browser bench
+// made the workers drain the benches beside it first and then wait idle
+// while it ran; run first, they take one worker at a time while the
+// others wait, and the loader benches then run side by side.
+func browsersFirst(tasks []task) []task {
+	out := make([]task, 0, len(tasks))
+	for _, t := range tasks {
+		if groupIsBrowser(t.group) {
+			out = append(out, t)
+		}
+	}
+	for _, t := range tasks {
+		if !groupIsBrowser(t.group) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // runTasks feeds the benches to jobs workers. A fatal error (a bench that
