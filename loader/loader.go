@@ -99,6 +99,10 @@ type Options struct {
 	Headers  HeaderSet
 	Windows  ReceiveWindows
 	Renderer RendererCosts
+	// StyleAfterScripts holds what stylesheets reference (but other
+	// stylesheets) until the root document is parsed and its blocking
+	// scripts have run, when a browser resolves style (stylegate.go).
+	StyleAfterScripts bool
 	// WholeDataFrames hands an h2 DATA frame to the scanner only once all
 	// of it has arrived, a round trip late when the frame straddles the
 	// server's congestion window (client.H2Config.WholeDataFrames); no
@@ -197,6 +201,7 @@ type load struct {
 	proto    protocol
 	throttle *throttle
 	dispatch *dispatcher
+	style    *styleGate
 	wire     wireCounter
 	sessions tls.ClientSessionCache // nil = no resumption
 	hs       handshakes
@@ -294,6 +299,7 @@ func newLoad(t Target, o Options) (*load, error) {
 	l.dialer = newDialer(l, o)
 	l.throttle = newThrottle(o.Throttle, o.Proto)
 	l.dispatch = &dispatcher{cost: o.Renderer.DispatchCost}
+	l.style = &styleGate{on: o.StyleAfterScripts}
 	switch o.Proto {
 	case probe.ProtoHTTPS:
 		l.proto = newH1(l)
@@ -606,6 +612,19 @@ func (l *load) discovered(parent *entry, ref reference) {
 		l.note("%s (referenced by %s) is not in the manifest; fetched anyway", ref.URL, parent.url)
 	}
 	e.priority = l.priorityFor(e)
+	if parent.parent == nil && e.typ == page.TypeJS && !e.async {
+		l.style.scriptFound(e)
+	}
+	if parent.typ == page.TypeCSS && e.typ != page.TypeCSS {
+		// Held until style can be resolved; the load stays open meanwhile.
+		l.mu.Lock()
+		l.pending++
+		l.mu.Unlock()
+		if l.style.hold(func() { l.later(e, delay); l.finishOne() }) {
+			return
+		}
+		l.finishOne()
+	}
 	l.later(e, delay)
 }
 
@@ -620,6 +639,9 @@ func (l *load) note(format string, args ...any) {
 func (l *load) completed(e *entry) {
 	if e.parent == nil {
 		l.throttle.documentParsed() // its bytes were scanned as they came
+		l.style.documentParsed()
+	} else if e.parent.parent == nil && e.typ == page.TypeJS && !e.async {
+		l.style.scriptDone(e)
 	}
 	if e.res == nil {
 		return

@@ -2,10 +2,13 @@ package loader
 
 import (
 	"context"
+	"net/http"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -65,6 +68,56 @@ func TestRendererCosts(t *testing.T) {
 		}
 		if want := time.Duration(len(spans)-2) * cost; idle < want-slack {
 			t.Errorf("%s: %d requests spent %v between them, want at least %v (%v each)", proto, len(spans)-2, idle, want, cost)
+		}
+	}
+}
+
+// With StyleAfterScripts, what a stylesheet references is requested only
+// after the root document's blocking scripts have loaded; without it, as
+// soon as the stylesheet is scanned. The scripts are answered 400 ms late
+// so that the two orders cannot be confused.
+func TestStyleImagesWaitForBlockingScripts(t *testing.T) {
+	st := newSite(t, "youtube", 1)
+	slowScripts := func(host string, hs *hostStats) http.Handler {
+		files := fileHandler(st.dir)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, ".js") {
+				time.Sleep(400 * time.Millisecond)
+			}
+			files.ServeHTTP(w, r)
+		})
+	}
+	target, _ := goServers(t, st, []string{"h2"}, slowScripts)
+	for _, after := range []bool{true, false} {
+		res, err := Load(context.Background(), target, Options{Proto: probe.ProtoH2, TLSVersion: "1.3", StyleAfterScripts: after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := checkAgainstManifest(t, st, res)
+		var scriptsEnd, firstStyled time.Time
+		styled := 0
+		for _, e := range h.Log.Entries {
+			r := st.m.Resources[*e.ResourceID]
+			start, _ := time.Parse(time.RFC3339Nano, e.StartedDateTime)
+			switch {
+			case r.Type == page.TypeJS && r.Parent == 0:
+				if end := start.Add(time.Duration(e.Time * float64(time.Millisecond))); end.After(scriptsEnd) {
+					scriptsEnd = end
+				}
+			case r.Parent > 0 && st.m.Resources[r.Parent].Type == page.TypeCSS:
+				styled++
+				if firstStyled.IsZero() || start.Before(firstStyled) {
+					firstStyled = start
+				}
+			}
+		}
+		if styled == 0 || scriptsEnd.IsZero() {
+			t.Fatalf("youtube has %d stylesheet images and scripts ending at %v", styled, scriptsEnd)
+		}
+		// HAR times are rounded to microseconds.
+		waited := !firstStyled.Before(scriptsEnd.Add(-time.Millisecond))
+		if waited != after {
+			t.Errorf("StyleAfterScripts %v: first stylesheet image requested %v after the blocking scripts ended", after, firstStyled.Sub(scriptsEnd))
 		}
 	}
 }
