@@ -2,10 +2,11 @@ package loader
 
 import (
 	"context"
-	"github.com/spdylab/spdylab/internal/ctxtime"
 	"io"
 	"sync"
 	"time"
+
+	"github.com/spdylab/spdylab/internal/ctxtime"
 )
 
 // RendererCosts are the time a browser's own processes spend between the

@@ -44,7 +44,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/spdylab/spdylab/internal/ctxtime"
 	"io"
 	"math"
 	"net"
@@ -56,6 +55,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/spdylab/spdylab/internal/ctxtime"
 	"github.com/spdylab/spdylab/netem/link"
 	"github.com/spdylab/spdylab/probe"
 )

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/spdylab/spdylab/internal/ctxtime"
 	"io"
 	"math"
 	"net"
@@ -18,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/spdylab/spdylab/internal/ctxtime"
 	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/netem/link"
 	"github.com/spdylab/spdylab/probe"

@@ -95,9 +95,12 @@ type Analysis struct {
 	// emulator's lateness did not move the results (NaN without late loads).
 	LateShiftPct float64
 	OKLoads      int // successful loads counted in the statistics
-	// Renderer are the renderer costs measured from the HARs of a study
+	// FidelityCells and FidelitySums are Fidelity's result (fidelity.go),
+	// and Renderer the renderer costs measured from the HARs of a study
 	// with both clients, per client (renderer.go).
-	Renderer []RendererMeasure
+	FidelityCells []FidelityCell
+	FidelitySums  []FidelitySummary
+	Renderer      []RendererMeasure
 }
 
 // LateJudgeMin is how many late-emulator loads it takes to judge from
@@ -127,8 +130,8 @@ func Analyze(st *store.Store) (*Analysis, error) {
 	for _, c := range a.Conds {
 		a.boundAndGain(c, byValues, baseSingle)
 	}
-	cells, _ := Fidelity(a)
-	if a.Renderer, err = measureRenderer(st, a, cells); err != nil {
+	a.FidelityCells, a.FidelitySums = Fidelity(a)
+	if a.Renderer, err = measureRenderer(st, a, a.FidelityCells); err != nil {
 		return nil, fmt.Errorf("measuring renderer costs: %w", err)
 	}
 	return a, nil

@@ -155,7 +155,7 @@ func cellName(a *Analysis, c *Condition) string {
 // fidelityTables is the report's fidelity section (none without both
 // clients).
 func fidelityTables(a *Analysis) []table {
-	cells, sums := Fidelity(a)
+	cells, sums := a.FidelityCells, a.FidelitySums
 	if len(cells) == 0 {
 		return nil
 	}
