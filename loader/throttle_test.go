@@ -21,12 +21,15 @@ func imageEntry(host string, seq int) *entry {
 }
 
 // admitAll starts admit for every entry and waits until each is either in
-// flight or queued; it returns the releases by entry, in admission order.
+// flight or queued (the throttle may hold others already); it returns the releases by entry, in admission order.
 func admitAll(t *testing.T, th *throttle, es []*entry) (admitted chan *entry, release map[*entry]func()) {
 	t.Helper()
 	admitted = make(chan *entry, len(es))
 	release = map[*entry]func(){}
 	var mu sync.Mutex
+	th.mu.Lock()
+	before := th.inFlight + len(th.waiting)
+	th.mu.Unlock()
 	for _, e := range es {
 		go func() {
 			rel, err := th.admit(context.Background(), e)
@@ -43,7 +46,7 @@ func admitAll(t *testing.T, th *throttle, es []*entry) (admitted chan *entry, re
 		th.mu.Lock()
 		n := th.inFlight + len(th.waiting)
 		th.mu.Unlock()
-		if n == len(es) {
+		if n == before+len(es) {
 			break
 		}
 		time.Sleep(time.Millisecond) // waiting for the goroutines to reach the throttle, not a timing assertion
@@ -51,10 +54,17 @@ func admitAll(t *testing.T, th *throttle, es []*entry) (admitted chan *entry, re
 	return admitted, release
 }
 
-func drain(ch chan *entry, n int) []*entry {
+// drain takes n admitted requests, failing the test if they do not come:
+// the throttle holds one it should have let go.
+func drain(t *testing.T, ch chan *entry, n int) []*entry {
+	t.Helper()
 	out := make([]*entry, n)
 	for i := range out {
-		out[i] = <-ch
+		select {
+		case out[i] = <-ch:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("only %d of %d requests admitted: the throttle holds the rest", i, n)
+		}
 	}
 	return out
 }
@@ -72,7 +82,7 @@ func TestThrottleCapsDelayableRequestsPerPage(t *testing.T) {
 		es = append(es, imageEntry(fmt.Sprintf("s%d.spdylab.test", i%4+1), i))
 	}
 	admitted, release := admitAll(t, th, es)
-	drain(admitted, 10)
+	drain(t, admitted, 10)
 	if in, w := th.state(); in != 10 || w != 5 {
 		t.Fatalf("in flight %d, waiting %d; want 10 and 5", in, w)
 	}
@@ -111,7 +121,7 @@ func TestThrottleCapsDelayablePerHostUntilKnownMultiplexed(t *testing.T) {
 		}
 		es = append(es, imageEntry("s2.spdylab.test", 8), imageEntry("s2.spdylab.test", 9))
 		admitted, _ := admitAll(t, th, es)
-		got := drain(admitted, 8)
+		got := drain(t, admitted, 8)
 		perHost := map[string]int{}
 		for _, e := range got {
 			perHost[e.url.Hostname()]++
@@ -122,7 +132,7 @@ func TestThrottleCapsDelayablePerHostUntilKnownMultiplexed(t *testing.T) {
 		}
 		th.hostMultiplexes("s1.spdylab.test")
 		if proto == probe.ProtoH2 {
-			drain(admitted, 2) // s1 speaks h2 now: its last two go
+			drain(t, admitted, 2) // s1 speaks h2 now: its last two go
 		} else if in, w := th.state(); in != 8 || w != 2 {
 			t.Fatalf("https: in flight %d, waiting %d after a connection; HTTP/1.1 hosts stay capped", in, w)
 		}
@@ -138,23 +148,24 @@ func TestThrottleHoldsDelayableUntilParsedOnMultiplexed(t *testing.T) {
 		}
 		admitted, _ := admitAll(t, th, es)
 		if proto == probe.ProtoHTTPS {
-			drain(admitted, 5) // HTTP/1.1 has its per-host limit instead
+			drain(t, admitted, 5) // HTTP/1.1 has its per-host limit instead
 			continue
 		}
-		drain(admitted, DelayableWhileParsing)
+		drain(t, admitted, DelayableWhileParsing)
 		if in, w := th.state(); in != DelayableWhileParsing || w != 5-DelayableWhileParsing {
 			t.Fatalf("while parsing: in flight %d, waiting %d", in, w)
 		}
 		th.documentParsed()
-		drain(admitted, 5-DelayableWhileParsing)
+		drain(t, admitted, 5-DelayableWhileParsing)
 	}
 }
 
 // TestThrottleMultiplexedUncapped: with MultiplexedUncapped, a host known
 // to multiplex gets every delayable request in flight once the document is
-// parsed (Chromium on h2), those requests still fill the page cap for a
-// host not yet known, and HTTP/1.1 hosts stay capped. Without the field
-// the page cap holds everything at MaxDelayable.
+// parsed (Chromium on h2), and those requests leave the page cap to the
+// hosts not yet known; a request started while its host was unknown counts
+// until it ends. HTTP/1.1 hosts stay capped. Without the field the page cap
+// holds everything at MaxDelayable.
 func TestThrottleMultiplexedUncapped(t *testing.T) {
 	for _, uncapped := range []bool{false, true} {
 		cfg := RequestThrottle{MaxDelayable: 10, MaxDelayablePerHost: 6, UntilParsed: true, MultiplexedUncapped: uncapped}
@@ -164,14 +175,14 @@ func TestThrottleMultiplexedUncapped(t *testing.T) {
 		for i := range 15 {
 			es = append(es, imageEntry("s1.spdylab.test", i))
 		}
-		admitted, release := admitAll(t, th, es)
-		drain(admitted, DelayableWhileParsing) // parsing holds even uncapped hosts
+		admitted, _ := admitAll(t, th, es)
+		drain(t, admitted, DelayableWhileParsing) // parsing holds even uncapped hosts
 		if in, _ := th.state(); in != DelayableWhileParsing {
 			t.Fatalf("uncapped %v: %d in flight while parsing, want %d", uncapped, in, DelayableWhileParsing)
 		}
 		th.documentParsed()
 		if !uncapped {
-			drain(admitted, 10-DelayableWhileParsing)
+			drain(t, admitted, 10-DelayableWhileParsing)
 			if in, w := th.state(); in != 10 || w != 5 {
 				t.Fatalf("capped: in flight %d, waiting %d; want 10 and 5", in, w)
 			}
@@ -180,27 +191,8 @@ func TestThrottleMultiplexedUncapped(t *testing.T) {
 		if in, w := th.state(); in != 15 || w != 0 {
 			t.Fatalf("uncapped: in flight %d, waiting %d after parsing; want all 15 of a multiplexed host's", in, w)
 		}
-		drain(admitted, 15-DelayableWhileParsing)
-		// A host not yet known to multiplex waits while the page cap is full.
-		s2 := imageEntry("s2.spdylab.test", 15)
-		go func() {
-			if _, err := th.admit(context.Background(), s2); err == nil {
-				admitted <- s2
-			}
-		}()
-		for _, w := th.state(); w == 0; _, w = th.state() {
-			time.Sleep(time.Millisecond) // waiting for the goroutine to reach the throttle
-		}
-		for _, e := range es[:5] {
-			release[e]()
-		}
-		if in, w := th.state(); in != 10 || w != 1 {
-			t.Fatalf("uncapped: in flight %d, waiting %d; s2 must wait while s1's requests fill the page cap", in, w)
-		}
-		release[es[5]]()
-		if e := <-admitted; e != s2 {
-			t.Fatalf("admitted %s, want s2's request once the page cap has room", e.url)
-		}
+		drain(t, admitted, 15-DelayableWhileParsing)
+		checkUncappedLeaveThePageCap(t, th)
 	}
 	var c16, modern Options
 	if ApplyProfile(&c16, probe.ProfileChrome16, "") != nil || ApplyProfile(&modern, probe.ProfileChromiumModern, "") != nil {
@@ -216,21 +208,65 @@ func TestThrottleMultiplexedUncapped(t *testing.T) {
 		es = append(es, imageEntry("s1.spdylab.test", i))
 	}
 	admitted, _ := admitAll(t, th, es)
-	drain(admitted, 6)
+	drain(t, admitted, 6)
 	if in, w := th.state(); in != 6 || w != 2 {
 		t.Fatalf("https: in flight %d, waiting %d; HTTP/1.1 hosts stay capped", in, w)
 	}
 }
 
+// checkUncappedLeaveThePageCap goes on from 15 requests in flight to s1,
+// a host known to multiplex, under a page cap of 10 and a host cap of 6:
+// s2, not yet known, gets its six at once; once s2 is known its waiting
+// requests start uncapped while its first six still count, so s3 gets the
+// four left and its fifth waits for one of s2's first six to end.
+func checkUncappedLeaveThePageCap(t *testing.T, th *throttle) {
+	t.Helper()
+	settle := func(in, waiting int, what string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			i, w := th.state()
+			if i == in && w == waiting {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: in flight %d, waiting %d; want %d and %d", what, i, w, in, waiting)
+			}
+			time.Sleep(time.Millisecond) // the admitting goroutines reach the throttle
+		}
+	}
+	var s2, s3 []*entry
+	for i := range 11 {
+		s2 = append(s2, imageEntry("s2.spdylab.test", 15+i))
+	}
+	for i := range 5 {
+		s3 = append(s3, imageEntry("s3.spdylab.test", 30+i))
+	}
+	admitted2, release2 := admitAll(t, th, s2)
+	first := drain(t, admitted2, 6)
+	settle(21, 5, "s1's requests must not fill the page cap for s2")
+	th.hostMultiplexes("s2.spdylab.test")
+	drain(t, admitted2, 5)
+	settle(26, 0, "s2 known to multiplex")
+	admitted3, _ := admitAll(t, th, s3)
+	drain(t, admitted3, 4)
+	settle(30, 1, "s2's first six still count")
+	release2[first[0]]()
+	if e := <-admitted3; e.url.Hostname() != "s3.spdylab.test" {
+		t.Fatalf("admitted %s, want s3's waiting request", e.url)
+	}
+}
+
 // TestThrottleUncappedStartsPastWaitingRequests: a new request to a host
 // known to multiplex starts at once even while a request to a host not
-// yet known waits for the full page cap, and it counts towards the cap.
+// yet known waits for the full page cap, and it does not count towards the
+// cap: the waiting request starts when one of the capped ones ends.
 func TestThrottleUncappedStartsPastWaitingRequests(t *testing.T) {
 	th := newThrottle(RequestThrottle{MaxDelayable: 2, UntilParsed: true, MultiplexedUncapped: true}, probe.ProtoH2)
 	th.documentParsed()
 	es := []*entry{imageEntry("s2.spdylab.test", 0), imageEntry("s2.spdylab.test", 1), imageEntry("s2.spdylab.test", 2)}
 	admitted, release := admitAll(t, th, es)
-	got := drain(admitted, 2)
+	got := drain(t, admitted, 2)
 	th.hostMultiplexes("s1.spdylab.test")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel() // frees a held admit when the test fails
@@ -246,15 +282,13 @@ func TestThrottleUncappedStartsPastWaitingRequests(t *testing.T) {
 	if in, w := th.state(); in != 3 || w != 1 {
 		t.Fatalf("in flight %d, waiting %d; want s1's request started past s2's waiting one", in, w)
 	}
-	(<-s1)()
-	if in, w := th.state(); in != 2 || w != 1 {
-		t.Fatalf("in flight %d, waiting %d; the cap is full again", in, w)
-	}
-	for _, e := range got {
-		release[e]()
-	}
+	release[got[0]]()
 	if e := <-admitted; e.url.Hostname() != "s2.spdylab.test" {
-		t.Fatalf("admitted %s, want s2's waiting request", e.url)
+		t.Fatalf("admitted %s, want s2's waiting request while s1's is in flight", e.url)
+	}
+	(<-s1)()
+	if in, w := th.state(); in != 2 || w != 0 {
+		t.Fatalf("in flight %d, waiting %d; want s2's two", in, w)
 	}
 }
 
