@@ -148,6 +148,7 @@ type connection struct {
 	sslDur     time.Duration
 	ready      time.Time
 	firstUsed  atomic.Bool // the first request on it claims the setup phases
+	abandoned  atomic.Bool // lost a race for its host's session (RaceConnects)
 
 	closeOnce sync.Once
 }
@@ -221,6 +222,9 @@ func (d *dialer) open(ctx context.Context, o origin, alpn string) (*connection, 
 	tc := tls.Client(c.raw, cfg)
 	sslStart := time.Now()
 	if err := tc.HandshakeContext(ctx); err != nil {
+		if ctx.Err() != nil && l.ctx.Err() == nil {
+			c.abandoned.Store(true) // another connection won the host's session
+		}
 		if strings.Contains(err.Error(), "no application protocol") {
 			return nil, fmt.Errorf("TLS handshake with %s (%s): the server did not negotiate %s by ALPN: %w", o.Host, addr, alpn, err)
 		}

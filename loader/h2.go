@@ -29,7 +29,7 @@ const defaultWindow = 65535
 
 func newH2(l *load) *h2 {
 	h := &h2{l: l, conns: map[*connection]*client.H2Conn{}}
-	h.ss = &sessions{l: l, m: map[string]*muxSession{}, open: h.open}
+	h.ss = &sessions{l: l, m: map[string]*muxSession{}, open: h.open, race: l.raceConnects()}
 	return h
 }
 

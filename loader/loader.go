@@ -103,6 +103,15 @@ type Options struct {
 	// stylesheets) until the root document is parsed and its blocking
 	// scripts have run, when a browser resolves style (stylegate.go).
 	StyleAfterScripts bool
+	// RaceConnects: while a host's first SPDY or HTTP/2 connection is
+	// being set up, every further request to the host starts another one,
+	// up to MaxConnsPerHost, and the first set up carries them all; the
+	// others are closed mid-handshake. Chromium's socket pool learns that
+	// a host multiplexes only once a connection has negotiated it, so each
+	// pending request gets its own connect job (pageA on four hosts: 16
+	// SYNs and ClientHellos where one per host is used, 30 KB more on a
+	// 1 Mbit/s uplink).
+	RaceConnects bool
 	// WholeDataFrames hands an h2 DATA frame to the scanner only once all
 	// of it has arrived, a round trip late when the frame straddles the
 	// server's congestion window (client.H2Config.WholeDataFrames); no
@@ -733,6 +742,21 @@ func (l *load) closeAll() {
 	}
 }
 
+// connectionsOpened counts the load's connections but those that lost a
+// race for a host's session (Options.RaceConnects): a browser's HAR does
+// not show Chromium's cancelled connect jobs either.
+func (l *load) connectionsOpened() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, c := range l.conns {
+		if !c.abandoned.Load() {
+			n++
+		}
+	}
+	return n
+}
+
 // result assembles the probe.Result and HAR after every goroutine ended.
 func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 	var sctpCounters *probe.SCTPCounters
@@ -756,7 +780,7 @@ func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 		TCP:          tcp,
 		BytesWireIn:  l.wire.in.Load(),
 		BytesWireOut: l.wire.out.Load(),
-		Connections:  len(l.conns),
+		Connections:  l.connectionsOpened(),
 		TLS:          l.hs.summary(),
 	}
 	r.HeaderBytesRaw, r.HeaderBytesCompressed = l.proto.headerBytes()

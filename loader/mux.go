@@ -22,16 +22,30 @@ type muxSession struct {
 	// GOAWAY sent or received, not closed).
 	usable func() bool
 	err    error
+
+	race raceState // guarded by sessions.mu
 }
 
-// sessions opens at most one session per host per load: the first request
-// to a host opens it, later ones wait for it, as Chrome's SpdySessionPool
-// does.
+// raceState is a session's set-up while connections race for it.
+type raceState struct {
+	dials    int // connection attempts started
+	failed   int
+	firstErr error
+	settled  bool                 // ready is closed
+	cancels  []context.CancelFunc // one per attempt, cancelled when settled
+}
+
+// sessions opens one session per host per load: the first request to a
+// host opens it and later ones wait for it, as Chrome's SpdySessionPool
+// does. With race > 1, while the session is being set up each further
+// request starts another connection, up to race in all, and the first to
+// be set up becomes the session (Options.RaceConnects).
 type sessions struct {
 	l    *load
 	mu   sync.Mutex
 	m    map[string]*muxSession
 	open func(ctx context.Context, org origin) (*muxSession, error)
+	race int
 }
 
 func (s *sessions) get(ctx context.Context, host string) (*muxSession, error) {
@@ -42,20 +56,13 @@ func (s *sessions) get(ctx context.Context, host string) (*muxSession, error) {
 		// request opens a new session, as Chrome does.
 		ok = false
 	}
-	if !ok {
+	switch {
+	case !ok:
 		ms = &muxSession{ready: make(chan struct{})}
 		s.m[host] = ms
-		s.l.wg.Add(1)
-		go func() {
-			defer s.l.wg.Done()
-			defer close(ms.ready)
-			opened, err := s.open(s.l.ctx, s.l.origins[host])
-			if err != nil {
-				ms.err = err
-				return
-			}
-			ms.c, ms.rt, ms.close, ms.usable = opened.c, opened.rt, opened.close, opened.usable
-		}()
+		s.dialLocked(ms, host)
+	case !ms.race.settled && ms.race.dials < s.race:
+		s.dialLocked(ms, host)
 	}
 	s.mu.Unlock()
 	select {
@@ -64,6 +71,57 @@ func (s *sessions) get(ctx context.Context, host string) (*muxSession, error) {
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
+}
+
+// dialLocked starts one more connection attempt for ms.
+func (s *sessions) dialLocked(ms *muxSession, host string) {
+	// The winner's context ends with the load's; the others' when it wins.
+	ctx, cancel := context.WithCancel(s.l.ctx)
+	attempt := len(ms.race.cancels)
+	ms.race.dials++
+	ms.race.cancels = append(ms.race.cancels, cancel)
+	s.l.wg.Add(1)
+	go func() {
+		defer s.l.wg.Done()
+		opened, err := s.open(ctx, s.l.origins[host])
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if ms.race.settled {
+			// Lost the race: the handshake finished after another's.
+			// Its context was cancelled, so this is rare.
+			if err == nil {
+				opened.c.abandoned.Store(true)
+				opened.close()
+			}
+			return
+		}
+		if err != nil {
+			ms.race.failed++
+			if ms.race.firstErr == nil {
+				ms.race.firstErr = err
+			}
+			if ms.race.failed < ms.race.dials {
+				return // another attempt may still make it
+			}
+			ms.err = ms.race.firstErr
+		} else {
+			ms.c, ms.rt, ms.close, ms.usable = opened.c, opened.rt, opened.close, opened.usable
+		}
+		s.settleLocked(ms, attempt)
+	}()
+}
+
+// settleLocked ends ms's race: the other attempts are cancelled, which
+// closes their sockets mid-handshake (as Chromium cancels its other connect
+// jobs once a session exists), and the waiting requests go on.
+func (s *sessions) settleLocked(ms *muxSession, winner int) {
+	ms.race.settled = true
+	for i, cancel := range ms.race.cancels {
+		if i != winner {
+			cancel()
+		}
+	}
+	close(ms.ready)
 }
 
 // ready returns the host's session if it is set up and working, without
@@ -223,4 +281,12 @@ func muxFetchOnce(ctx context.Context, l *load, ss *sessions, e *entry, withCtx 
 	e.end = time.Now()
 	e.mu.Unlock()
 	return nil
+}
+
+// raceConnects is how many connections may race for one host's session.
+func (l *load) raceConnects() int {
+	if l.opt.RaceConnects {
+		return l.opt.MaxConnsPerHost
+	}
+	return 1
 }

@@ -25,7 +25,7 @@ type spdyProto struct {
 
 func newSPDY(l *load, version string) protocol {
 	p := &spdyProto{l: l, version: version, conns: map[*connection]*spdy.ClientConn{}}
-	p.ss = &sessions{l: l, m: map[string]*muxSession{}, open: p.open}
+	p.ss = &sessions{l: l, m: map[string]*muxSession{}, open: p.open, race: l.raceConnects()}
 	return p
 }
 
