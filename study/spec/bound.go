@@ -114,6 +114,11 @@ const (
 	// Real loads take longer than the bound: slow start, queueing, header
 	// bytes. Twice the bound is the model's guess.
 	estBoundFactor = 2.0
+	// A real browser's load also starts and stops the browser and builds
+	// its result from the DevTools events: the fidelity run with Chromium
+	// alone (640 Chromium loads of its 1,920 in 48 min) spent 1.5 s per
+	// Chromium load beyond its PLT.
+	estBrowserOverhead = 1100 * time.Millisecond
 )
 
 // ModelledLoad is the model's guess of how long one load of m on c takes:
@@ -125,7 +130,9 @@ func ModelledLoad(m *page.Manifest, c probe.Condition) time.Duration {
 // EstimateDuration models how long running s takes with jobs parallel
 // benches: per load, twice the lower bound (handshake RTTs + discovery
 // RTTs + bytes / rate) plus a fixed overhead, times the loads, plus the
-// bench setups, divided over the jobs.
+// bench setups, divided over the jobs. A real browser's loads add their
+// own overhead and do not divide: spdylab run runs browser benches alone
+// by default (study.Runner.BrowserAlone), one at a time.
 func EstimateDuration(s *Study, jobs int) (Estimate, error) {
 	return EstimateWith(s, jobs, Pages{})
 }
@@ -163,18 +170,22 @@ func (ps Pages) Opened(c probe.Condition) *page.Manifest {
 // taken from) pages.
 func EstimateWith(s *Study, jobs int, pages Pages) (Estimate, error) {
 	jobs = max(jobs, 1)
-	var loadSum time.Duration
+	var parallelSum, browserSum time.Duration
 	for _, c := range s.Conditions {
 		m, err := pages.Open(c.Condition, s.Seed)
 		if err != nil {
 			return Estimate{}, fmt.Errorf("page %s: %w", c.Page, err)
 		}
-		loadSum += ModelledLoad(m, c.Condition)
+		if cl, _ := probe.LookupClient(c.Client); cl.Browser {
+			browserSum += ModelledLoad(m, c.Condition) + estBrowserOverhead
+		} else {
+			parallelSum += ModelledLoad(m, c.Condition)
+		}
 	}
 	e := Estimate{Probes: len(s.Conditions) * s.Runs, Benches: len(Groups(s))}
-	e.PerLoad = loadSum / time.Duration(len(s.Conditions))
-	serial := loadSum*time.Duration(s.Runs) + time.Duration(e.Benches)*estBenchOverhead
-	e.Total = serial / time.Duration(jobs)
+	e.PerLoad = (parallelSum + browserSum) / time.Duration(len(s.Conditions))
+	parallel := parallelSum*time.Duration(s.Runs) + time.Duration(e.Benches)*estBenchOverhead
+	e.Total = parallel/time.Duration(jobs) + browserSum*time.Duration(s.Runs)
 	return e, nil
 }
 

@@ -53,6 +53,34 @@ func TestEstimateScalesWithJobs(t *testing.T) {
 	}
 }
 
+// A real browser's loads run one at a time (browser benches run alone), so
+// more jobs do not shorten them: the fidelity study's estimate keeps at
+// least its Chromium loads' overhead in series.
+func TestEstimateBrowserLoadsInSeries(t *testing.T) {
+	s, err := Builtin("fidelity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	browserLoads := 0
+	for _, c := range s.Conditions {
+		if cl, _ := probe.LookupClient(c.Client); cl.Browser {
+			browserLoads += s.Runs
+		}
+	}
+	if browserLoads == 0 {
+		t.Fatal("the fidelity study has no browser conditions")
+	}
+	e8, err := EstimateDuration(s, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e64, _ := EstimateDuration(s, 64)
+	floor := time.Duration(browserLoads) * (estBrowserOverhead + estLoadOverhead)
+	if e8.Total < floor || e64.Total < floor {
+		t.Errorf("estimates %v at -j 8, %v at -j 64; %d browser loads take at least %v in series", e8.Total, e64.Total, browserLoads, floor)
+	}
+}
+
 // Every built-in condition's load timeout leaves room above the lower
 // bound; with a max_streams limit, each stream-limited round costs at least
 // one RTT more.
