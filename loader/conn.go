@@ -250,7 +250,7 @@ func tlsVersion(v string) (uint16, error) {
 func (l *load) tlsConfig(host, alpn string) *tls.Config {
 	cfg := &tls.Config{
 		ServerName:         host,
-		NextProtos:         []string{alpn},
+		NextProtos:         append([]string{alpn}, helloPadProtocols(l.opt.HelloPadding)...),
 		MinVersion:         l.tlsVer,
 		MaxVersion:         l.tlsVer,
 		RootCAs:            l.opt.RootCAs,

@@ -112,6 +112,10 @@ type Options struct {
 	// SYNs and ClientHellos where one per host is used, 30 KB more on a
 	// 1 Mbit/s uplink).
 	RaceConnects bool
+	// HelloPadding adds this many bytes to each TLS ClientHello over TCP
+	// (hellopad.go): chromium-modern's is Chromium's ~2 KB hello, which
+	// crypto/tls cannot build (ChromiumHelloPadding).
+	HelloPadding int
 	// WholeDataFrames hands an h2 DATA frame to the scanner only once all
 	// of it has arrived, a round trip late when the frame straddles the
 	// server's congestion window (client.H2Config.WholeDataFrames); no
@@ -259,6 +263,9 @@ func newLoad(t Target, o Options) (*load, error) {
 	}
 	if o.Priority != "" && !slices.Contains(probe.PriorityPolicies, o.Priority) {
 		return nil, fmt.Errorf("loader: unknown priority policy %q (want %s)", o.Priority, probe.OneOf(probe.PriorityPolicies))
+	}
+	if o.HelloPadding < 0 || o.HelloPadding > MaxHelloPadding {
+		return nil, fmt.Errorf("loader: hello padding %d bytes out of range (0-%d)", o.HelloPadding, MaxHelloPadding)
 	}
 	if o.MaxConnsPerHost < 0 {
 		return nil, fmt.Errorf("loader: MaxConnsPerHost %d is negative", o.MaxConnsPerHost)

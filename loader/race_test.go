@@ -98,5 +98,8 @@ func TestProfileRaceConnects(t *testing.T) {
 		if o.RaceConnects != want {
 			t.Errorf("%s: RaceConnects %v, want %v", name, o.RaceConnects, want)
 		}
+		if pad := o.HelloPadding; (pad == ChromiumHelloPadding) != want || (pad != 0) != want {
+			t.Errorf("%s: HelloPadding %d", name, pad)
+		}
 	}
 }
