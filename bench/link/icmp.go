@@ -110,4 +110,3 @@ func icmpPing(inNS func(func() error) error, dst netip.Addr, count int, interval
 	}
 	return out, nil
 }
-
