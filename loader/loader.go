@@ -380,9 +380,12 @@ type entry struct {
 	typ      string
 	priority uint8
 	seq      int // discovery order, breaks priority ties
-	parent   *entry
-	async    bool // a script that does not block DOMContentLoaded
-	headers  HeaderSet
+	// admission is e's place in the request scheduler (throttle.go),
+	// taken as e is discovered; nil when nothing holds e back.
+	admission *throttleWait
+	parent    *entry
+	async     bool // a script that does not block DOMContentLoaded
+	headers   HeaderSet
 
 	mu          sync.Mutex
 	queued      time.Time // the browser decided to request it (HAR startedDateTime)
@@ -473,6 +476,8 @@ func (l *load) request(e *entry) {
 	l.entries = append(l.entries, e)
 	l.pending++
 	l.wg.Add(1)
+	// Under l.mu, so that requests reach the scheduler in discovery order.
+	e.admission = l.throttle.enqueue(e)
 	l.mu.Unlock()
 	go l.exchange(e)
 }
@@ -523,7 +528,7 @@ func (l *load) fail(err error) {
 func (l *load) exchange(e *entry) {
 	defer l.wg.Done()
 	defer l.finishOne()
-	release, err := l.throttle.admit(l.ctx, e)
+	release, err := l.throttle.wait(l.ctx, e.admission)
 	if err == nil {
 		err = l.exchangeBody(e)
 		release()

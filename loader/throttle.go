@@ -93,17 +93,28 @@ func newThrottle(cfg RequestThrottle, proto string) *throttle {
 }
 
 // admit blocks until e may go to the network, and returns the function
-// that ends its time in flight. Requests that are not delayable pass at
-// once; waiting ones are let through in priority order, then discovery
-// order, as slots free up.
+// that ends its time in flight: enqueue and wait in one.
 func (t *throttle) admit(ctx context.Context, e *entry) (release func(), err error) {
+	return t.wait(ctx, t.enqueue(e))
+}
+
+// enqueue registers e with the scheduler and starts it if the limits
+// allow; nil means e is not held back at all. The load calls it as it
+// discovers e, so requests found together reach the scheduler in the
+// order the page names them, as Chromium's do (its ResourceScheduler sees
+// each request as it is created). Had each request's own goroutine
+// registered it, the first ten goroutines to run would have taken the
+// page's ten slots: youtube on four hosts opened s4 and s3 before s2.
+// Waiting ones are let through in priority order, then discovery order,
+// as slots free up.
+func (t *throttle) enqueue(e *entry) *throttleWait {
 	if !t.cfg.Enabled() || !delayable(e) {
-		return func() {}, nil
+		return nil
 	}
-	host := e.url.Hostname()
 	w := &throttleWait{e: e, ready: make(chan struct{})}
 	t.mu.Lock()
-	if t.uncappedLocked(host) && t.parseSlotLocked() {
+	defer t.mu.Unlock()
+	if t.uncappedLocked(e.url.Hostname()) && t.parseSlotLocked() {
 		// Chromium asks whether a new request may start as it is
 		// created; one to a host known to multiplex may.
 		t.startLocked(w)
@@ -118,7 +129,15 @@ func (t *throttle) admit(ctx context.Context, e *entry) (release func(), err err
 		return a.seq < b.seq
 	})
 	t.pumpLocked()
-	t.mu.Unlock()
+	return w
+}
+
+// wait blocks until w's request may go (at once for nil) and returns the
+// function that ends its time in flight.
+func (t *throttle) wait(ctx context.Context, w *throttleWait) (release func(), err error) {
+	if w == nil {
+		return func() {}, nil
+	}
 	select {
 	case <-w.ready:
 	case <-ctx.Done():

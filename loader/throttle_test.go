@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -394,4 +396,51 @@ func resourceByPath(m *page.Manifest, host, path string) int {
 		}
 	}
 	return 0
+}
+
+// TestThrottleAdmitsInDiscoveryOrder: images found together reach the
+// scheduler in the order the page names them, so the page cap's first
+// slots go to the first images (Chromium's ResourceScheduler sees each
+// request as it is created). When each request's goroutine registered
+// itself, whichever ran first took a slot: youtube on four hosts opened
+// its last shard before its second.
+func TestThrottleAdmitsInDiscoveryOrder(t *testing.T) {
+	st := newSite(t, "generic:n=30,mean=2k,depth=1", 3)
+	var mu sync.Mutex
+	var arrived []string
+	target, _ := goServers(t, st, []string{"http/1.1"}, func(host string, hs *hostStats) http.Handler {
+		files := fileHandler(st.dir)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if st.m.Resources[resourceByPath(st.m, host, r.URL.Path)].Type == page.TypeImage {
+				mu.Lock()
+				arrived = append(arrived, host+r.URL.Path)
+				mu.Unlock()
+				time.Sleep(100 * time.Millisecond) // the first slots stay taken while the rest queue
+			}
+			files.ServeHTTP(w, r)
+		})
+	})
+	const slots = 3
+	res, err := Load(context.Background(), target, Options{Proto: probe.ProtoHTTPS, TLSVersion: "1.3", Throttle: RequestThrottle{MaxDelayable: slots}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := checkAgainstManifest(t, st, res)
+	var discovered []string // HAR entries are in discovery order
+	for _, e := range h.Log.Entries {
+		if u, err := url.Parse(e.Request.URL); err == nil && st.m.Resources[resourceByPath(st.m, u.Hostname(), u.Path)].Type == page.TypeImage {
+			discovered = append(discovered, u.Hostname()+u.Path)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(arrived) < slots || len(discovered) < slots {
+		t.Fatalf("%d images arrived, %d discovered", len(arrived), len(discovered))
+	}
+	first, want := append([]string(nil), arrived[:slots]...), append([]string(nil), discovered[:slots]...)
+	sort.Strings(first)
+	sort.Strings(want)
+	if !slices.Equal(first, want) {
+		t.Errorf("first %d image requests at the servers %v, want the first discovered %v", slots, arrived[:slots], discovered[:slots])
+	}
 }
