@@ -28,11 +28,10 @@ type muxSession struct {
 
 // raceState is a session's set-up while connections race for it.
 type raceState struct {
-	dials    int // connection attempts started
 	failed   int
 	firstErr error
 	settled  bool                 // ready is closed
-	cancels  []context.CancelFunc // one per attempt, cancelled when settled
+	cancels  []context.CancelFunc // one per attempt started, cancelled when settled
 }
 
 // sessions opens one session per host per load: the first request to a
@@ -61,7 +60,7 @@ func (s *sessions) get(ctx context.Context, host string) (*muxSession, error) {
 		ms = &muxSession{ready: make(chan struct{})}
 		s.m[host] = ms
 		s.dialLocked(ms, host)
-	case !ms.race.settled && ms.race.dials < s.race:
+	case !ms.race.settled && len(ms.race.cancels) < s.race:
 		s.dialLocked(ms, host)
 	}
 	s.mu.Unlock()
@@ -78,7 +77,6 @@ func (s *sessions) dialLocked(ms *muxSession, host string) {
 	// The winner's context ends with the load's; the others' when it wins.
 	ctx, cancel := context.WithCancel(s.l.ctx)
 	attempt := len(ms.race.cancels)
-	ms.race.dials++
 	ms.race.cancels = append(ms.race.cancels, cancel)
 	s.l.wg.Add(1)
 	go func() {
@@ -100,7 +98,7 @@ func (s *sessions) dialLocked(ms *muxSession, host string) {
 			if ms.race.firstErr == nil {
 				ms.race.firstErr = err
 			}
-			if ms.race.failed < ms.race.dials {
+			if ms.race.failed < len(ms.race.cancels) {
 				return // another attempt may still make it
 			}
 			ms.err = ms.race.firstErr
