@@ -167,3 +167,36 @@ func TestStudy3SCTPRealPageMatrix(t *testing.T) {
 		t.Errorf("%d blocks omitted without --pages; %d conditions with, want %d", plain.PagesOmitted, len(s.Conditions), len(plain.Conditions)+8)
 	}
 }
+
+func TestFidelityRealPageMatrix(t *testing.T) {
+	dir := corpusDir(t)
+	plain, err := Builtin("fidelity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadPages("fidelity", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.PagesOmitted != 1 || len(plain.Conditions) != 192 {
+		t.Fatalf("without --pages: %d blocks omitted, %d conditions, want 1 and 192", plain.PagesOmitted, len(plain.Conditions))
+	}
+	// Each page at 2 RTTs x 2 protocols, loaded by Chromium and by the
+	// loader at both profiles; every real-page cell has its Chromium
+	// reference, over the page's own hosts, without loss.
+	clients := map[string]int{}
+	for _, c := range s.Conditions[len(plain.Conditions):] {
+		if !strings.HasPrefix(c.Values["page"], dir) && !strings.HasPrefix(c.Values["page"], page.HARPrefix+dir) {
+			t.Fatalf("condition %s after the study pages is not a real page", c.Page)
+		}
+		if c.Shards != 0 || c.Values["loss"] != "0%" {
+			t.Errorf("%s: shards %d, loss %s; want the page's own hosts, 0%%", c.Page, c.Shards, c.Values["loss"])
+		}
+		clients[c.ClientName()+"/"+c.BrowserProfileName()]++
+	}
+	for _, k := range []string{"chromium/chrome16", "loader/chrome16", "loader/chromium-modern"} {
+		if clients[k] != 2*2*2 {
+			t.Errorf("%s: %d real-page conditions, want 8 (%v)", k, clients[k], clients)
+		}
+	}
+}
