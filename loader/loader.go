@@ -314,7 +314,7 @@ func newLoad(t Target, o Options) (*load, error) {
 	}
 	l.dialer = newDialer(l, o)
 	l.throttle = newThrottle(o.Throttle, o.Proto)
-	l.dispatch = &dispatcher{cost: o.Renderer.DispatchCost}
+	l.dispatch = &dispatcher{cost: o.Renderer.DispatchCost, batch: o.Renderer.BatchSends}
 	l.style = &styleGate{on: o.StyleAfterScripts}
 	switch o.Proto {
 	case probe.ProtoHTTPS:

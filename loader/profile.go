@@ -44,7 +44,9 @@ func ApplyProfile(o *Options, name, renderer string) error {
 	if err != nil {
 		return fmt.Errorf("loader: %w", err)
 	}
-	o.Renderer = RendererCosts{CommitDelay: commit, DispatchCost: dispatch}
+	// The durations are the machine's; how the thread hands requests on
+	// stays the profile's.
+	o.Renderer.CommitDelay, o.Renderer.DispatchCost = commit, dispatch
 	return nil
 }
 

@@ -31,12 +31,24 @@ type RendererCosts struct {
 	// least one cost later. Chromium's image requests of a one-host h2
 	// page left 1.1 ms apart on average (2.3 ms beside other testbeds).
 	DispatchCost time.Duration
+	// BatchSends: a request that queued behind others on that thread
+	// leaves only once the thread has handed over every request queued
+	// before its own turn ended, so requests found together leave
+	// together; the first of them, which found the thread idle, leaves
+	// after its own cost. Chromium's network service creates each request
+	// (about 1 ms here) before any queued behind it is bound to a stream:
+	// on a one-host h2 page (pageA, 20 ms) its NetLog shows the three
+	// requests found first sent about 20 ms after the document, and the
+	// other 97 sent in one burst about 110 ms after it, where the loader
+	// sent them 1.1 ms apart from the start.
+	BatchSends bool
 }
 
 // dispatcher serialises requests through a per-load thread that costs
 // RendererCosts.DispatchCost per request.
 type dispatcher struct {
-	cost time.Duration
+	cost  time.Duration
+	batch bool // RendererCosts.BatchSends
 
 	mu   sync.Mutex
 	free time.Time // when the thread is next idle
@@ -50,10 +62,19 @@ func (d *dispatcher) dispatch(ctx context.Context) error {
 	}
 	d.mu.Lock()
 	now := time.Now()
+	queued := d.free.After(now) // the thread is busy with earlier requests
 	d.free = maxTime(now, d.free).Add(d.cost)
 	wait := d.free.Sub(now)
 	d.mu.Unlock()
-	return ctxtime.Sleep(ctx, wait)
+	if err := ctxtime.Sleep(ctx, wait); err != nil || !d.batch || !queued {
+		return err
+	}
+	// This request's turn has ended; it leaves behind every request that
+	// queued before now (those after it queue behind its send).
+	d.mu.Lock()
+	drained := d.free
+	d.mu.Unlock()
+	return ctxtime.Sleep(ctx, time.Until(drained))
 }
 
 func maxTime(a, b time.Time) time.Time {

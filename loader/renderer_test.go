@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -119,5 +120,69 @@ func TestStyleImagesWaitForBlockingScripts(t *testing.T) {
 		if waited != after {
 			t.Errorf("StyleAfterScripts %v: first stylesheet image requested %v after the blocking scripts ended", after, firstStyled.Sub(scriptsEnd))
 		}
+	}
+}
+
+// TestDispatcherBatchSends: requests found together leave together once
+// the thread has handed them all over, except the first, which found the
+// thread idle; without BatchSends they leave one cost apart, so the
+// second's lower bound fails.
+func TestDispatcherBatchSends(t *testing.T) {
+	const cost, n = 40 * time.Millisecond, 5
+	for _, batch := range []bool{false, true} {
+		d := &dispatcher{cost: cost, batch: batch}
+		start := time.Now()
+		left := make([]time.Duration, n)
+		var wg sync.WaitGroup
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				if err := d.dispatch(context.Background()); err != nil {
+					t.Error(err)
+				}
+				left[i] = time.Since(start)
+			}(i)
+			// Queue the calls in order: each goroutine's dispatch takes its
+			// place under d.mu before the next starts.
+			waitQueued(t, d, start, i+1, cost)
+		}
+		wg.Wait()
+		for i := 1; i < n; i++ {
+			want := time.Duration(i+1) * cost
+			if batch {
+				want = n * cost
+			}
+			if left[i] < want {
+				t.Errorf("batch %v: request %d left after %v, want at least %v", batch, i, left[i], want)
+			}
+		}
+		if batch && left[0] >= left[1] {
+			t.Errorf("the first request (found the thread idle) left after %v, not before the batch (%v)", left[0], left[1])
+		}
+	}
+}
+
+// waitQueued waits until the dispatcher holds k requests' costs.
+func waitQueued(t *testing.T, d *dispatcher, start time.Time, k int, cost time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Microsecond) {
+		d.mu.Lock()
+		queued := !d.free.Before(start.Add(time.Duration(k) * cost))
+		d.mu.Unlock()
+		if queued {
+			return
+		}
+	}
+	t.Fatalf("request %d never queued", k)
+}
+
+func TestDispatcherBatchWaitEndsWithTheLoad(t *testing.T) {
+	d := &dispatcher{cost: time.Hour, batch: true}
+	d.free = time.Now().Add(time.Hour) // busy: the next request queues
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := d.dispatch(ctx); err == nil {
+		t.Fatal("a cancelled load's request was dispatched")
 	}
 }
