@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spdylab/spdylab/internal/stats"
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
@@ -31,9 +32,11 @@ type FidelityCell struct {
 	ErrPct          float64 // 100 * (Ratio - 1)
 }
 
-// FidelitySummary is one (profile, protocol) row of the summary.
+// FidelitySummary is one (profile, protocol, kind of page) row of the
+// summary.
 type FidelitySummary struct {
 	Profile, Proto      string
+	Pages               string // pageKind of its cells
 	Cells               int
 	MeanAbsErrPct       float64
 	WorstAbsErrPct      float64
@@ -108,12 +111,13 @@ func summarizeFidelity(cells []FidelityCell) []FidelitySummary {
 		if math.IsNaN(c.ErrPct) {
 			continue
 		}
-		k := c.Profile + "\x00" + c.Proto
+		kind := pageKind(c.Loader.Page)
+		k := c.Profile + "\x00" + c.Proto + "\x00" + kind
 		j, ok := idx[k]
 		if !ok {
 			j = len(out)
 			idx[k] = j
-			out = append(out, FidelitySummary{Profile: c.Profile, Proto: c.Proto})
+			out = append(out, FidelitySummary{Profile: c.Profile, Proto: c.Proto, Pages: kind})
 		}
 		s := &out[j]
 		e := math.Abs(c.ErrPct)
@@ -129,6 +133,21 @@ func summarizeFidelity(cells []FidelityCell) []FidelitySummary {
 		}
 	}
 	return out
+}
+
+// Kinds of page the summary keeps apart: the loader is tuned on the study
+// pages, and real pages (recordings replayed over their own hosts) are
+// where a user meets it.
+const (
+	studyPages = "study pages"
+	realPages  = "real pages"
+)
+
+func pageKind(spec string) string {
+	if page.HasOwnHosts(spec) {
+		return realPages
+	}
+	return studyPages
 }
 
 // protoClass names a protocol as the fidelity goal does (h1 for https).
@@ -160,8 +179,8 @@ func fidelityTables(a *Analysis) []table {
 		return nil
 	}
 	sum := table{Title: "Fidelity: loader vs Chromium",
-		Caption: fmt.Sprintf("Per browser profile and protocol, the loader's error against real Chromium: |loader median PLT / Chromium median PLT - 1| over the cells, mean and worst, and how many cells are within the %.0f%% goal.", FidelityGoalPct),
-		Head:    []string{"loader profile", "protocol", "cells", "mean |error| %", "worst |error| %", "worst cell", "within " + fmt.Sprintf("%.0f%%", FidelityGoalPct)}}
+		Caption: fmt.Sprintf("Per browser profile, protocol and kind of page (study pages; real pages replayed over their own hosts), the loader's error against real Chromium: |loader median PLT / Chromium median PLT - 1| over the cells, mean and worst, and how many cells are within the %.0f%% goal.", FidelityGoalPct),
+		Head:    []string{"loader profile", "protocol", "pages", "cells", "mean |error| %", "worst |error| %", "worst cell", "within " + fmt.Sprintf("%.0f%%", FidelityGoalPct)}}
 	for _, s := range sums {
 		worst := ""
 		if s.Worst != nil {
@@ -171,7 +190,7 @@ func fidelityTables(a *Analysis) []table {
 		if s.Outside > 0 {
 			cls = "bad"
 		}
-		sum.Rows = append(sum.Rows, []cell{{Text: s.Profile}, {Text: protoClass(s.Proto)}, {Text: fmt.Sprint(s.Cells), Class: "num"},
+		sum.Rows = append(sum.Rows, []cell{{Text: s.Profile}, {Text: protoClass(s.Proto)}, {Text: s.Pages}, {Text: fmt.Sprint(s.Cells), Class: "num"},
 			{Text: fmtNum(s.MeanAbsErrPct, 1), Class: "num"}, {Text: fmtNum(s.WorstAbsErrPct, 1), Class: "num"}, {Text: worst},
 			{Text: fmt.Sprintf("%d of %d", s.WithinGoal, s.Cells), Class: cls}})
 	}

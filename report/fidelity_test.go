@@ -123,3 +123,28 @@ func TestNoFidelitySectionWithOneClient(t *testing.T) {
 		t.Error("a loader-only report has a fidelity section")
 	}
 }
+
+// TestFidelitySummaryKeepsRealPagesApart: a real page's cells (a recording
+// over its own hosts) are summarised apart from the study pages', so that
+// a good fit on the pages the loader is tuned on cannot hide a poor one
+// on real pages.
+func TestFidelitySummaryKeepsRealPagesApart(t *testing.T) {
+	cell := func(pg string, errPct float64) FidelityCell {
+		return FidelityCell{Loader: &Condition{Cond: spec.Cond{Condition: probe.Condition{Page: pg}}}, Profile: probe.ProfileChromiumModern,
+			Proto: probe.ProtoH2, ErrPct: errPct}
+	}
+	sums := summarizeFidelity([]FidelityCell{
+		cell("pageA", 4), cell("youtube", -6),
+		cell("har:/pages/google-2019.har", 30), cell("/pages/vk/manifest.json", -20),
+	})
+	if len(sums) != 2 {
+		t.Fatalf("%d summary rows, want 2 (study pages, real pages): %+v", len(sums), sums)
+	}
+	want := map[string][3]float64{studyPages: {5, 6, 2}, realPages: {25, 30, 0}} // mean, worst, within goal
+	for _, s := range sums {
+		w := want[s.Pages]
+		if s.Cells != 2 || math.Abs(s.MeanAbsErrPct-w[0]) > 1e-9 || s.WorstAbsErrPct != w[1] || float64(s.WithinGoal) != w[2] {
+			t.Errorf("%s: %d cells, mean %v, worst %v, within %d; want 2, %v", s.Pages, s.Cells, s.MeanAbsErrPct, s.WorstAbsErrPct, s.WithinGoal, w)
+		}
+	}
+}
