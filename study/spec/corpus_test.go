@@ -186,7 +186,7 @@ func TestFidelityRealPageMatrix(t *testing.T) {
 	// reference, over the page's own hosts, without loss.
 	clients := map[string]int{}
 	for _, c := range s.Conditions[len(plain.Conditions):] {
-		if !strings.HasPrefix(c.Values["page"], dir) && !strings.HasPrefix(c.Values["page"], page.HARPrefix+dir) {
+		if !page.HasOwnHosts(c.Page) {
 			t.Fatalf("condition %s after the study pages is not a real page", c.Page)
 		}
 		if c.Shards != 0 || c.Values["loss"] != "0%" {
