@@ -103,6 +103,12 @@ type Options struct {
 	// stylesheets) until the root document is parsed and its blocking
 	// scripts have run, when a browser resolves style (stylegate.go).
 	StyleAfterScripts bool
+	// ScriptsAwaitStyles runs the root document's parser-blocking scripts
+	// as a browser's parser does: in document order, each after the
+	// stylesheets named before it have loaded (scriptorder.go). What a
+	// script inserts is requested only then, and StyleAfterScripts counts
+	// it as run only then. Off, a script runs as soon as it has loaded.
+	ScriptsAwaitStyles bool
 	// RaceConnects: while a host's first SPDY or HTTP/2 connection is
 	// being set up, every further request to the host starts another one,
 	// up to MaxConnsPerHost, and the first set up carries them all; the
@@ -215,6 +221,7 @@ type load struct {
 	throttle *throttle
 	dispatch *dispatcher
 	style    *styleGate
+	order    *scriptOrder
 	wire     wireCounter
 	sessions tls.ClientSessionCache // nil = no resumption
 	hs       handshakes
@@ -316,6 +323,7 @@ func newLoad(t Target, o Options) (*load, error) {
 	l.throttle = newThrottle(o.Throttle, o.Proto)
 	l.dispatch = &dispatcher{cost: o.Renderer.DispatchCost, batch: o.Renderer.BatchSends}
 	l.style = &styleGate{on: o.StyleAfterScripts}
+	l.order = newScriptOrder(o.ScriptsAwaitStyles)
 	switch o.Proto {
 	case probe.ProtoHTTPS:
 		l.proto = newH1(l)
@@ -633,8 +641,11 @@ func (l *load) discovered(parent *entry, ref reference) {
 		l.note("%s (referenced by %s) is not in the manifest; fetched anyway", ref.URL, parent.url)
 	}
 	e.priority = l.priorityFor(e)
-	if parent.parent == nil && e.typ == page.TypeJS && !e.async {
+	if blocksParser(e) {
 		l.style.scriptFound(e)
+	}
+	if blocksParser(e) || (parent.parent == nil && e.typ == page.TypeCSS) {
+		l.order.named(key)
 	}
 	if parent.typ == page.TypeCSS && e.typ != page.TypeCSS {
 		// Held until style can be resolved; the load stays open meanwhile.
@@ -661,24 +672,21 @@ func (l *load) completed(e *entry) {
 	if e.parent == nil {
 		l.throttle.documentParsed() // its bytes were scanned as they came
 		l.style.documentParsed()
-	} else if e.parent.parent == nil && e.typ == page.TypeJS && !e.async {
-		l.style.scriptDone(e)
 	}
+	// The load stays open until e has run, which the parser may defer.
+	l.mu.Lock()
+	l.pending++
+	l.mu.Unlock()
+	l.order.completed(e.key, func() {
+		l.ran(e)
+		l.finishOne()
+	})
 	if e.res == nil {
 		return
 	}
 	var missing []string
 	for _, id := range l.m.Children(e.res.ID) {
-		r := &l.m.Resources[id]
-		switch r.Discovery.Kind {
-		case page.KindOnload, page.KindRedirect:
-			// A redirect's target is requested once the 3xx has arrived,
-			// as a browser follows Location.
-			u, _ := url.Parse(l.m.URL(id))
-			child := &entry{url: u, key: urlKey(u), res: r, typ: r.Type, parent: e}
-			child.priority = l.priorityFor(child)
-			l.later(child, r.Discovery.Delay)
-		case page.KindRef:
+		if r := &l.m.Resources[id]; r.Discovery.Kind == page.KindRef {
 			l.mu.Lock()
 			ok := l.found[id]
 			l.mu.Unlock()
@@ -697,6 +705,37 @@ func (l *load) completed(e *entry) {
 		}
 		l.mu.Unlock()
 	}
+}
+
+// ran does what e's running starts: a parser-blocking script counts as
+// run for the style gate, and what the manifest hangs off e's completion
+// (script-inserted requests, onload children, a redirect's target) is
+// requested, each after its own delay.
+func (l *load) ran(e *entry) {
+	if blocksParser(e) {
+		l.style.scriptDone(e)
+	}
+	if e.res == nil {
+		return
+	}
+	for _, id := range l.m.Children(e.res.ID) {
+		r := &l.m.Resources[id]
+		if r.Discovery.Kind != page.KindOnload && r.Discovery.Kind != page.KindRedirect {
+			continue
+		}
+		// A redirect's target is requested once the 3xx has arrived, as
+		// a browser follows Location.
+		u, _ := url.Parse(l.m.URL(id))
+		child := &entry{url: u, key: urlKey(u), res: r, typ: r.Type, parent: e}
+		child.priority = l.priorityFor(child)
+		l.later(child, r.Discovery.Delay)
+	}
+}
+
+// blocksParser: e is a script the root document names without async,
+// which the parser waits for.
+func blocksParser(e *entry) bool {
+	return e.parent != nil && e.parent.parent == nil && e.typ == page.TypeJS && !e.async
 }
 
 // usePushed takes a response the server pushed instead of sending a request.

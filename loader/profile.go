@@ -54,13 +54,13 @@ func applyProfile(o *Options, name string) error {
 	switch name {
 	case "", probe.ProfileChrome16:
 		o.Throttle, o.Headers, o.Windows, o.Renderer = RequestThrottle{}, HeadersChrome16, ReceiveWindows{}, RendererCosts{}
-		o.StyleAfterScripts, o.RaceConnects, o.HelloPadding = false, false, 0
+		o.StyleAfterScripts, o.ScriptsAwaitStyles, o.RaceConnects, o.HelloPadding = false, false, false, 0
 	case probe.ProfileChromiumModern:
 		o.Throttle = ChromiumThrottle
 		o.Headers = HeadersChromiumModern
 		o.Windows = ChromiumWindows
 		o.Renderer = ChromiumRendererCosts
-		o.StyleAfterScripts, o.RaceConnects, o.HelloPadding = true, true, ChromiumHelloPadding
+		o.StyleAfterScripts, o.ScriptsAwaitStyles, o.RaceConnects, o.HelloPadding = true, true, true, ChromiumHelloPadding
 	default:
 		return fmt.Errorf("loader: unknown browser profile %q (want %s)", name, probe.OneOf(probe.BrowserProfiles))
 	}
