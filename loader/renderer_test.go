@@ -79,48 +79,59 @@ func TestRendererCosts(t *testing.T) {
 // so that the two orders cannot be confused.
 func TestStyleImagesWaitForBlockingScripts(t *testing.T) {
 	st := newSite(t, "youtube", 1)
-	slowScripts := func(host string, hs *hostStats) http.Handler {
-		files := fileHandler(st.dir)
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasSuffix(r.URL.Path, ".js") {
-				time.Sleep(400 * time.Millisecond)
-			}
-			files.ServeHTTP(w, r)
-		})
-	}
-	target, _ := goServers(t, st, []string{"h2"}, slowScripts)
+	target := lateServers(t, st, ".js")
 	for _, after := range []bool{true, false} {
 		res, err := Load(context.Background(), target, Options{Proto: probe.ProtoH2, TLSVersion: "1.3", StyleAfterScripts: after})
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := checkAgainstManifest(t, st, res)
-		var scriptsEnd, firstStyled time.Time
-		styled := 0
-		for _, e := range h.Log.Entries {
-			r := st.m.Resources[*e.ResourceID]
-			start, _ := time.Parse(time.RFC3339Nano, e.StartedDateTime)
-			switch {
-			case r.Type == page.TypeJS && r.Parent == 0:
-				if end := start.Add(time.Duration(e.Time * float64(time.Millisecond))); end.After(scriptsEnd) {
-					scriptsEnd = end
-				}
-			case r.Parent > 0 && st.m.Resources[r.Parent].Type == page.TypeCSS:
-				styled++
-				if firstStyled.IsZero() || start.Before(firstStyled) {
-					firstStyled = start
-				}
-			}
-		}
-		if styled == 0 || scriptsEnd.IsZero() {
-			t.Fatalf("youtube has %d stylesheet images and scripts ending at %v", styled, scriptsEnd)
-		}
-		// HAR times are rounded to microseconds.
-		waited := !firstStyled.Before(scriptsEnd.Add(-time.Millisecond))
-		if waited != after {
-			t.Errorf("StyleAfterScripts %v: first stylesheet image requested %v after the blocking scripts ended", after, firstStyled.Sub(scriptsEnd))
+		isScript := func(r page.Resource) bool { return r.Type == page.TypeJS && r.Parent == 0 }
+		styled := func(r page.Resource) bool { return r.Parent > 0 && st.m.Resources[r.Parent].Type == page.TypeCSS }
+		if waited, by := startedAfter(t, st, checkAgainstManifest(t, st, res), isScript, styled); waited != after {
+			t.Errorf("StyleAfterScripts %v: first stylesheet image requested %v after the blocking scripts ended", after, by)
 		}
 	}
+}
+
+// lateServers serves st over h2, answering paths with suffix 400 ms late.
+func lateServers(t *testing.T, st *site, suffix string) Target {
+	late := func(host string, hs *hostStats) http.Handler {
+		files := fileHandler(st.dir)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, suffix) {
+				time.Sleep(400 * time.Millisecond)
+			}
+			files.ServeHTTP(w, r)
+		})
+	}
+	target, _ := goServers(t, st, []string{"h2"}, late)
+	return target
+}
+
+// startedAfter tells whether the first request of a gated resource
+// started after the last blocker had ended (HAR times are rounded to
+// microseconds, hence the millisecond of slack), and by how much.
+func startedAfter(t *testing.T, st *site, h HAR, blocker, gated func(page.Resource) bool) (bool, time.Duration) {
+	t.Helper()
+	var blockersEnd, firstGated time.Time
+	for _, e := range h.Log.Entries {
+		r := st.m.Resources[*e.ResourceID]
+		start, _ := time.Parse(time.RFC3339Nano, e.StartedDateTime)
+		switch {
+		case blocker(r):
+			if end := start.Add(time.Duration(e.Time * float64(time.Millisecond))); end.After(blockersEnd) {
+				blockersEnd = end
+			}
+		case gated(r):
+			if firstGated.IsZero() || start.Before(firstGated) {
+				firstGated = start
+			}
+		}
+	}
+	if firstGated.IsZero() || blockersEnd.IsZero() {
+		t.Fatalf("the page has no gated requests (first at %v) or no blockers (ending at %v)", firstGated, blockersEnd)
+	}
+	return !firstGated.Before(blockersEnd.Add(-time.Millisecond)), firstGated.Sub(blockersEnd)
 }
 
 // TestDispatcherBatchSends: requests found together leave together once

@@ -2,11 +2,8 @@ package loader
 
 import (
 	"context"
-	"net/http"
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
@@ -86,46 +83,18 @@ func TestScriptOrderOff(t *testing.T) {
 // answered 400 ms late so that the two orders cannot be confused.
 func TestScriptInsertedRequestsWaitForStylesheets(t *testing.T) {
 	st := newSite(t, "youtube", 1)
-	slowStyles := func(host string, hs *hostStats) http.Handler {
-		files := fileHandler(st.dir)
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasSuffix(r.URL.Path, ".css") {
-				time.Sleep(400 * time.Millisecond)
-			}
-			files.ServeHTTP(w, r)
-		})
-	}
-	target, _ := goServers(t, st, []string{"h2"}, slowStyles)
+	target := lateServers(t, st, ".css")
 	for _, await := range []bool{true, false} {
 		res, err := Load(context.Background(), target, Options{Proto: probe.ProtoH2, TLSVersion: "1.3", ScriptsAwaitStyles: await})
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := checkAgainstManifest(t, st, res)
-		var stylesEnd, firstInserted time.Time
-		inserted := 0
-		for _, e := range h.Log.Entries {
-			r := st.m.Resources[*e.ResourceID]
-			start, _ := time.Parse(time.RFC3339Nano, e.StartedDateTime)
-			switch {
-			case r.Type == page.TypeCSS && r.Parent == 0:
-				if end := start.Add(time.Duration(e.Time * float64(time.Millisecond))); end.After(stylesEnd) {
-					stylesEnd = end
-				}
-			case r.Parent > 0 && st.m.Resources[r.Parent].Type == page.TypeJS && r.Discovery.Kind == page.KindOnload:
-				inserted++
-				if firstInserted.IsZero() || start.Before(firstInserted) {
-					firstInserted = start
-				}
-			}
+		isStyle := func(r page.Resource) bool { return r.Type == page.TypeCSS && r.Parent == 0 }
+		inserted := func(r page.Resource) bool {
+			return r.Parent > 0 && st.m.Resources[r.Parent].Type == page.TypeJS && r.Discovery.Kind == page.KindOnload
 		}
-		if inserted == 0 || stylesEnd.IsZero() {
-			t.Fatalf("youtube has %d script-inserted images and stylesheets ending at %v", inserted, stylesEnd)
-		}
-		// HAR times are rounded to microseconds.
-		waited := !firstInserted.Before(stylesEnd.Add(-time.Millisecond))
-		if waited != await {
-			t.Errorf("ScriptsAwaitStyles %v: first script-inserted image requested %v after the stylesheets ended", await, firstInserted.Sub(stylesEnd))
+		if waited, by := startedAfter(t, st, checkAgainstManifest(t, st, res), isStyle, inserted); waited != await {
+			t.Errorf("ScriptsAwaitStyles %v: first script-inserted image requested %v after the stylesheets ended", await, by)
 		}
 	}
 }
