@@ -40,7 +40,9 @@ type RendererCosts struct {
 	// on a one-host h2 page (pageA, 20 ms) its NetLog shows the three
 	// requests found first sent about 20 ms after the document, and the
 	// other 97 sent in one burst about 110 ms after it, where the loader
-	// sent them 1.1 ms apart from the start.
+	// sent them 1.1 ms apart from the start. Off in both profiles: on the
+	// fidelity grid it fixed that cell and moved others away from
+	// Chromium (BENCHMARKS, 2026-11-27).
 	BatchSends bool
 }
 
