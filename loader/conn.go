@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -222,8 +223,8 @@ func (d *dialer) open(ctx context.Context, o origin, alpn string) (*connection, 
 	tc := tls.Client(c.raw, cfg)
 	sslStart := time.Now()
 	if err := tc.HandshakeContext(ctx); err != nil {
-		if ctx.Err() != nil && l.ctx.Err() == nil {
-			c.abandoned.Store(true) // another connection won the host's session
+		if errors.Is(context.Cause(ctx), errLostRace) {
+			c.abandoned.Store(true)
 		}
 		if strings.Contains(err.Error(), "no application protocol") {
 			return nil, fmt.Errorf("TLS handshake with %s (%s): the server did not negotiate %s by ALPN: %w", o.Host, addr, alpn, err)
@@ -277,6 +278,22 @@ func (l *load) tcpInfos() []probe.TCPInfo {
 		out = append(out, TCPInfoOf(c.id, c.host, ti))
 	}
 	return out
+}
+
+// counted keeps the TCP_INFO of the connections the result counts: a
+// connection that lost a race for its host's session may still have been
+// open when tcp was read, and is known to have lost only once every
+// goroutine of the load has ended.
+func (l *load) counted(tcp []probe.TCPInfo) []probe.TCPInfo {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lost := map[int]bool{}
+	for _, c := range l.conns {
+		if c.abandoned.Load() {
+			lost[c.id] = true
+		}
+	}
+	return slices.DeleteFunc(tcp, func(ti probe.TCPInfo) bool { return lost[ti.ConnID] })
 }
 
 // TCPInfoOf is the one copy of tcpopt's TCP_INFO into the lab's record of

@@ -467,7 +467,7 @@ func (l *load) run(parent context.Context) (probe.Result, error) {
 	l.cancel(errLoadDone)
 	l.closeAll()
 	l.wg.Wait()
-	return l.result(tcp)
+	return l.result(l.counted(tcp))
 }
 
 // request schedules e now. It runs the exchange on its own goroutine.

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -30,8 +31,8 @@ type muxSession struct {
 type raceState struct {
 	failed   int
 	firstErr error
-	settled  bool                 // ready is closed
-	cancels  []context.CancelFunc // one per attempt started, cancelled when settled
+	settled  bool                      // ready is closed
+	cancels  []context.CancelCauseFunc // one per attempt started, cancelled with errLostRace when settled
 }
 
 // sessions opens one session per host per load: the first request to a
@@ -75,7 +76,7 @@ func (s *sessions) get(ctx context.Context, host string) (*muxSession, error) {
 // dialLocked starts one more connection attempt for ms.
 func (s *sessions) dialLocked(ms *muxSession, host string) {
 	// The winner's context ends with the load's; the others' when it wins.
-	ctx, cancel := context.WithCancel(s.l.ctx)
+	ctx, cancel := context.WithCancelCause(s.l.ctx)
 	attempt := len(ms.race.cancels)
 	ms.race.cancels = append(ms.race.cancels, cancel)
 	s.l.wg.Add(1)
@@ -109,6 +110,10 @@ func (s *sessions) dialLocked(ms *muxSession, host string) {
 	}()
 }
 
+// errLostRace is the cause of a racing connection's cancellation: it says
+// so however late its handshake notices, even after the load has ended.
+var errLostRace = errors.New("another connection won the host's session")
+
 // settleLocked ends ms's race: the other attempts are cancelled, which
 // closes their sockets mid-handshake (as Chromium cancels its other connect
 // jobs once a session exists), and the waiting requests go on.
@@ -116,7 +121,7 @@ func (s *sessions) settleLocked(ms *muxSession, winner int) {
 	ms.race.settled = true
 	for i, cancel := range ms.race.cancels {
 		if i != winner {
-			cancel()
+			cancel(errLostRace)
 		}
 	}
 	close(ms.ready)

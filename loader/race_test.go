@@ -14,17 +14,27 @@ import (
 
 // slowDial makes every connection take setup long enough that all the
 // requests the scanner finds at once reach a host while its first
-// connection is still being set up.
+// connection is still being set up. The TCP connection is made first, so
+// the server counts every attempt however soon the race ends; fail's
+// attempts are refused after the delay.
 func slowDial(fail string) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if err := ctxtime.Sleep(ctx, 100*time.Millisecond); err != nil {
-			return nil, err
-		}
 		if addr == fail {
+			if err := ctxtime.Sleep(ctx, 100*time.Millisecond); err != nil {
+				return nil, err
+			}
 			return nil, errors.New("refused by the test")
 		}
 		var d net.Dialer
-		return d.DialContext(ctx, network, addr)
+		conn, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		if err := ctxtime.Sleep(ctx, 100*time.Millisecond); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		return conn, nil
 	}
 }
 

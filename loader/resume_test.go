@@ -2,6 +2,7 @@ package loader
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
@@ -13,10 +14,22 @@ import (
 // A cold load with TLSResume: a host's first connection makes a full
 // handshake and leaves a ticket; later connections to the host resume it,
 // as a browser's do. Over HTTPS (several connections per host) that is
-// every connection opened after the first handshake finished.
+// every connection opened after the first handshake finished. Each
+// subresource is answered 20 ms late: on loopback the first connection
+// could otherwise carry the whole page before the others finished their
+// handshakes, and a load would see no resumption at all.
 func TestResumptionWithinAColdLoadHTTPS(t *testing.T) {
 	st := newSite(t, "generic:n=40,mean=4k", 1)
-	target := labServer(t, st, server.PushNone)
+	slow := func(host string, hs *hostStats) http.Handler {
+		files := fileHandler(st.dir)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/" && r.URL.Path != "/index.html" {
+				time.Sleep(20 * time.Millisecond)
+			}
+			files.ServeHTTP(w, r)
+		})
+	}
+	target, _ := goServers(t, st, []string{"http/1.1"}, slow)
 	for _, ver := range []string{"1.2", "1.3"} {
 		res, err := Load(context.Background(), target, Options{Proto: probe.ProtoHTTPS, TLSVersion: ver, TLSResume: true})
 		if err != nil {
