@@ -95,17 +95,23 @@ func TestStyleImagesWaitForBlockingScripts(t *testing.T) {
 
 // lateServers serves st over h2, answering paths with suffix 400 ms late.
 func lateServers(t *testing.T, st *site, suffix string) Target {
-	late := func(host string, hs *hostStats) http.Handler {
+	late := func(path string) bool { return strings.HasSuffix(path, suffix) }
+	target, _ := goServers(t, st, []string{"h2"}, lateFiles(st, late, 400*time.Millisecond))
+	return target
+}
+
+// lateFiles is a goServers handler serving st's files, those whose path
+// late picks after delay.
+func lateFiles(st *site, late func(path string) bool, delay time.Duration) func(string, *hostStats) http.Handler {
+	return func(host string, hs *hostStats) http.Handler {
 		files := fileHandler(st.dir)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasSuffix(r.URL.Path, suffix) {
-				time.Sleep(400 * time.Millisecond)
+			if late(r.URL.Path) {
+				time.Sleep(delay)
 			}
 			files.ServeHTTP(w, r)
 		})
 	}
-	target, _ := goServers(t, st, []string{"h2"}, late)
-	return target
 }
 
 // startedAfter tells whether the first request of a gated resource

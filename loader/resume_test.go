@@ -2,7 +2,6 @@ package loader
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
 
@@ -20,16 +19,8 @@ import (
 // handshakes, and a load would see no resumption at all.
 func TestResumptionWithinAColdLoadHTTPS(t *testing.T) {
 	st := newSite(t, "generic:n=40,mean=4k", 1)
-	slow := func(host string, hs *hostStats) http.Handler {
-		files := fileHandler(st.dir)
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != "/" && r.URL.Path != "/index.html" {
-				time.Sleep(20 * time.Millisecond)
-			}
-			files.ServeHTTP(w, r)
-		})
-	}
-	target, _ := goServers(t, st, []string{"http/1.1"}, slow)
+	subresource := func(path string) bool { return path != "/" && path != "/index.html" }
+	target, _ := goServers(t, st, []string{"http/1.1"}, lateFiles(st, subresource, 20*time.Millisecond))
 	for _, ver := range []string{"1.2", "1.3"} {
 		res, err := Load(context.Background(), target, Options{Proto: probe.ProtoHTTPS, TLSVersion: ver, TLSResume: true})
 		if err != nil {
