@@ -87,12 +87,15 @@ func TestMalformedPacketsAreDroppedAndAssociationsSurvive(t *testing.T) {
 		if err != nil || string(buf[:n]) != "still alive" {
 			t.Fatalf("after malformed packets: %q %v", buf[:n], err)
 		}
+		// The server read the client's bad datagrams before "still alive"
+		// (one socket, in order), but the client's own read loop runs on
+		// its own schedule: the strangers' datagrams may still be queued.
 		if got := s.Counters().BadPackets; got < uint64(len(bad)-1) {
 			t.Errorf("server counted %d bad packets from the client's address, want at least %d", got, len(bad)-1)
 		}
-		if got := c.Counters().BadPackets; got == 0 {
-			t.Error("client counted no datagrams from a stranger")
-		}
+		waitFor(t, "client counts datagrams from a stranger", func() bool {
+			return c.Counters().BadPackets > 0
+		})
 		c.Close()
 		s.Close()
 		l.Close()
