@@ -163,6 +163,24 @@ func (c *connection) Close() error {
 	return err
 }
 
+// noteLostRace marks c abandoned if ctx ended because another connection
+// won its host's session: such a connection is left out of the load's
+// counts, however late it notices.
+func (c *connection) noteLostRace(ctx context.Context) {
+	if errors.Is(context.Cause(ctx), errLostRace) {
+		c.abandoned.Store(true)
+	}
+}
+
+// sessionFailed closes c, on which no session could be set up after its
+// handshake, and names the host in err. A racing connection that fails
+// here because it lost is counted out like any other loser.
+func (c *connection) sessionFailed(ctx context.Context, err error) error {
+	c.noteLostRace(ctx)
+	c.Close()
+	return fmt.Errorf("setting up a session with %s: %w", c.host, err)
+}
+
 // claimSetup reports whether this request is the first on the connection and
 // so carries its dns/connect/ssl phases.
 func (c *connection) claimSetup() bool { return c.firstUsed.CompareAndSwap(false, true) }
@@ -223,9 +241,7 @@ func (d *dialer) open(ctx context.Context, o origin, alpn string) (*connection, 
 	tc := tls.Client(c.raw, cfg)
 	sslStart := time.Now()
 	if err := tc.HandshakeContext(ctx); err != nil {
-		if errors.Is(context.Cause(ctx), errLostRace) {
-			c.abandoned.Store(true)
-		}
+		c.noteLostRace(ctx)
 		if strings.Contains(err.Error(), "no application protocol") {
 			return nil, fmt.Errorf("TLS handshake with %s (%s): the server did not negotiate %s by ALPN: %w", o.Host, addr, alpn, err)
 		}

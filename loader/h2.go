@@ -49,7 +49,7 @@ func (h *h2) open(ctx context.Context, org origin) (*muxSession, error) {
 		OnPush: func(*client.PushPromise) bool { return true },
 	})
 	if err != nil {
-		return nil, err
+		return nil, c.sessionFailed(ctx, err)
 	}
 	h.mu.Lock()
 	h.conns[c] = cc

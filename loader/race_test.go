@@ -3,6 +3,7 @@ package loader
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -111,5 +112,41 @@ func TestProfileRaceConnects(t *testing.T) {
 		if pad := o.HelloPadding; (pad == ChromiumHelloPadding) != want || (pad != 0) != want {
 			t.Errorf("%s: HelloPadding %d", name, pad)
 		}
+	}
+}
+
+// A connection whose session setup fails after its handshake is closed and
+// named in the error; if it had lost its host's race it is counted out.
+func TestSessionFailedOnALosingConnection(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		cause     error
+		abandoned bool
+	}{
+		{"lost the race", errLostRace, true},
+		{"load cancelled", context.Canceled, false},
+		{"still running", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			if tc.cause != nil {
+				cancel(tc.cause)
+			}
+			raw, peer := net.Pipe()
+			defer peer.Close()
+			c := &connection{host: "s1.example", raw: raw}
+			setupErr := errors.New("preface refused")
+			err := c.sessionFailed(ctx, setupErr)
+			if !errors.Is(err, setupErr) || !strings.Contains(err.Error(), "s1.example") {
+				t.Errorf("error %v: want the setup error, naming the host", err)
+			}
+			if got := c.abandoned.Load(); got != tc.abandoned {
+				t.Errorf("abandoned = %v, want %v", got, tc.abandoned)
+			}
+			if _, err := raw.Write([]byte{1}); !errors.Is(err, io.ErrClosedPipe) {
+				t.Errorf("connection still open after a failed setup: write gave %v", err)
+			}
+		})
 	}
 }

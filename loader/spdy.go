@@ -45,7 +45,7 @@ func (p *spdyProto) open(ctx context.Context, org origin) (*muxSession, error) {
 		// asking for its URL.
 	})
 	if err != nil {
-		return nil, err
+		return nil, c.sessionFailed(ctx, err)
 	}
 	p.mu.Lock()
 	p.conns[c] = cc
