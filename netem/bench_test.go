@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -13,9 +14,7 @@ import (
 // (namespaces, TUN devices, veths, routes, sysctls, emulator, DNS server):
 // the fixed cost the study runner pays per condition.
 func BenchmarkTestbedNewClose(b *testing.B) {
-	if testingRootless() {
-		b.Skip("needs root")
-	}
+	testutil.RequireRoot(b)
 	for _, shards := range []int{1, 4, 8} {
 		b.Run(fmt.Sprintf("shards=%d", shards), func(b *testing.B) {
 			cfg := Config{Shards: shards, DNS: true, Link: probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 1e6, QueuePkts: 50, Shared: true},
@@ -38,9 +37,7 @@ func BenchmarkTestbedNewClose(b *testing.B) {
 // study5's 10/1 Mbit/s, study4's slowest 1 Mbit/s / 256 kbit/s and
 // study2-bandwidth's 64 kbit/s, the slowest link of any built-in study.
 func BenchmarkShortCheck(b *testing.B) {
-	if testingRootless() {
-		b.Skip("needs root")
-	}
+	testutil.RequireRoot(b)
 	for _, c := range []struct {
 		name string
 		link probe.Link

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/netem/link"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -188,7 +189,7 @@ func shortCheck(t *testing.T, tb *Testbed) probe.LinkCheck {
 }
 
 func TestShortCheckRatesAndQueues(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	tb := newBurstTestbed(t, "lcrq", probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 2e6, QueuePkts: 30}, nil)
 	lc := shortCheck(t, tb)
@@ -210,7 +211,7 @@ func TestShortCheckRatesAndQueues(t *testing.T) {
 }
 
 func TestShortCheckSmallAndByteQueues(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	// Downlink: 10 packets; uplink: 15000 bytes, which the check's 500 B
 	// probes see as 30 packets.
@@ -230,7 +231,7 @@ func TestShortCheckSmallAndByteQueues(t *testing.T) {
 }
 
 func TestShortCheckUnlimitedQueue(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	tb := newBurstTestbed(t, "lcuq", probe.Link{RTT: 10 * time.Millisecond, DownBps: 10e6, UpBps: 2e6}, nil)
 	rep, err := tb.CheckLink(context.Background(), CheckOptions{Pings: 3, SkipRate: true, SkipLoss: true, SkipDNS: true, OnlyS1: true})
@@ -258,7 +259,7 @@ func TestShortCheckUnlimitedQueue(t *testing.T) {
 }
 
 func TestShortCheckRandomLossIsInformational(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	tb := newBurstTestbed(t, "lclo", probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 2e6, QueuePkts: 30,
 		LossDown: 0.05, LossUp: 0.05, Seed: 5}, nil)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/pcapfile"
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -99,7 +100,7 @@ func TestCaptureRequestQuotesPaths(t *testing.T) {
 // link: the check's TCP pings, client to s1 and back, at least every
 // packet the counters saw in each direction.
 func TestCaptureOfTheClientSide(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	tb := newTestbed(t, Config{Name: "pccap", Shards: 1, Link: probe.Link{RTT: 4 * time.Millisecond, Shared: true}})
 	path := filepath.Join(t.TempDir(), "check.pcap")

@@ -20,15 +20,9 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"github.com/spdylab/spdylab/internal/tcpopt"
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/probe"
 )
-
-func requireRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: builds network namespaces and TUN devices (CI runs as root)")
-	}
-}
 
 // newTestbed builds a testbed and removes it when the test ends, checking
 // that its namespaces are really gone.
@@ -249,7 +243,7 @@ func TestHostsFileAndAnswers(t *testing.T) {
 // ---- real testbeds (root) ----
 
 func TestRTTAndDNSOverTheLink(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	const rtt = 40 * time.Millisecond
 	tb := newTestbed(t, Config{Shards: 2, DNS: true, Link: probe.Link{RTT: rtt, Shared: true}})
@@ -294,7 +288,7 @@ func TestRTTAndDNSOverTheLink(t *testing.T) {
 }
 
 func TestStaticResolverSendsNoPackets(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	tb := newTestbed(t, Config{Shards: 1, DNS: false, Link: probe.Link{RTT: 10 * time.Millisecond, Shared: true}})
 	tb.ResetCounters()
@@ -327,7 +321,7 @@ func TestStaticResolverSendsNoPackets(t *testing.T) {
 }
 
 func TestBulkTransferRate(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	var log bytes.Buffer // written through the testbed's serialising writer
 	tb := newTestbed(t, Config{Shards: 1, Link: probe.Link{RTT: 10 * time.Millisecond, DownBps: 8e6, UpBps: 4e6, QueuePkts: 50, Shared: true},
@@ -374,7 +368,7 @@ func TestBulkTransferRate(t *testing.T) {
 }
 
 func TestTraceLink(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	// One 1500-byte opportunity every millisecond: 12 Mbit/s.
 	var b strings.Builder
@@ -418,7 +412,7 @@ func settledCounters(tb *Testbed) probe.LinkCounters {
 }
 
 func TestLossCounters(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	const loss = 0.10
 	tb := newTestbed(t, Config{Shards: 1, DNS: false, Link: probe.Link{RTT: 4 * time.Millisecond, LossDown: loss, LossUp: loss, Shared: true, Seed: 3}})
@@ -459,7 +453,7 @@ func TestLossCounters(t *testing.T) {
 }
 
 func TestTCPKnobsApplied(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	tb := newTestbed(t, Config{Shards: 2, Link: probe.Link{Shared: false},
 		TCP: probe.TCP{IW: 3, InitRwnd: 20, CC: "cubic", SlowStartAfterIdle: true}})
@@ -535,7 +529,7 @@ func TestTCPKnobsApplied(t *testing.T) {
 }
 
 func TestTwoTestbedsAtOnce(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	a := newTestbed(t, Config{Shards: 1, Link: probe.Link{RTT: 2 * time.Millisecond, Shared: true}})
 	b := newTestbed(t, Config{Shards: 3, Link: probe.Link{RTT: 30 * time.Millisecond, Shared: true}})
@@ -574,7 +568,7 @@ func TestTwoTestbedsAtOnce(t *testing.T) {
 }
 
 func TestPerShardLinksCountEveryServer(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	tb := newTestbed(t, Config{Shards: 2, Link: probe.Link{RTT: 2 * time.Millisecond, Shared: false}})
 	_, up, err := tb.emu.pipeCounters()
@@ -614,7 +608,7 @@ func TestPerShardLinksCountEveryServer(t *testing.T) {
 }
 
 func TestPacketLog(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "packets.log")
 	tb, err := New(context.Background(), Config{Shards: 1, PacketLogPath: path, Link: probe.Link{RTT: 2 * time.Millisecond, Shared: true}})
@@ -714,7 +708,7 @@ func processGone(pid int) bool {
 }
 
 func TestPanicInCommandRemovesTestbed(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	id, pid := runHelper(t, "panic-main")
 	assertGone(t, id)
@@ -728,7 +722,7 @@ func TestPanicInCommandRemovesTestbed(t *testing.T) {
 }
 
 func TestCleanRemovesLeftoversOfACrash(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	id, pid := runHelper(t, "panic-goroutine")
 	// Nothing could clean up: the namespaces and the sleeper are still there.
@@ -770,7 +764,7 @@ func TestCleanRemovesLeftoversOfACrash(t *testing.T) {
 // CleanOwnedBy takes exactly the dead owner's testbeds: another crashed
 // process's leftovers stay for their own owner's resume (or spdylab clean).
 func TestCleanOwnedByTakesOnlyThatOwner(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	// Not parallel: TestCleanRemovesLeftoversOfACrash's Clean would take
 	// these dead helpers' testbeds too.
 	idA, sleeperA := runHelper(t, "panic-goroutine")
@@ -807,12 +801,10 @@ func TestCleanOwnedByTakesOnlyThatOwner(t *testing.T) {
 	assertGone(t, idB)
 }
 
-func testingRootless() bool { return os.Geteuid() != 0 }
-
 // A New that fails half way (here: cancelled after the namespaces exist)
 // removes what it made.
 func TestNewFailureRemovesEverything(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -831,7 +823,7 @@ func TestNewFailureRemovesEverything(t *testing.T) {
 }
 
 func TestGilbertElliottLossFromFlags(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	cfg, err := parseFlags(t, "--rtt", "4ms", "--ge-down", "p=5%,r=50%", "--no-dns", "--seed", "5")
 	if err != nil {
@@ -862,9 +854,9 @@ func TestGilbertElliottLossFromFlags(t *testing.T) {
 // namespace's default congestion control: New widens the global allowed
 // list (append only) so the namespaces can default to the wanted one.
 func TestCommandSeesConfiguredCC(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
-	if testingRootless() || InUserNamespace() {
+	if InUserNamespace() {
 		t.Skip("widening tcp_allowed_congestion_control needs root in the initial namespace")
 	}
 	before := strings.Fields(readSysctl("net/ipv4/tcp_allowed_congestion_control"))
