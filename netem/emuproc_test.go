@@ -61,12 +61,12 @@ func TestEmulatorRunsInItsOwnProcess(t *testing.T) {
 	}
 	// Packets cross it, and the counters come from it.
 	tb.ResetCounters()
-	if _, err := tb.Check(context.Background(), false); err != nil {
+	if err := exchange(tb, 10); err != nil {
 		t.Fatal(err)
 	}
 	c := tb.Counters()
 	if c.Up.PktsDelivered == 0 || c.Down.PktsDelivered == 0 {
-		t.Errorf("counters after a check: %+v", c)
+		t.Errorf("counters after an exchange: %+v", c)
 	}
 	tb.ResetCounters()
 	if c := tb.Counters(); c.Up.PktsOffered > 2 || c.Down.PktsOffered > 2 {
@@ -160,7 +160,7 @@ func TestInProcessEmulator(t *testing.T) {
 	if _, ok := tb.emu.(*emulator); !ok {
 		t.Fatalf("emulator is %T with InProcessEmulator", tb.emu)
 	}
-	if _, err := tb.Check(context.Background(), false); err != nil {
+	if err := exchange(tb, 10); err != nil {
 		t.Fatal(err)
 	}
 	if c := tb.Counters(); c.Up.PktsDelivered == 0 {
