@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/loader"
 	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/probe"
@@ -36,9 +37,7 @@ import (
 // SPDYLAB_FIDELITY_HARS names a directory that receives every load's HAR.
 func BenchmarkFidelity(b *testing.B) {
 	requireChromium(b)
-	if os.Geteuid() != 0 {
-		b.Skip("needs root for network namespaces")
-	}
+	testutil.RequireRoot(b)
 	runs := 5
 	if n, err := strconv.Atoi(os.Getenv("SPDYLAB_FIDELITY_RUNS")); err == nil && n > 0 {
 		runs = n

@@ -5,10 +5,10 @@ import (
 	"crypto/x509"
 	"errors"
 	"net/http"
-	"os"
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/server"
@@ -19,9 +19,7 @@ import (
 // resolved by the testbed's DNS across the link, https with resolver rules.
 func TestLoadThroughTestbed(t *testing.T) {
 	requireChromium(t)
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
-	}
+	testutil.RequireRoot(t)
 	site := newLabSite(t, "pageA", 2)
 	ctx := context.Background()
 	tb, err := netem.New(ctx, netem.Config{Shards: 2, DNS: true, Link: probe.Link{

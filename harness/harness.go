@@ -29,6 +29,7 @@ import (
 	"github.com/spdylab/spdylab/internal/tcpopt"
 	"github.com/spdylab/spdylab/loader"
 	"github.com/spdylab/spdylab/netem"
+	"github.com/spdylab/spdylab/netem/linkcheck"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/server"
@@ -579,7 +580,7 @@ func (b *Bench) Check(ctx context.Context) probe.LinkCheck {
 	if b.closed.Load() {
 		return probe.LinkCheck{Problem: "bench is closed"}
 	}
-	lc, err := b.tb.Check(ctx, false)
+	lc, err := linkcheck.Check(ctx, b.tb, false)
 	if err != nil {
 		lc.OK = false
 		if lc.Problem == "" {

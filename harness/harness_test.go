@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
@@ -254,9 +255,7 @@ func TestCancelledContextFailsTheLoad(t *testing.T) {
 
 // A real testbed: namespaces, TUN and the user-space link at a small RTT.
 func TestEmulatedLinkLoad(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
-	}
+	testutil.RequireRoot(t)
 	c := probe.Condition{
 		Page: "pageC", Shards: 2, DNS: true,
 		Link: probe.Link{DownBps: 50e6, UpBps: 10e6, RTT: 10 * time.Millisecond, QueuePkts: 100, Shared: true},

@@ -14,16 +14,10 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/pcapfile"
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/probe"
 )
-
-func requireRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces (CI runs as root)")
-	}
-}
 
 // pcapTally is what a capture says about the traffic between the client
 // and one server.
@@ -92,7 +86,7 @@ func tallyPcap(t *testing.T, path string, server netip.Addr) pcapTally {
 // SYN, at least the packets the link counted each way, at least the bytes
 // the loader received.
 func TestPcapOfALoad(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	dir := t.TempDir()
 	c := probe.Condition{Page: "pageA", Shards: 1,
 		Link: probe.Link{DownBps: 20e6, UpBps: 5e6, RTT: 20 * time.Millisecond, QueuePkts: 100, Shared: true}}
@@ -154,7 +148,7 @@ func TestPcapNeedsTheLink(t *testing.T) {
 // result carries the servers' TCP_INFO with their retransmits, one entry
 // per connection the load opened.
 func TestServerTCPInfoSeesDownlinkLoss(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	c := probe.Condition{Page: "pageA", Shards: 1,
 		Link: probe.Link{DownBps: 10e6, UpBps: 5e6, RTT: 40 * time.Millisecond, LossDown: 0.03, QueuePkts: 100, Shared: true}}
 	b := openBench(t, c, Options{Testbed: func(cfg *netem.Config) { cfg.Name = "pcharn2" }})

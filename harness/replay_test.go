@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/browser"
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -95,9 +96,7 @@ func TestReplayKeepsEveryHostOverLoopback(t *testing.T) {
 // it, with a certificate for its name that the loader verifies (the bench
 // sets RootCAs) and that Chromium accepts.
 func TestReplayOf300HostsBehindTheLink(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
-	}
+	testutil.RequireRoot(t)
 	c := probe.Condition{Page: recordingWithHosts(t, 300), DNS: true,
 		Link: probe.Link{RTT: 4 * time.Millisecond, DownBps: 50e6, UpBps: 10e6, Shared: true}}
 	b := openBench(t, c, Options{})
@@ -134,9 +133,7 @@ func TestReplayOf300HostsBehindTheLink(t *testing.T) {
 // 300 addresses and certificates, DNS, servers) and to tear it down again.
 // Run: go test -run '^$' -bench ReplayBenchSetup ./harness/ (root).
 func BenchmarkReplayBenchSetup300Hosts(b *testing.B) {
-	if os.Geteuid() != 0 {
-		b.Skip("needs root for network namespaces")
-	}
+	testutil.RequireRoot(b)
 	spec := recordingWithHosts(b, 300)
 	work := b.TempDir()
 	c := probe.Condition{Page: spec, DNS: true, Link: probe.Link{RTT: 40 * time.Millisecond, DownBps: 20e6, UpBps: 5e6, Shared: true}}

@@ -2,11 +2,11 @@ package harness
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -16,9 +16,7 @@ import (
 // pageA completely, the SCTP load carries both ends' transport counters and
 // the TCP load none.
 func TestPlaintextBenchLoadsOverTCPAndSCTPThroughALossyLink(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces (CI runs as root)")
-	}
+	testutil.RequireRoot(t)
 	c := probe.Condition{Page: "pageA", TLS: probe.TLSNone, Link: probe.Link{
 		DownBps: 5e6, UpBps: 5e6, RTT: 100 * time.Millisecond, LossDown: 0.02, LossUp: 0.02, QueuePkts: 50, Shared: true},
 		TCP:  probe.TCP{CC: "cubic"},

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/server"
@@ -19,9 +19,7 @@ import (
 // at least every UDP payload byte the loader counted), and the handshake
 // takes at least the link's round trip.
 func TestH3OverEmulatedLink(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: builds network namespaces and TUN devices (CI runs as root)")
-	}
+	testutil.RequireRoot(t)
 	const rtt = 50 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -2,7 +2,6 @@ package netem
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"net/netip"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/pcapfile"
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -96,10 +96,10 @@ func TestCaptureRequestQuotesPaths(t *testing.T) {
 }
 
 // The emulator process captures what crosses the client's side of the
-// link: the check's TCP pings, client to s1 and back, at least every
+// link: an exchange of lines, client to s1 and back, at least every
 // packet the counters saw in each direction.
 func TestCaptureOfTheClientSide(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	tb := newTestbed(t, Config{Name: "pccap", Shards: 1, Link: probe.Link{RTT: 4 * time.Millisecond, Shared: true}})
 	path := filepath.Join(t.TempDir(), "check.pcap")
@@ -107,7 +107,7 @@ func TestCaptureOfTheClientSide(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb.ResetCounters() // after the start, and Counters before the stop: the capture holds every counted packet
-	if _, err := tb.Check(context.Background(), false); err != nil {
+	if err := exchange(tb, 10); err != nil {
 		t.Fatal(err)
 	}
 	c := tb.Counters()

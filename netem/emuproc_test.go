@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/netem/link"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -34,7 +35,7 @@ func waitGone(pid int, d time.Duration) bool {
 }
 
 func TestEmulatorRunsInItsOwnProcess(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	tb, err := New(context.Background(), Config{Shards: 1, Link: probe.Link{RTT: 4 * time.Millisecond, Shared: true}})
 	if err != nil {
@@ -60,12 +61,12 @@ func TestEmulatorRunsInItsOwnProcess(t *testing.T) {
 	}
 	// Packets cross it, and the counters come from it.
 	tb.ResetCounters()
-	if _, err := tb.Check(context.Background(), false); err != nil {
+	if err := exchange(tb, 10); err != nil {
 		t.Fatal(err)
 	}
 	c := tb.Counters()
 	if c.Up.PktsDelivered == 0 || c.Down.PktsDelivered == 0 {
-		t.Errorf("counters after a check: %+v", c)
+		t.Errorf("counters after an exchange: %+v", c)
 	}
 	tb.ResetCounters()
 	if c := tb.Counters(); c.Up.PktsOffered > 2 || c.Down.PktsOffered > 2 {
@@ -81,7 +82,7 @@ func TestEmulatorRunsInItsOwnProcess(t *testing.T) {
 }
 
 func TestEmulatorKilledMakesCloseReportIt(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	tb, err := New(context.Background(), Config{Shards: 1, Link: probe.Link{RTT: 2 * time.Millisecond, Shared: true}})
 	if err != nil {
@@ -153,13 +154,13 @@ func TestEmulatorProcessReportsStartError(t *testing.T) {
 }
 
 func TestInProcessEmulator(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	tb := newTestbed(t, Config{Shards: 1, InProcessEmulator: true, Link: probe.Link{RTT: 2 * time.Millisecond, Shared: true}})
 	if _, ok := tb.emu.(*emulator); !ok {
 		t.Fatalf("emulator is %T with InProcessEmulator", tb.emu)
 	}
-	if _, err := tb.Check(context.Background(), false); err != nil {
+	if err := exchange(tb, 10); err != nil {
 		t.Fatal(err)
 	}
 	if c := tb.Counters(); c.Up.PktsDelivered == 0 {
@@ -170,7 +171,7 @@ func TestInProcessEmulator(t *testing.T) {
 // SIGKILL of the process that owns the testbed takes the emulator with it
 // (PR_SET_PDEATHSIG); Clean removes the rest.
 func TestEmulatorDiesWithItsParent(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
 	cmd.Env = append(os.Environ(), helperEnv+"=wait")

@@ -111,9 +111,6 @@ type Testbed struct {
 	closeMu  sync.Mutex
 	stop     []func() error // teardown steps, run in reverse order of creation
 
-	probeMu    sync.Mutex
-	probeAddrs map[*Host]string // host:port of the check service on each server that has one
-
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -146,6 +143,18 @@ func (tb *Testbed) Config() Config { return tb.cfg }
 
 // Emulated reports whether traffic crosses an emulated link (false for Loopback).
 func (tb *Testbed) Emulated() bool { return tb.emu != nil }
+
+// LinkDirs are the emulator's settings of each direction (traces loaded,
+// the RTT split into one-way delays); zero for Loopback.
+func (tb *Testbed) LinkDirs() (down, up link.DirConfig) { return tb.dirs.down, tb.dirs.up }
+
+// AtClose registers f to run when the testbed closes, before every
+// teardown step registered earlier (a service started on its hosts).
+func (tb *Testbed) AtClose(f func() error) {
+	tb.closeMu.Lock()
+	tb.stop = append(tb.stop, f)
+	tb.closeMu.Unlock()
+}
 
 // Lookup maps a testbed host name ("s2.spdylab.test", "client") to its
 // address without any packets.

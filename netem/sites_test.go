@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -67,7 +68,7 @@ func TestLoopbackSitesHaveTheirOwnAddresses(t *testing.T) {
 // link, resolved over the testbed's DNS, and a server accepting on that
 // address sees the connection there.
 func TestSitesServeBehindTheLink(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	const n = 300
 	names := make([]string, n)

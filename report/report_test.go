@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/browser"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study"
@@ -266,8 +267,7 @@ func TestStreamsRegression(t *testing.T) {
 // TestScreenshot renders report.html in headless Chromium and checks that
 // a non-blank PNG comes out. SPDYLAB_SCREENSHOT=path keeps the PNG.
 func TestScreenshot(t *testing.T) {
-	chrome := "/usr/lib/chromium/chromium"
-	if _, err := os.Stat(chrome); err != nil {
+	if _, err := browser.FindBinary(""); err != nil {
 		t.Skip("chromium not installed (scripts/deps.sh installs it)")
 	}
 	dir := t.TempDir()
@@ -279,7 +279,7 @@ func TestScreenshot(t *testing.T) {
 	if p := os.Getenv("SPDYLAB_SCREENSHOT"); p != "" {
 		shot, _ = filepath.Abs(p)
 	}
-	if err := Screenshot(filepath.Join(dir, HTMLFile), shot, filepath.Join(dir, "chrome-profile")); err != nil {
+	if err := browser.Screenshot(filepath.Join(dir, HTMLFile), shot); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(shot)

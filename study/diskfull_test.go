@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/store"
@@ -39,9 +40,7 @@ func hexBytes(b []byte) []byte {
 // stops the run with an error saying so, keeps every load stored before
 // it, and the run resumes to completion once there is space again.
 func TestFullDiskStopsTheRunAndResumes(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to mount a small tmpfs")
-	}
+	testutil.RequireRootTo(t, "mount a small tmpfs")
 	disk := filepath.Join(t.TempDir(), "disk")
 	if err := os.Mkdir(disk, 0o755); err != nil {
 		t.Fatal(err)

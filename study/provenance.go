@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/spdylab/spdylab/browser"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
 )
@@ -134,7 +135,11 @@ func collectMachine() store.Machine {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		maps.Copy(m.Deps, moduleVersions(bi))
 	}
-	for tool, args := range map[string][]string{"chromium": {"/usr/lib/chromium/chromium", "--version"}, "node": {"node", "--version"}} {
+	tools := map[string][]string{"node": {"node", "--version"}}
+	if bin, err := browser.FindBinary(""); err == nil {
+		tools["chromium"] = []string{bin, "--version"}
+	}
+	for tool, args := range tools {
 		if v := toolVersion(args...); v != "" {
 			m.Deps[tool] = v
 		}

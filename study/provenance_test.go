@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"testing"
 
+	"github.com/spdylab/spdylab/browser"
 	"github.com/spdylab/spdylab/study/spec"
 )
 
@@ -19,6 +20,9 @@ func TestProvenanceDescribesTheMachine(t *testing.T) {
 	}
 	if m.Sysctls["net.ipv4.tcp_congestion_control"] == "" || m.Sysctls["net.ipv4.tcp_rmem"] == "" {
 		t.Errorf("sysctls not read: %v", m.Sysctls)
+	}
+	if _, err := browser.FindBinary(""); err == nil && m.Deps["chromium"] == "" {
+		t.Errorf("Chromium found but its version not recorded: %v", m.Deps)
 	}
 }
 

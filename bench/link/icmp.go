@@ -12,7 +12,7 @@ import (
 	"golang.org/x/net/ipv4"
 	"golang.org/x/sys/unix"
 
-	"github.com/spdylab/spdylab/netem"
+	"github.com/spdylab/spdylab/netem/linkcheck"
 )
 
 // icmpPing sends count ICMP echo requests from a namespace (inNS runs a
@@ -74,7 +74,7 @@ func icmpPing(inNS func(func() error) error, dst netip.Addr, count int, interval
 			if seq >= count {
 				continue
 			}
-			rx := netem.ReceiveTimestamp(oob[:oobn])
+			rx := linkcheck.ReceiveTimestamp(oob[:oobn])
 			if rx == 0 {
 				rx = time.Now().UnixNano()
 			}

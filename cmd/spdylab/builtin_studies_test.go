@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
 )
@@ -40,9 +41,7 @@ func logFailedProbes(t *testing.T, out string) {
 // the "every study family runs" check with the run counts reduced for CI;
 // the full studies are in BENCHMARKS.md.
 func TestEveryBuiltinStudyRuns(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for the network namespaces (CI runs as root)")
-	}
+	testutil.RequireRoot(t)
 	if testing.Short() {
 		t.Skip("runs real page loads over emulated links for a few minutes")
 	}

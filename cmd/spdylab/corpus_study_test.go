@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/spdylab/spdylab/internal/pagedata"
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
@@ -88,9 +89,7 @@ func realPageShard(t *testing.T, s *spec.Study, corpus string) (shard string, re
 // the real pipeline (namespaces, emulated link, servers for every recorded
 // host, the store and the report).
 func TestStudy4GoogleOverSharedPages(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for the network namespaces (CI runs as root)")
-	}
+	testutil.RequireRoot(t)
 	if testing.Short() {
 		t.Skip("loads recorded pages over emulated links")
 	}
@@ -144,9 +143,7 @@ func TestStudy4GoogleOverSharedPages(t *testing.T) {
 // and `page gen` write) through the real pipeline, and finds the per-page
 // views in its report.
 func TestStudyOverACorpusOfImportedPages(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for the network namespaces (CI runs as root)")
-	}
+	testutil.RequireRoot(t)
 	if testing.Short() {
 		t.Skip("loads pages over an emulated link")
 	}

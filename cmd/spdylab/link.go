@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spdylab/spdylab/netem"
+	"github.com/spdylab/spdylab/netem/linkcheck"
 )
 
 func init() {
@@ -88,7 +89,7 @@ func runLinkCheck(args []string, stdout, stderr io.Writer) (status int) {
 			status = 1
 		}
 	}()
-	rep, err := tb.CheckLink(ctx, netem.CheckOptions{Pings: *pings, Transfer: *transfer, LossProbes: *probes})
+	rep, err := linkcheck.Run(ctx, tb, linkcheck.Options{Pings: *pings, Transfer: *transfer, LossProbes: *probes})
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "spdylab link check: interrupted")
@@ -113,7 +114,7 @@ func runLinkCheck(args []string, stdout, stderr io.Writer) (status int) {
 	return 0
 }
 
-func printCheck(stdout io.Writer, rep netem.CheckReport) {
+func printCheck(stdout io.Writer, rep linkcheck.Report) {
 	fmt.Fprintf(stdout, "testbed sl-%s: %s\n", rep.Testbed, rep.Link)
 	a := rep.Applied
 	fmt.Fprintf(stdout, "applied: cc %s (namespace default %s), initcwnd %v, slow start after idle %v, no_metrics_save %v\n",

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/spdylab/spdylab/browser"
+	"github.com/spdylab/spdylab/internal/testutil"
 )
 
 // TestLoadChromiumOverEmulatedLink runs `spdylab load --client chromium
@@ -18,9 +19,7 @@ import (
 // namespace, the lab's servers capped at TLS 1.2 (Chromium's own side
 // cannot be), the lab certificate trusted by key.
 func TestLoadChromiumOverEmulatedLink(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for the network namespaces (CI runs as root)")
-	}
+	testutil.RequireRoot(t)
 	if _, err := browser.FindBinary(""); err != nil {
 		t.Skipf("no Chromium: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/browser"
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -136,9 +137,7 @@ func TestPageCommand(t *testing.T) {
 // Ctrl-C during a load over a real testbed ends the command and removes
 // every namespace it created.
 func TestLoadCommandInterruptCleansUp(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
-	}
+	testutil.RequireRoot(t)
 	bin := spdylabBinary(t)
 	cmd := exec.Command(bin, "load", "--page", "pageC", "--proto", "https", "--runs", "1000",
 		"--rtt", "20ms", "--down", "20mbit", "--up", "2mbit", "--work-dir", t.TempDir())
@@ -179,9 +178,7 @@ func TestLoadCommandInterruptCleansUp(t *testing.T) {
 // loads through a testbed stops the browser with the command; no Chromium
 // process, profile directory or namespace outlives it.
 func TestChromiumLoadInterruptLeavesNoBrowser(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
-	}
+	testutil.RequireRoot(t)
 	if _, err := browser.FindBinary(""); err != nil {
 		t.Skipf("no Chromium: %v", err)
 	}
@@ -216,9 +213,7 @@ func TestChromiumLoadInterruptLeavesNoBrowser(t *testing.T) {
 // starts being built (its state directory appears, before namespaces and
 // the emulator exist) ends the command with status 130 and leaves nothing.
 func TestLoadInterruptDuringTestbedConstruction(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
-	}
+	testutil.RequireRoot(t)
 	bin := spdylabBinary(t)
 	for attempt := range 3 {
 		cmd := exec.Command(bin, "load", "--page", "pageA", "--proto", "https", "--runs", "1",

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/spdylab/spdylab/harness"
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/study/store"
 )
 
@@ -26,9 +27,7 @@ rate = "20mbit/5mbit"
 // `spdylab run --pcap DIR` leaves one capture per stored load, named by
 // the load's key in the store (condition hash, protocol, run + 1).
 func TestRunPcapNamesEachLoadByItsStoreKey(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces (CI runs as root)")
-	}
+	testutil.RequireRoot(t)
 	dir := t.TempDir()
 	file, out, pcaps := filepath.Join(dir, "tiny.toml"), filepath.Join(dir, "out"), filepath.Join(dir, "pcap")
 	os.WriteFile(file, []byte(tinyEmulated), 0o644)

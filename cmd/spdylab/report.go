@@ -4,9 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
+	"github.com/spdylab/spdylab/browser"
 	"github.com/spdylab/spdylab/report"
 )
 
@@ -61,13 +61,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "spdylab: waterfall -> %s\n", p)
 	}
 	if *shot != "" {
-		prof, err := os.MkdirTemp("", "spdylab-chromium-")
-		if err != nil {
-			fmt.Fprintln(stderr, "spdylab report:", err)
-			return 1
-		}
-		defer os.RemoveAll(prof)
-		if err := report.Screenshot(filepath.Join(dir, report.HTMLFile), *shot, prof); err != nil {
+		if err := browser.Screenshot(filepath.Join(dir, report.HTMLFile), *shot); err != nil {
 			fmt.Fprintln(stderr, "spdylab report:", err)
 			return 1
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/store"
 )
@@ -47,9 +48,7 @@ func storedProbes(t *testing.T, out string) int {
 // run's testbeds and scratch files. Either way stored loads stay and the
 // same command resumes and completes without repeating any load.
 func TestRunInterruptCleansUpAndResumes(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
-	}
+	testutil.RequireRoot(t)
 	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) { interruptAndResume(t, sig) })
 	}

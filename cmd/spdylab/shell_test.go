@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spdylab/spdylab/internal/testutil"
 )
 
 func assertTestbedGone(t *testing.T, id string) {
@@ -28,9 +30,7 @@ func assertTestbedGone(t *testing.T, id string) {
 }
 
 func TestShellRunsCommandBehindTheLink(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
-	}
+	testutil.RequireRoot(t)
 	bin := spdylabBinary(t)
 	// The server writes a file into the shared temp dir so we know it ran
 	// in its namespace; the client resolves s1 over the link, sees the
@@ -62,9 +62,7 @@ func TestShellRunsCommandBehindTheLink(t *testing.T) {
 }
 
 func TestShellInterruptCleansUp(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
-	}
+	testutil.RequireRoot(t)
 	bin := spdylabBinary(t)
 	for _, tc := range []struct {
 		sig  os.Signal
@@ -138,9 +136,7 @@ func TestShellAndLinkCheckRejectBadFlags(t *testing.T) {
 }
 
 func TestLinkCheckJSON(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
-	}
+	testutil.RequireRoot(t)
 	bin := spdylabBinary(t)
 	cmd := exec.Command(bin, "link", "check", "--json", "--rtt", "10ms", "--down", "20mbit", "--up", "5mbit",
 		"--transfer", "1s", "--probes", "100", "--pings", "5")
@@ -189,9 +185,7 @@ func TestLinkCheckJSON(t *testing.T) {
 // machines where /dev/net/tun is open to every user (most distributions)
 // the command then runs; otherwise the error must say what is missing.
 func TestShellUnprivilegedUserNamespace(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to switch to an unprivileged user for the test")
-	}
+	testutil.RequireRootTo(t, "switch to an unprivileged user for the test")
 	src := spdylabBinary(t)
 	dir, err := os.MkdirTemp("", "spdylab-unpriv")
 	if err != nil {

@@ -1,4 +1,4 @@
-package netem
+package linkcheck
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/testutil"
+	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/netem/link"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -143,7 +145,7 @@ func TestBurstMeasurements(t *testing.T) {
 	if ms[0].Pass || ms[1].Pass {
 		t.Errorf("out-of-tolerance values passed: %+v", ms)
 	}
-	rep := CheckReport{Measurements: ms, Bursts: []BurstTrain{bad.train(plan)}}
+	rep := Report{Measurements: ms, Bursts: []BurstTrain{bad.train(plan)}}
 	var lc probe.LinkCheck
 	fillLinkCheck(&lc, &rep)
 	if lc.QueueDownPkts != 45 || math.Abs(lc.DownMbps-8) > 1e-9 || !strings.Contains(lc.Note, "queue 45 pkts (configured 30)") {
@@ -167,28 +169,28 @@ func TestBurstMeasurements(t *testing.T) {
 }
 
 // newBurstTestbed is a testbed with one server and a shared link.
-func newBurstTestbed(t *testing.T, name string, l probe.Link, adjust func(*Config)) *Testbed {
+func newBurstTestbed(t *testing.T, name string, l probe.Link, adjust func(*netem.Config)) *netem.Testbed {
 	t.Helper()
 	l.Shared = true
-	cfg := Config{Name: name, Shards: 1, Link: l}
+	cfg := netem.Config{Name: name, Shards: 1, Link: l}
 	if adjust != nil {
 		adjust(&cfg)
 	}
 	return newTestbed(t, cfg)
 }
 
-func shortCheck(t *testing.T, tb *Testbed) probe.LinkCheck {
+func shortCheck(t *testing.T, tb *netem.Testbed) probe.LinkCheck {
 	t.Helper()
-	lc, err := tb.Check(context.Background(), false)
+	lc, err := Check(context.Background(), tb, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s: %+v", Describe(tb.Config()), lc)
+	t.Logf("%s: %+v", netem.Describe(tb.Config()), lc)
 	return lc
 }
 
 func TestShortCheckRatesAndQueues(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	tb := newBurstTestbed(t, "lcrq", probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 2e6, QueuePkts: 30}, nil)
 	lc := shortCheck(t, tb)
@@ -210,12 +212,12 @@ func TestShortCheckRatesAndQueues(t *testing.T) {
 }
 
 func TestShortCheckSmallAndByteQueues(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	// Downlink: 10 packets; uplink: 15000 bytes, which the check's 500 B
 	// probes see as 30 packets.
-	tb := newBurstTestbed(t, "lcsq", probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 2e6}, func(c *Config) {
-		c.QueueDown, c.QueueUp = &Queue{Pkts: 10}, &Queue{Bytes: 15000}
+	tb := newBurstTestbed(t, "lcsq", probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 2e6}, func(c *netem.Config) {
+		c.QueueDown, c.QueueUp = &netem.Queue{Pkts: 10}, &netem.Queue{Bytes: 15000}
 	})
 	lc := shortCheck(t, tb)
 	if !lc.OK {
@@ -230,10 +232,10 @@ func TestShortCheckSmallAndByteQueues(t *testing.T) {
 }
 
 func TestShortCheckUnlimitedQueue(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	tb := newBurstTestbed(t, "lcuq", probe.Link{RTT: 10 * time.Millisecond, DownBps: 10e6, UpBps: 2e6}, nil)
-	rep, err := tb.CheckLink(context.Background(), CheckOptions{Pings: 3, SkipRate: true, SkipLoss: true, SkipDNS: true, OnlyS1: true})
+	rep, err := Run(context.Background(), tb, Options{Pings: 3, SkipRate: true, SkipLoss: true, SkipDNS: true, OnlyS1: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,11 +260,11 @@ func TestShortCheckUnlimitedQueue(t *testing.T) {
 }
 
 func TestShortCheckRandomLossIsInformational(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	t.Parallel()
 	tb := newBurstTestbed(t, "lclo", probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 2e6, QueuePkts: 30,
 		LossDown: 0.05, LossUp: 0.05, Seed: 5}, nil)
-	rep, err := tb.CheckLink(context.Background(), CheckOptions{Pings: 5, SkipRate: true, SkipLoss: true, SkipDNS: true, OnlyS1: true})
+	rep, err := Run(context.Background(), tb, Options{Pings: 5, SkipRate: true, SkipLoss: true, SkipDNS: true, OnlyS1: true})
 	if err != nil {
 		t.Fatal(err)
 	}
