@@ -49,12 +49,8 @@ func (s *session) result(r probe.Result, loadErr error) (probe.Result, error) {
 			r.ToWms = msOf(t.lastByte - t.firstSend)
 		}
 	}
-	if want := tlsName(s.o.TLSVersion); want != "" && loadErr == nil {
-		for _, v := range keys(t.tlsSeen) {
-			if v != want {
-				loadErr = fmt.Errorf("browser: the load asked for %s but a connection negotiated %s (Chromium cannot be capped at TLS 1.2; cap the servers)", want, v)
-			}
-		}
+	if loadErr == nil {
+		loadErr = checkNegotiated(s.o.Proto, s.o.TLSVersion, t)
 	}
 	h := harLog{
 		Version: "1.2",
@@ -83,7 +79,8 @@ func (s *session) result(r probe.Result, loadErr error) (probe.Result, error) {
 type tally struct {
 	entries             []harEntry
 	lastByte, firstSend float64 // CDP clock, seconds
-	tlsSeen             map[string]bool
+	tlsSeen             map[string]bool // TLS versions as securityDetails names them ("TLS 1.3")
+	protoSeen           map[string]bool // ALPN of the page's responses as Chromium reports it ("h2", "h3")
 }
 
 func (s *session) tally(r *probe.Result, all []*exchange, nav *exchange) tally {
@@ -91,7 +88,7 @@ func (s *session) tally(r *probe.Result, all []*exchange, nav *exchange) tally {
 	if s.o.Manifest != nil {
 		listed = manifestKeys(s.o.Manifest)
 	}
-	t := tally{entries: []harEntry{}, tlsSeen: map[string]bool{}}
+	t := tally{entries: []harEntry{}, tlsSeen: map[string]bool{}, protoSeen: map[string]bool{}}
 	conns := map[string]bool{}
 	for _, x := range all {
 		if strings.HasPrefix(x.req.URL, "data:") || strings.HasPrefix(x.req.URL, "about:") {
@@ -115,7 +112,10 @@ func (s *session) tally(r *probe.Result, all []*exchange, nav *exchange) tally {
 			conns[e.Connection] = true
 		}
 		if x.resp != nil && x.resp.SecurityDetails != nil {
-			t.tlsSeen[x.resp.SecurityDetails.Protocol] = true
+			t.tlsSeen[tlsOfSecurityDetails(x.resp.SecurityDetails.Protocol)] = true
+		}
+		if x.resp != nil && x.resp.Protocol != "" && !x.redirected {
+			t.protoSeen[strings.ToLower(x.resp.Protocol)] = true
 		}
 		r.HeaderBytesRaw += reqHdr + respHdr
 		if x.resp != nil && strings.EqualFold(x.resp.Protocol, "http/1.1") {
@@ -151,6 +151,41 @@ func networkStart(nav *exchange) float64 {
 		return nav.resp.Timing.RequestTime
 	}
 	return nav.start
+}
+
+// tlsOfSecurityDetails is the TLS version of a securityDetails protocol:
+// Chromium names a QUIC connection's "QUIC", and QUIC always runs TLS 1.3
+// (RFC 9001), so an h3 load at TLS 1.3 passes the version check.
+func tlsOfSecurityDetails(protocol string) string {
+	if protocol == "QUIC" {
+		return tlsName(probe.TLS13)
+	}
+	return protocol
+}
+
+// checkNegotiated fails a load whose connections did not run what the
+// condition asked for: the TLS version (Chromium cannot be capped at TLS
+// 1.2, so the servers must be), and the protocol (Chromium may fall back
+// from QUIC to TCP, or from h2 to HTTP/1.1, without failing the page; such
+// a load would be counted under the wrong protocol).
+func checkNegotiated(proto, tlsVersion string, t tally) error {
+	if want := tlsName(tlsVersion); want != "" {
+		for _, v := range keys(t.tlsSeen) {
+			if v != want {
+				return fmt.Errorf("browser: the load asked for %s but a connection negotiated %s (Chromium cannot be capped at TLS 1.2; cap the servers)", want, v)
+			}
+		}
+	}
+	p, ok := probe.LookupProtocol(proto)
+	if !ok {
+		return nil // "" = Chromium's own choice; other names were refused before the load
+	}
+	for _, v := range keys(t.protoSeen) {
+		if v != p.ALPN {
+			return fmt.Errorf("browser: the load asked for %s but Chromium fetched page resources over %s (did it fall back from %s?)", p.Name, v, p.ALPN)
+		}
+	}
+	return nil
 }
 
 // tlsName is a TLSVersion option as Chromium's securityDetails name it.
