@@ -9,6 +9,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/spdylab/spdylab/internal/stats"
 )
@@ -128,6 +129,14 @@ func (v *verdictCounts) add(s Significance) {
 
 func (v verdictCounts) total() int { return v.Won + v.Lost + v.Undecided + v.TooFew }
 
+// countCell is a count of conditions, coloured with class only when not 0.
+func countCell(n int, class string) cell {
+	if n == 0 {
+		class = "num"
+	}
+	return cell{Text: strconv.Itoa(n), Class: class}
+}
+
 // String is "won / lost / undecided / too few", as one table cell.
 func (v verdictCounts) String() string {
 	return fmt.Sprintf("%d / %d / %d / %d", v.Won, v.Lost, v.Undecided, v.TooFew)
@@ -141,6 +150,6 @@ func IntervalNote() string {
 		"%d times, the 2.5%% and 97.5%% quantiles of the resampled ratios (seeded from the loads, so the same every build). "+
 		"A condition is won when its whole interval lies above 1, lost when below 1, undecided when it contains 1; "+
 		"with fewer than %d successful loads on a side there is no interval (too few loads). "+
-		"ToW reductions carry the same interval of the ToW ratio, as 100 (1 − 1/gain). Only won and lost gains are coloured.",
+		"ToW reductions carry the same interval of the ToW ratio, as 100 (1 − 1/gain). In the per-condition tables only won and lost gains are coloured.",
 		stats.RatioResamples, stats.MinIntervalN)
 }

@@ -135,14 +135,14 @@ func linePlot(title, xl, yl string, series []Series, logX bool, zeroLine bool) (
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
+	var xs []float64
+	for _, s := range series {
+		xs = append(xs, s.X...)
+	}
+	xLo, xHi := minMax(xs)
 	if zeroLine {
-		var xs []float64
-		for _, s := range series {
-			xs = append(xs, s.X...)
-		}
 		if len(xs) > 0 {
-			lo, hi := minMax(xs)
-			z, err := plotter.NewLine(plotter.XYs{{X: lo, Y: 0}, {X: hi, Y: 0}})
+			z, err := plotter.NewLine(plotter.XYs{{X: xLo, Y: 0}, {X: xHi, Y: 0}})
 			if err == nil {
 				z.Color = color.Gray{Y: 120}
 				z.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
@@ -159,7 +159,7 @@ func linePlot(title, xl, yl string, series []Series, logX bool, zeroLine bool) (
 			}
 			pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
 			if s.hasInterval(j) {
-				bars = append(bars, span{s.X[j], s.Lo[j], s.Hi[j]})
+				bars = append(bars, span{dodge(s.X[j], i, len(series), xLo, xHi, logX), s.Lo[j], s.Hi[j]})
 			}
 		}
 		if len(pts) == 0 {
@@ -187,6 +187,20 @@ func linePlot(title, xl, yl string, series []Series, logX bool, zeroLine bool) (
 	}
 	svg, err := svgOf(p, 7*vg.Inch, 4*vg.Inch)
 	return svg, legend, err
+}
+
+// dodge shifts series i's interval bars (of n) a little along x, so that
+// the bars of several lines at one x sit side by side instead of on top
+// of each other: at most ±1.5% of the axis, multiplicatively on a log axis.
+func dodge(x float64, i, n int, lo, hi float64, logX bool) float64 {
+	if n < 2 || !(hi > lo) {
+		return x
+	}
+	f := 0.03 * (float64(i)/float64(n-1) - 0.5)
+	if logX {
+		return x * math.Pow(hi/lo, f)
+	}
+	return x + f*(hi-lo)
 }
 
 // dashesAt: after the palette's colours are used up, lines are dashed so

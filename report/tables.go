@@ -77,8 +77,7 @@ func summaryTables(a *Analysis) []table {
 		}
 		t.Rows = append(t.Rows, []cell{{Text: l}, {Text: strconv.Itoa(len(gains)), Class: "num"}, gainCell(hi), gainCell(stats.Mean(gains)), gainCell(lo),
 			{Text: fmt.Sprintf("%d of %d", n1, len(gains)), Class: "num"}, {Text: fmt.Sprintf("%d of %d", n2, len(gains)), Class: "num"},
-			{Text: strconv.Itoa(verdicts.Won), Class: "num good"}, {Text: strconv.Itoa(verdicts.Lost), Class: "num bad"},
-			{Text: strconv.Itoa(verdicts.Undecided), Class: "num"}, {Text: strconv.Itoa(verdicts.TooFew), Class: "num"},
+			countCell(verdicts.Won, "num good"), countCell(verdicts.Lost, "num bad"), countCell(verdicts.Undecided, "num"), countCell(verdicts.TooFew, "num"),
 			avgAt("pageA"), avgAt("pageB")})
 	}
 	// The page A / B columns are CableLabs'; other studies do without.
