@@ -270,3 +270,63 @@ func TestCompareKeepsVerdicts(t *testing.T) {
 		t.Errorf("self-comparison: %d decided of %d gains, %d keep their verdict, %d won and lost", c.Decided, c.Gains, c.SameVerdict, c.WonAndLost)
 	}
 }
+
+// study432 is a 432-condition study at 20 loads each, the size the
+// intervals' cost is judged at.
+const study432 = `
+name = "bench-432"
+runs = 20
+seed = 5
+[factors]
+page = ["pageA", "pageB"]
+shards = [1, 2]
+rate = ["2mbit/1mbit", "10mbit/1mbit", "50mbit/10mbit"]
+rtt = ["20ms", "60ms", "100ms"]
+loss = ["0%", "1%", "2%"]
+iw = [3, 10]
+protocol = ["https", "spdy/3.1"]
+[baseline]
+protocol = "https"
+iw = 3
+`
+
+// store432 fills a store with study432 once per benchmark (slow: 8640
+// probes with their HARs).
+func store432(b *testing.B) string {
+	dir := b.TempDir()
+	s := fillStore(b, dir, study432, nil)
+	if n := len(s.Conditions); n != 432 {
+		b.Fatalf("%d conditions", n)
+	}
+	return dir
+}
+
+// BenchmarkGainIntervals432x20 is what the intervals add to a report of
+// 432 conditions x 20 loads: two bootstrap intervals per condition.
+func BenchmarkGainIntervals432x20(b *testing.B) {
+	dir := store432(b)
+	st, err := store.OpenStore(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	a, err := Analyze(st)
+	if err != nil {
+		b.Fatal(err)
+	}
+	samples, _ := a.collectSamples()
+	for b.Loop() {
+		a.gainIntervals(samples)
+	}
+}
+
+// BenchmarkBuild432x20 is the whole report build (analysis, HTML, CSV,
+// JSON) of the same store.
+func BenchmarkBuild432x20(b *testing.B) {
+	dir := store432(b)
+	for b.Loop() {
+		if _, err := Build(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
