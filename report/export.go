@@ -36,16 +36,7 @@ type conditionRow struct {
 	Errors        []string          `json:"errors,omitempty"`
 	CheckProblem  string            `json:"link_check_problem,omitempty"`
 	MedianProbeID int64             `json:"median_probe_id,omitempty"`
-	// The gains' 95% intervals (intervals.go): null without one.
-	GainLo          *float64     `json:"gain_lo"`
-	GainHi          *float64     `json:"gain_hi"`
-	Significance    Significance `json:"significance,omitempty"`
-	ToWGain         *float64     `json:"tow_gain"`
-	ToWGainLo       *float64     `json:"tow_gain_lo"`
-	ToWGainHi       *float64     `json:"tow_gain_hi"`
-	ToWReductionLo  *float64     `json:"tow_reduction_lo_pct"`
-	ToWReductionHi  *float64     `json:"tow_reduction_hi_pct"`
-	ToWSignificance Significance `json:"tow_significance,omitempty"`
+	GainBounds                      // the gains' 95% intervals (intervals.go), as fields of the row
 }
 
 func num(f float64) *float64 {
@@ -62,11 +53,7 @@ func conditionsJSON(a *Analysis) []conditionRow {
 		if c.PLT.N > 0 {
 			tls = &c.Handshakes
 		}
-		redLo, redHi := c.ToWRedInterval()
-		rows = append(rows, conditionRow{TLS: tls,
-			GainLo: num(c.GainCI.Lo), GainHi: num(c.GainCI.Hi), Significance: c.Significance,
-			ToWGain: num(c.ToWGainCI.Ratio), ToWGainLo: num(c.ToWGainCI.Lo), ToWGainHi: num(c.ToWGainCI.Hi),
-			ToWReductionLo: num(redLo), ToWReductionHi: num(redHi), ToWSignificance: c.ToWSignificance,
+		rows = append(rows, conditionRow{TLS: tls, GainBounds: gainBounds(c.GainCI, c.ToWGainCI),
 			Hash: c.Hash, Values: c.Values, Label: c.Label, Loads: c.Loads, Successful: c.PLT.N, Failed: c.Failed, TooFew: c.TooFew,
 			PLTMedian: num(c.PLT.Median), PLTP25: num(c.PLT.P25), PLTP75: num(c.PLT.P75),
 			ToWMedian: num(c.ToW.Median), ToWP25: num(c.ToW.P25), ToWP75: num(c.ToW.P75),

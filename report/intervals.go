@@ -64,6 +64,28 @@ func (a *Analysis) gainIntervals(samples map[string]*sample) {
 	}
 }
 
+// GainBounds are a gain's interval as conditions.json and `spdylab load
+// --json` give it: null bounds without an interval. The names are stored:
+// keep them.
+type GainBounds struct {
+	GainLo          *float64     `json:"gain_lo"`
+	GainHi          *float64     `json:"gain_hi"`
+	Significance    Significance `json:"significance,omitempty"`
+	ToWGain         *float64     `json:"tow_gain"` // median base ToW / median ToW
+	ToWGainLo       *float64     `json:"tow_gain_lo"`
+	ToWGainHi       *float64     `json:"tow_gain_hi"`
+	ToWReductionLo  *float64     `json:"tow_reduction_lo_pct"`
+	ToWReductionHi  *float64     `json:"tow_reduction_hi_pct"`
+	ToWSignificance Significance `json:"tow_significance,omitempty"`
+}
+
+// gainBounds exports the PLT and ToW gains' intervals.
+func gainBounds(plt, tow stats.RatioCI) GainBounds {
+	return GainBounds{GainLo: num(plt.Lo), GainHi: num(plt.Hi), Significance: significanceOf(plt),
+		ToWGain: num(tow.Ratio), ToWGainLo: num(tow.Lo), ToWGainHi: num(tow.Hi),
+		ToWReductionLo: num(towReduction(tow.Lo)), ToWReductionHi: num(towReduction(tow.Hi)), ToWSignificance: significanceOf(tow)}
+}
+
 // towReduction turns a ToW gain g (median base ToW / median ToW) into the
 // reduction in % the report plots: 100 (1 − 1/g). It is increasing in g,
 // so the gain's interval maps onto the reduction's.

@@ -14,17 +14,12 @@ import (
 
 	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/probe"
-	"github.com/spdylab/spdylab/study/store"
 )
 
-func analyzeDir(t *testing.T, dir string) *Analysis {
+// analyzeDir builds dir's report and returns its analysis.
+func analyzeDir(t testing.TB, dir string) *Analysis {
 	t.Helper()
-	st, err := store.OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	a, err := Analyze(st)
+	a, err := Build(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,16 +299,7 @@ func store432(b *testing.B) string {
 // BenchmarkGainIntervals432x20 is what the intervals add to a report of
 // 432 conditions x 20 loads: two bootstrap intervals per condition.
 func BenchmarkGainIntervals432x20(b *testing.B) {
-	dir := store432(b)
-	st, err := store.OpenStore(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	a, err := Analyze(st)
-	if err != nil {
-		b.Fatal(err)
-	}
+	a := analyzeDir(b, store432(b))
 	samples, _ := a.collectSamples()
 	for b.Loop() {
 		a.gainIntervals(samples)

@@ -43,16 +43,10 @@ type LoadSummary struct {
 // of the same page, with their 95% intervals (as the report's, see
 // IntervalNote); null bounds without an interval.
 type LoadGain struct {
-	Baseline        string       `json:"baseline"`
-	Gain            *float64     `json:"gain"` // median baseline PLT / median PLT
-	GainLo          *float64     `json:"gain_lo"`
-	GainHi          *float64     `json:"gain_hi"`
-	Significance    Significance `json:"significance"`
-	ToWGain         *float64     `json:"tow_gain"`
-	ToWGainLo       *float64     `json:"tow_gain_lo"`
-	ToWGainHi       *float64     `json:"tow_gain_hi"`
-	ToWSignificance Significance `json:"tow_significance"`
-	plt, tow        stats.RatioCI
+	Baseline   string   `json:"baseline"`
+	Gain       *float64 `json:"gain"` // median baseline PLT / median PLT
+	GainBounds          // as in conditions.json
+	plt, tow   stats.RatioCI
 }
 
 // LoadBaseline is the protocol `spdylab load` compares the others with:
@@ -76,10 +70,8 @@ func (s *LoadSummary) CompareWith(base LoadSummary) {
 	if s.Proto == base.Proto || len(s.PLTms) < 2 || len(base.PLTms) < 2 {
 		return
 	}
-	g := &LoadGain{Baseline: base.Proto, plt: stats.MedianRatio(base.PLTms, s.PLTms), tow: stats.MedianRatio(base.ToWms, s.ToWms)}
-	g.Gain, g.GainLo, g.GainHi, g.Significance = num(g.plt.Ratio), num(g.plt.Lo), num(g.plt.Hi), significanceOf(g.plt)
-	g.ToWGain, g.ToWGainLo, g.ToWGainHi, g.ToWSignificance = num(g.tow.Ratio), num(g.tow.Lo), num(g.tow.Hi), significanceOf(g.tow)
-	s.Against = g
+	plt, tow := stats.MedianRatio(base.PLTms, s.PLTms), stats.MedianRatio(base.ToWms, s.ToWms)
+	s.Against = &LoadGain{Baseline: base.Proto, Gain: num(plt.Ratio), GainBounds: gainBounds(plt, tow), plt: plt, tow: tow}
 }
 
 // print writes the gains as lines of the summary.
