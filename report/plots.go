@@ -24,9 +24,11 @@ type Series struct {
 	Lo, Hi []float64
 }
 
-// hasInterval is whether point i of s has an interval to draw.
+// hasInterval is whether point i of s has an interval to draw: finite
+// bounds (gonum refuses to draw others, and the report with them).
 func (s Series) hasInterval(i int) bool {
-	return i < len(s.Lo) && i < len(s.Hi) && !math.IsNaN(s.Lo[i]) && !math.IsNaN(s.Hi[i])
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	return i < len(s.Lo) && i < len(s.Hi) && finite(s.Lo[i]) && finite(s.Hi[i])
 }
 
 // span is an interval [lo, hi] drawn at position at (x for a vertical bar,
