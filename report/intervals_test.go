@@ -197,22 +197,37 @@ func TestExportsCarryTheIntervals(t *testing.T) {
 	}
 }
 
-// Interval bars are drawn: a line plot with intervals has more strokes
-// than the same plot without.
-func TestLinePlotDrawsIntervalBars(t *testing.T) {
-	bare := []Series{{Name: "a", X: []float64{1, 2, 3}, Y: []float64{10, 20, 15}}}
-	withBars := []Series{{Name: "a", X: []float64{1, 2, 3}, Y: []float64{10, 20, 15},
-		Lo: []float64{5, 18, math.NaN()}, Hi: []float64{12, 25, math.NaN()}}}
-	svgA, _, err := linePlot("t", "x", "y", bare, false, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svgB, _, err := linePlot("t", "x", "y", withBars, false, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, b := strings.Count(svgA, "<path"), strings.Count(svgB, "<path"); b <= a {
-		t.Errorf("%d paths with intervals, %d without", b, a)
+// barStrokes counts the strokes of the first series' interval bars (its
+// colour at the bars' width): three per bar, the bar and its two caps.
+func barStrokes(svg string) int {
+	return strings.Count(svg, "stroke:"+strings.ToUpper(cssColor(colorAt(0)))+";stroke-width:0.8")
+}
+
+// Interval bars are drawn for the points that have an interval, along Y in
+// line plots and along X in CDFs.
+func TestPlotsDrawIntervalBars(t *testing.T) {
+	bare := Series{Name: "a", X: []float64{1, 2, 3}, Y: []float64{10, 20, 15}}
+	withBars := bare
+	withBars.Lo, withBars.Hi = []float64{5, 18, math.NaN()}, []float64{12, 25, math.NaN()}
+	for _, tc := range []struct {
+		s    Series
+		want int
+	}{{bare, 0}, {withBars, 6}} {
+		svg, _, err := linePlot("t", "x", "y", []Series{tc.s}, false, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := barStrokes(svg); n != tc.want {
+			t.Errorf("line plot: %d strokes of bars, want %d", n, tc.want)
+		}
+		cdf := tc.s
+		cdf.X, cdf.Y = tc.s.Y, nil // a CDF of the gains 10, 20, 15
+		if svg, _, err = cdfPlotOf("t", "gain", "pages", []Series{cdf}); err != nil {
+			t.Fatal(err)
+		}
+		if n := barStrokes(svg); n != tc.want {
+			t.Errorf("CDF: %d strokes of bars, want %d", n, tc.want)
+		}
 	}
 }
 
