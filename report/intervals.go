@@ -97,8 +97,10 @@ func (c *Condition) ToWRedInterval() (lo, hi float64) {
 }
 
 // withInterval writes an estimate with its interval, "1.23 [1.10, 1.37]";
-// "1.23 (too few loads)" without one; "–" without an estimate.
-func withInterval(est, lo, hi float64, tooFew bool, prec int) string {
+// "1.23 (too few loads)" without one; "–" without an estimate. pivot is
+// the value a verdict compares the interval with (1 for gains, 0 for
+// reductions): see fmtBound.
+func withInterval(est, lo, hi float64, tooFew bool, prec int, pivot float64) string {
 	switch {
 	case math.IsNaN(est):
 		return "–"
@@ -107,7 +109,20 @@ func withInterval(est, lo, hi float64, tooFew bool, prec int) string {
 	case math.IsNaN(lo) || math.IsNaN(hi):
 		return fmtNum(est, prec)
 	}
-	return fmt.Sprintf("%s [%s, %s]", fmtNum(est, prec), fmtNum(lo, prec), fmtNum(hi, prec))
+	return fmt.Sprintf("%s [%s, %s]", fmtNum(est, prec), fmtBound(lo, prec, pivot), fmtBound(hi, prec, pivot))
+}
+
+// fmtBound writes an interval's bound with prec decimals, or more when
+// with prec it would read as pivot though it is not: a won gain of
+// [1.003, 1.2] must not read "[1.00, 1.20]".
+func fmtBound(x float64, prec int, pivot float64) string {
+	for p := prec; p < prec+3; p++ {
+		s := fmtNum(x, p)
+		if v, err := strconv.ParseFloat(s, 64); err != nil || v != pivot || x == pivot {
+			return s
+		}
+	}
+	return fmtNum(x, prec+3)
 }
 
 // significanceClass colours a cell by its verdict: only a gain whose
@@ -124,13 +139,13 @@ func significanceClass(s Significance) string {
 
 // gainIntervalCell is a condition's gain with its interval.
 func gainIntervalCell(c *Condition) cell {
-	return cell{Text: withInterval(c.Gain, c.GainCI.Lo, c.GainCI.Hi, c.GainCI.TooFew, 2), Class: significanceClass(c.Significance)}
+	return cell{Text: withInterval(c.Gain, c.GainCI.Lo, c.GainCI.Hi, c.GainCI.TooFew, 2, 1), Class: significanceClass(c.Significance)}
 }
 
 // towRedIntervalCell is a condition's ToW reduction (%) with its interval.
 func towRedIntervalCell(c *Condition) cell {
 	lo, hi := c.ToWRedInterval()
-	return cell{Text: withInterval(c.ToWRedPct, lo, hi, c.ToWGainCI.TooFew, 1), Class: significanceClass(c.ToWSignificance)}
+	return cell{Text: withInterval(c.ToWRedPct, lo, hi, c.ToWGainCI.TooFew, 1, 0), Class: significanceClass(c.ToWSignificance)}
 }
 
 // verdictCounts counts conditions by Significance.

@@ -105,6 +105,25 @@ func summaryCounts(t *testing.T, tab table, l string) (cases int, counts [4]int)
 	return 0, counts
 }
 
+func TestIntervalBoundsNeverReadAsOneWhenTheyAreNot(t *testing.T) {
+	for _, tc := range []struct {
+		est, lo, hi float64
+		prec        int
+		pivot       float64
+		want        string
+	}{
+		{1.234, 1.1, 1.37, 2, 1, "1.23 [1.10, 1.37]"},
+		{1.09, 1.003, 1.2, 2, 1, "1.09 [1.003, 1.20]"}, // won: the bound does not read 1.00
+		{0.99, 0.8, 0.9999, 2, 1, "0.99 [0.80, 0.9999]"},
+		{1, 1, 1, 2, 1, "1.00 [1.00, 1.00]"},
+		{12.34, 0.04, 20, 1, 0, "12.3 [0.04, 20.0]"},
+	} {
+		if got := withInterval(tc.est, tc.lo, tc.hi, false, tc.prec, tc.pivot); got != tc.want {
+			t.Errorf("%v [%v, %v]: %q, want %q", tc.est, tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}
+
 func TestSummaryCountsAddUpToTheCases(t *testing.T) {
 	dir := t.TempDir()
 	fillStore(t, dir, cableStudy, map[string]int{"spdy/3.1": 2})

@@ -84,7 +84,7 @@ func (g *LoadGain) print(w io.Writer) {
 		if sig == TooFewLoads {
 			verdict = fmt.Sprintf("too few loads for an interval: %d a side needed", stats.MinIntervalN)
 		}
-		fmt.Fprintf(w, "  %s gain vs %s: %s (%s)\n", what, g.Baseline, withInterval(r.Ratio, r.Lo, r.Hi, r.TooFew, 2), verdict)
+		fmt.Fprintf(w, "  %s gain vs %s: %s (%s)\n", what, g.Baseline, withInterval(r.Ratio, r.Lo, r.Hi, r.TooFew, 2, 1), verdict)
 	}
 	line("PLT", g.plt, g.Significance)
 	line("ToW", g.tow, g.ToWSignificance)

@@ -195,7 +195,7 @@ func perPageTable(variant, base string, cases []PageCase, caseName func(string) 
 				row = append(row, gainCell(math.NaN()))
 				continue
 			}
-			row = append(row, cell{Text: withInterval(g.Gain, g.Lo, g.Hi, g.TooFew, 2), Class: significanceClass(g.Significance)})
+			row = append(row, cell{Text: withInterval(g.Gain, g.Lo, g.Hi, g.TooFew, 2, 1), Class: significanceClass(g.Significance)})
 		}
 		t.Rows = append(t.Rows, row)
 	}
