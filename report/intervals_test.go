@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -297,6 +298,11 @@ func TestCompareKeepsVerdicts(t *testing.T) {
 	}
 	if c.Decided != c.Gains || c.SameVerdict != c.Decided || c.WonAndLost != 0 {
 		t.Errorf("self-comparison: %d decided of %d gains, %d keep their verdict, %d won and lost", c.Decided, c.Gains, c.SameVerdict, c.WonAndLost)
+	}
+	var out bytes.Buffer
+	c.Write(&out)
+	if want := fmt.Sprintf("%d keep their verdict (won / lost / undecided), 0 won in one run and lost in the other", c.Decided); !strings.Contains(out.String(), want) {
+		t.Errorf("comparison lacks %q:\n%s", want, out.String())
 	}
 }
 
