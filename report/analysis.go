@@ -56,17 +56,22 @@ type Condition struct {
 	TooFew   bool // fewer successful loads than MinLoads
 	// BaseHash is the baseline condition for this one ("" = none, or it is
 	// itself the baseline).
-	BaseHash     string
-	IsBaseline   bool
-	Gain         float64 // median base PLT / median PLT; NaN when not defined
-	ToWRedPct    float64 // 100*(ToW_base - ToW)/ToW_base; NaN when not defined
-	BoundMs      float64 // lower bound on PLT (see LowerBound); NaN without a manifest
-	PLTOverBound float64
-	Phases       probe.Phases // mean per load (summed over entries)
-	Gateway      Gateway
-	Handshakes   TLSStats // TLS handshakes per load (medians)
-	Resources    int      // resources in the page
-	CheckProblem string
+	BaseHash   string
+	IsBaseline bool
+	Gain       float64 // median base PLT / median PLT; NaN when not defined
+	ToWRedPct  float64 // 100*(ToW_base - ToW)/ToW_base; NaN when not defined
+	// GainCI and ToWGainCI are the gains in PLT and ToW (median base /
+	// median) with their 95% intervals, and Significance and
+	// ToWSignificance what those intervals say (intervals.go).
+	GainCI, ToWGainCI             stats.RatioCI
+	Significance, ToWSignificance Significance
+	BoundMs                       float64 // lower bound on PLT (see LowerBound); NaN without a manifest
+	PLTOverBound                  float64
+	Phases                        probe.Phases // mean per load (summed over entries)
+	Gateway                       Gateway
+	Handshakes                    TLSStats // TLS handshakes per load (medians)
+	Resources                     int      // resources in the page
+	CheckProblem                  string
 	// MedianProbe is the stored probe id of the successful load closest to
 	// the median PLT (for waterfalls).
 	MedianProbe int64
@@ -130,6 +135,7 @@ func Analyze(st *store.Store) (*Analysis, error) {
 	for _, c := range a.Conds {
 		a.boundAndGain(c, byValues, baseSingle)
 	}
+	a.gainIntervals(samples)
 	a.FidelityCells, a.FidelitySums = Fidelity(a)
 	if a.Renderer, err = measureRenderer(st, a, a.FidelityCells); err != nil {
 		return nil, fmt.Errorf("measuring renderer costs: %w", err)
@@ -176,7 +182,8 @@ func (a *Analysis) indexConditions() map[string]*Condition {
 	s := a.Study
 	byValues := map[string]*Condition{}
 	for _, c := range s.Conditions {
-		ac := &Condition{Cond: c, Label: label(c.Values, s.Baseline), Gain: math.NaN(), ToWRedPct: math.NaN(), BoundMs: math.NaN(), PLTOverBound: math.NaN()}
+		ac := &Condition{Cond: c, Label: label(c.Values, s.Baseline), Gain: math.NaN(), ToWRedPct: math.NaN(), BoundMs: math.NaN(), PLTOverBound: math.NaN(),
+			GainCI: noRatio, ToWGainCI: noRatio}
 		a.Conds = append(a.Conds, ac)
 		a.ByHash[c.Hash] = ac
 		byValues[spec.ValuesKey(c.Values)] = ac

@@ -37,8 +37,12 @@ type Comparison struct {
 	// (gain >= 1 in one run, < 1 in the other), and the median |gainB/gainA - 1| in %.
 	Gains, GainFlips  int
 	MedianGainDiffPct float64
-	LateA, LateB      int // loads whose emulator ran late (see LateLimitMs)
-	LoadsA, LoadsB    int // successful loads
+	// With the gains' 95% intervals (intervals.go): of the conditions with
+	// an interval in both runs, how many keep their verdict (won, lost,
+	// undecided), and how many are won in one run and lost in the other.
+	Decided, SameVerdict, WonAndLost int
+	LateA, LateB                     int // loads whose emulator ran late (see LateLimitMs)
+	LoadsA, LoadsB                   int // successful loads
 }
 
 // CompareRow is one condition.
@@ -107,6 +111,7 @@ func Compare(dirA, dirB string) (*Comparison, error) {
 				c.GainFlips++
 			}
 			gainDiffs = append(gainDiffs, 100*math.Abs(cb.Gain/ca.Gain-1))
+			c.countVerdicts(ca.Significance, cb.Significance)
 		}
 	}
 	if c.Common == 0 {
@@ -121,6 +126,20 @@ func Compare(dirA, dirB string) (*Comparison, error) {
 		c.MedianGainDiffPct = stats.Median(gainDiffs)
 	}
 	return c, nil
+}
+
+// countVerdicts adds one condition's verdicts in the two runs.
+func (c *Comparison) countVerdicts(a, b Significance) {
+	if a == TooFewLoads || b == TooFewLoads || a == NoGain || b == NoGain {
+		return
+	}
+	c.Decided++
+	if a == b {
+		c.SameVerdict++
+	}
+	if (a == Won && b == Lost) || (a == Lost && b == Won) {
+		c.WonAndLost++
+	}
 }
 
 func describeValues(c *Condition, varied []string) string {
@@ -147,6 +166,8 @@ func (c *Comparison) Write(w io.Writer) {
 	fmt.Fprintf(w, "systematic shift of B against A (geometric mean of median ratios): %+.1f%% ± %.1f%% (95%%)\n", c.ShiftPct, c.ShiftCIPct)
 	if c.Gains > 0 {
 		fmt.Fprintf(w, "gains: %d conditions, median |gain B/gain A - 1| = %.1f%%, %d change verdict (>= 1 vs < 1)\n", c.Gains, c.MedianGainDiffPct, c.GainFlips)
+		fmt.Fprintf(w, "gains with a 95%% interval in both runs: %d; %d keep their verdict (won / lost / undecided), %d won in one run and lost in the other\n",
+			c.Decided, c.SameVerdict, c.WonAndLost)
 	}
 	fmt.Fprintf(w, "loads with a late emulator (p99 > %.0f ms): A %d of %d, B %d of %d\n", LateLimitMs, c.LateA, c.LoadsA, c.LateB, c.LoadsB)
 	fmt.Fprintf(w, "sum of successful PLTs (serial lower bound of wall time): A %.0f s, B %.0f s\n", c.SumPLTa/1000, c.SumPLTb/1000)

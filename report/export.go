@@ -36,6 +36,7 @@ type conditionRow struct {
 	Errors        []string          `json:"errors,omitempty"`
 	CheckProblem  string            `json:"link_check_problem,omitempty"`
 	MedianProbeID int64             `json:"median_probe_id,omitempty"`
+	GainBounds                      // the gains' 95% intervals (intervals.go), as fields of the row
 }
 
 func num(f float64) *float64 {
@@ -52,7 +53,7 @@ func conditionsJSON(a *Analysis) []conditionRow {
 		if c.PLT.N > 0 {
 			tls = &c.Handshakes
 		}
-		rows = append(rows, conditionRow{TLS: tls,
+		rows = append(rows, conditionRow{TLS: tls, GainBounds: gainBounds(c.GainCI, c.ToWGainCI),
 			Hash: c.Hash, Values: c.Values, Label: c.Label, Loads: c.Loads, Successful: c.PLT.N, Failed: c.Failed, TooFew: c.TooFew,
 			PLTMedian: num(c.PLT.Median), PLTP25: num(c.PLT.P25), PLTP75: num(c.PLT.P75),
 			ToWMedian: num(c.ToW.Median), ToWP25: num(c.ToW.P25), ToWP75: num(c.ToW.P75),
@@ -82,7 +83,9 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 		"plt_median_ms", "plt_p25_ms", "plt_p75_ms", "tow_median_ms", "tow_p25_ms", "tow_p75_ms",
 		"gain", "tow_reduction_pct", "lower_bound_ms", "plt_over_bound",
 		"queue_drops", "random_loss", "qdelay_p50_ms", "qdelay_p95_ms", "retransmits", "server_retransmits", "pkts_sent", "connections", "emulator_late_p99_ms",
-		"tls_round_trips_median", "tls_full_median", "tls_resumed_median", "tls_early_data_median", "median_probe_id")
+		"tls_round_trips_median", "tls_full_median", "tls_resumed_median", "tls_early_data_median", "median_probe_id",
+		// New columns go last: readers that index columns keep working.
+		"gain_lo", "gain_hi", "significance", "tow_gain", "tow_gain_lo", "tow_gain_hi", "tow_reduction_lo_pct", "tow_reduction_hi_pct", "tow_significance")
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -107,6 +110,9 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 			tls = TLSStats{math.NaN(), math.NaN(), math.NaN(), math.NaN()} // empty cells
 		}
 		rec = append(rec, f(tls.RoundTrips), f(tls.Full), f(tls.Resumed), f(tls.EarlyData), strconv.FormatInt(c.MedianProbe, 10))
+		redLo, redHi := c.ToWRedInterval()
+		rec = append(rec, f(c.GainCI.Lo), f(c.GainCI.Hi), string(c.Significance),
+			f(c.ToWGainCI.Ratio), f(c.ToWGainCI.Lo), f(c.ToWGainCI.Hi), f(redLo), f(redHi), string(c.ToWSignificance))
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

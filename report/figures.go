@@ -114,7 +114,7 @@ func sweepOf(a *Analysis, f string) ([]figure, error) {
 			if err != nil {
 				return nil, err
 			}
-			caption := "100 × (ToW_base − ToW) / ToW_base of the medians; above the dashed line the variant spends less time on the wire."
+			caption := "100 × (ToW_base − ToW) / ToW_base of the medians; above the dashed line the variant spends less time on the wire. Bars: 95% intervals (How to read intervals); a point without one has too few loads or is a mean of several conditions."
 			figs = append(figs, figure{Title: "ToW reduction vs " + f + ch.title, Caption: joinCaption(caption, ch.caption), SVG: template.HTML(svg), Legend: leg})
 		}
 		svg, leg, err := linePlot("Median page load time vs "+f+ch.title, xName, "median PLT (ms)", ch.plt, logX, false)

@@ -43,10 +43,12 @@ type htmlData struct {
 	Waterfall []figure
 	Conds     table
 	Warnings  []string
+	// IntervalNote states how the gains' intervals are computed and read.
+	IntervalNote string
 }
 
 func renderHTML(a *Analysis, st *store.Store) ([]byte, error) {
-	d := htmlData{A: a, Generated: time.Now().UTC().Format("2006-01-02 15:04 MST")}
+	d := htmlData{A: a, Generated: time.Now().UTC().Format("2006-01-02 15:04 MST"), IntervalNote: IntervalNote()}
 	if a.Stored < a.Expected {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("Incomplete: %d of %d probes stored (resume the run to finish).", a.Stored, a.Expected))
 	}
@@ -169,6 +171,7 @@ figure{margin:1em 0}
 {{range .Rows}}<tr>{{range .}}<td{{if .Class}} class="{{.Class}}"{{end}}{{if .Style}} style="{{.Style}}"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
 <h2>Summary</h2>
+<p class="cap" id="intervals"><b>How to read intervals.</b> {{.IntervalNote}}</p>
 {{range .Summary}}{{template "table" .}}{{end}}
 {{if .Figures}}<h2>Plots</h2>{{end}}
 {{range .Figures}}<figure><h3>{{.Title}}</h3>{{.SVG}}{{if .Legend}}<div class="legend">{{range .Legend}}<div><span class="sw {{.Shape}}" style="background:{{.Color}}"></span>{{.Name}}</div>{{end}}</div>{{end}}{{if .Caption}}<figcaption class="cap">{{.Caption}}</figcaption>{{end}}</figure>{{end}}

@@ -34,6 +34,60 @@ type LoadSummary struct {
 	Condition         probe.Condition  `json:"condition"`
 	LinkCheck         *probe.LinkCheck `json:"link_check,omitempty"` // before the first load (emulated links only)
 	SCTP              *SCTPLoads       `json:"sctp,omitempty"`       // spdy/3.1+sctp loads only (sctp.go)
+	// Against is the gain against the baseline protocol (CompareWith);
+	// absent for the baseline itself and with fewer than 2 loads a side.
+	Against *LoadGain `json:"against_baseline,omitempty"`
+}
+
+// LoadGain is one protocol's gains against the baseline protocol's loads
+// of the same page, with their 95% intervals (as the report's, see
+// IntervalNote); null bounds without an interval.
+type LoadGain struct {
+	Baseline   string   `json:"baseline"`
+	Gain       *float64 `json:"gain"` // median baseline PLT / median PLT
+	GainBounds          // as in conditions.json
+	plt, tow   stats.RatioCI
+}
+
+// LoadBaseline is the protocol `spdylab load` compares the others with:
+// HTTPS, the lab's baseline, when it is loaded, else the first one given.
+func LoadBaseline(protos []string) string {
+	for _, p := range protos {
+		if p == probe.ProtoHTTPS {
+			return p
+		}
+	}
+	if len(protos) == 0 {
+		return ""
+	}
+	return protos[0]
+}
+
+// CompareWith sets s.Against from base's loads, when s is another protocol
+// and both have at least 2 successful loads: one load a side says nothing
+// about the noise.
+func (s *LoadSummary) CompareWith(base LoadSummary) {
+	if s.Proto == base.Proto || len(s.PLTms) < 2 || len(base.PLTms) < 2 {
+		return
+	}
+	plt, tow := stats.MedianRatio(base.PLTms, s.PLTms), stats.MedianRatio(base.ToWms, s.ToWms)
+	s.Against = &LoadGain{Baseline: base.Proto, Gain: num(plt.Ratio), GainBounds: gainBounds(plt, tow), plt: plt, tow: tow}
+}
+
+// print writes the gains as lines of the summary.
+func (g *LoadGain) print(w io.Writer) {
+	if g == nil {
+		return
+	}
+	line := func(what string, r stats.RatioCI, sig Significance) {
+		verdict := string(sig)
+		if sig == TooFewLoads {
+			verdict = fmt.Sprintf("too few loads for an interval: %d a side needed", stats.MinIntervalN)
+		}
+		fmt.Fprintf(w, "  %s gain vs %s: %s (%s)\n", what, g.Baseline, withInterval(r.Ratio, r.Lo, r.Hi, r.TooFew, 2, 1), verdict)
+	}
+	line("PLT", g.plt, g.Significance)
+	line("ToW", g.tow, g.ToWSignificance)
 }
 
 // SummarizeLoads summarises one protocol's loads of one page for `spdylab
@@ -114,6 +168,7 @@ func (s LoadSummary) Print(w io.Writer) {
 		fmt.Fprintf(w, "  TLS round trips %s per load (medians; handshakes only, TCP's not counted)\n", s.TLS)
 	}
 	s.SCTP.print(w)
+	s.Against.print(w)
 	for _, e := range s.Errors {
 		fmt.Fprintf(w, "  error: %s\n", e)
 	}

@@ -28,6 +28,11 @@ type PageGain struct {
 	// ChangePct is the PLT change against the baseline, in %: negative is
 	// faster.
 	ChangePct float64
+	// Lo and Hi are the gain's 95% interval (NaN without one), and
+	// Significance what it says (Condition.GainCI, intervals.go).
+	Lo, Hi       float64
+	TooFew       bool
+	Significance Significance
 }
 
 // PageCase is one variant against the baseline over the pages of one case:
@@ -91,7 +96,8 @@ func PageCases(a *Analysis) []PageCase {
 				// From the medians themselves: exact at the band's edges.
 				change = 100 * (c.PLT.Median - base.PLT.Median) / base.PLT.Median
 			}
-			cases[i].Pages = append(cases[i].Pages, PageGain{Page: c.Values["page"], Gain: c.Gain, ChangePct: change})
+			cases[i].Pages = append(cases[i].Pages, PageGain{Page: c.Values["page"], Gain: c.Gain, ChangePct: change,
+				Lo: c.GainCI.Lo, Hi: c.GainCI.Hi, TooFew: c.GainCI.TooFew, Significance: c.Significance})
 		}
 		for _, pc := range cases {
 			if len(pc.Pages) < 2 {
@@ -131,12 +137,16 @@ func pageViews(a *Analysis) ([]figure, []table, error) {
 	}
 	band := strconv.Itoa(int(100 * PageBand))
 	count := table{Title: "Pages faster, within ±" + band + "%, slower: against " + a.BaseLabel,
-		Caption: "Per case, each page's PLT change against the baseline (median PLT of the variant / median PLT of the baseline − 1), counted as the SCTP study did: more than " + band + "% faster, within ±" + band + "%, more than " + band + "% slower. Mean gain and mean change are averages over the pages.",
-		Head:    []string{"variant", "case", "pages", ">" + band + "% faster", "within ±" + band + "%", ">" + band + "% slower", "mean gain", "mean PLT change"}}
+		Caption: "Per case, each page's PLT change against the baseline (median PLT of the variant / median PLT of the baseline − 1), counted as the SCTP study did: more than " + band + "% faster, within ±" + band + "%, more than " + band + "% slower. Mean gain and mean change are averages over the pages. Won / lost / undecided / too few: pages whose 95% interval of the gain lies entirely above 1, entirely below 1, contains 1, or that have too few loads for one.",
+		Head:    []string{"variant", "case", "pages", ">" + band + "% faster", "within ±" + band + "%", ">" + band + "% slower", "won / lost / undecided / too few", "mean gain", "mean PLT change"}}
 	for _, pc := range pcs {
+		var verdicts verdictCounts
+		for _, p := range pc.Pages {
+			verdicts.add(p.Significance)
+		}
 		count.Rows = append(count.Rows, []cell{{Text: pc.Variant}, {Text: caseName(pc.Case)}, {Text: strconv.Itoa(len(pc.Pages)), Class: "num"},
 			{Text: strconv.Itoa(pc.Faster), Class: "num good"}, {Text: strconv.Itoa(pc.Within), Class: "num"}, {Text: strconv.Itoa(pc.Slower), Class: "num bad"},
-			gainCell(pc.MeanGain), {Text: fmtNum(pc.MeanChangePct, 1) + "%", Class: "num"}})
+			{Text: verdicts.String(), Class: "num"}, gainCell(pc.MeanGain), {Text: fmtNum(pc.MeanChangePct, 1) + "%", Class: "num"}})
 	}
 	tabs := []table{count}
 	var figs []figure
@@ -163,18 +173,18 @@ func pageViews(a *Analysis) ([]figure, []table, error) {
 // perPageTable has a row per page and a column per case.
 func perPageTable(variant, base string, cases []PageCase, caseName func(string) string) table {
 	t := table{Title: "Gain per page: " + variant + " against " + base,
-		Caption: "Median baseline PLT / median PLT of the variant, per page and case; > 1 means the variant is faster.",
+		Caption: "Median baseline PLT / median PLT of the variant, per page and case, with its 95% interval; > 1 means the variant is faster; green / red: won / lost (interval entirely above / below 1).",
 		Head:    []string{"page"}}
 	var pages []string
-	gain := map[string]map[int]float64{}
+	gain := map[string]map[int]PageGain{}
 	for ci, pc := range cases {
 		t.Head = append(t.Head, caseName(pc.Case))
 		for _, p := range pc.Pages {
 			if gain[p.Page] == nil {
-				gain[p.Page] = map[int]float64{}
+				gain[p.Page] = map[int]PageGain{}
 				pages = append(pages, p.Page)
 			}
-			gain[p.Page][ci] = p.Gain
+			gain[p.Page][ci] = p
 		}
 	}
 	for _, pg := range pages {
@@ -182,9 +192,10 @@ func perPageTable(variant, base string, cases []PageCase, caseName func(string) 
 		for ci := range cases {
 			g, ok := gain[pg][ci]
 			if !ok {
-				g = math.NaN()
+				row = append(row, gainCell(math.NaN()))
+				continue
 			}
-			row = append(row, gainCell(g))
+			row = append(row, cell{Text: withInterval(g.Gain, g.Lo, g.Hi, g.TooFew, 2, 1), Class: significanceClass(g.Significance)})
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -201,7 +212,7 @@ func pageCDF(variant, base string, cases []PageCase, caseName func(string) strin
 		for _, pc := range cases {
 			s := Series{Name: caseName(pc.Case)}
 			for _, p := range pc.Pages {
-				s.X = append(s.X, p.Gain)
+				s.X, s.Lo, s.Hi = append(s.X, p.Gain), append(s.Lo, p.Lo), append(s.Hi, p.Hi)
 			}
 			series = append(series, s)
 		}
@@ -220,5 +231,5 @@ func pageCDF(variant, base string, cases []PageCase, caseName func(string) strin
 		return figure{}, err
 	}
 	return figure{Title: title, SVG: template.HTML(svg), Legend: legend,
-		Caption: "One point per page and case: right of 1 the variant is faster."}, nil
+		Caption: "One point per page and case: right of 1 the variant is faster. Horizontal bars (one line per case only): each page's 95% interval of its gain."}, nil
 }

@@ -19,6 +19,67 @@ import (
 type Series struct {
 	Name string
 	X, Y []float64
+	// Lo and Hi, when set, are a 95% interval per point, drawn as an error
+	// bar (NaN: none): along Y in line plots, along X in CDFs.
+	Lo, Hi []float64
+}
+
+// hasInterval is whether point i of s has an interval to draw: finite
+// bounds (gonum refuses to draw others, and the report with them).
+func (s Series) hasInterval(i int) bool {
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	return i < len(s.Lo) && i < len(s.Hi) && finite(s.Lo[i]) && finite(s.Hi[i])
+}
+
+// span is an interval [lo, hi] drawn at position at (x for a vertical bar,
+// y for a horizontal one).
+type span struct{ at, lo, hi float64 }
+
+// ySpans and xSpans draw spans with gonum's error bars, which take a
+// point and distances either side: the point is the interval's middle, so
+// the bar covers the interval exactly even where a bootstrap interval
+// does not contain its estimate.
+type ySpans []span
+
+func (s ySpans) Len() int                        { return len(s) }
+func (s ySpans) XY(i int) (float64, float64)     { return s[i].at, (s[i].lo + s[i].hi) / 2 }
+func (s ySpans) YError(i int) (float64, float64) { h := (s[i].hi - s[i].lo) / 2; return h, h }
+
+type xSpans []span
+
+func (s xSpans) Len() int                        { return len(s) }
+func (s xSpans) XY(i int) (float64, float64)     { return (s[i].lo + s[i].hi) / 2, s[i].at }
+func (s xSpans) XError(i int) (float64, float64) { h := (s[i].hi - s[i].lo) / 2; return h, h }
+
+// addBars adds interval bars in colour c: vertical for ySpans, horizontal
+// for xSpans.
+func addBars(p *plot.Plot, bars any, c color.Color) error {
+	var style *draw.LineStyle
+	var capWidth *vg.Length
+	switch b := bars.(type) {
+	case ySpans:
+		if len(b) == 0 {
+			return nil
+		}
+		e, err := plotter.NewYErrorBars(b)
+		if err != nil {
+			return err
+		}
+		style, capWidth = &e.LineStyle, &e.CapWidth
+		p.Add(e)
+	case xSpans:
+		if len(b) == 0 {
+			return nil
+		}
+		e, err := plotter.NewXErrorBars(b)
+		if err != nil {
+			return err
+		}
+		style, capWidth = &e.LineStyle, &e.CapWidth
+		p.Add(e)
+	}
+	style.Color, style.Width, *capWidth = c, vg.Points(0.8), vg.Points(3)
+	return nil
 }
 
 // palette is colour-blind friendly (Okabe-Ito), cycled.
@@ -76,14 +137,14 @@ func linePlot(title, xl, yl string, series []Series, logX bool, zeroLine bool) (
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
+	var xs []float64
+	for _, s := range series {
+		xs = append(xs, s.X...)
+	}
+	xLo, xHi := minMax(xs)
 	if zeroLine {
-		var xs []float64
-		for _, s := range series {
-			xs = append(xs, s.X...)
-		}
 		if len(xs) > 0 {
-			lo, hi := minMax(xs)
-			z, err := plotter.NewLine(plotter.XYs{{X: lo, Y: 0}, {X: hi, Y: 0}})
+			z, err := plotter.NewLine(plotter.XYs{{X: xLo, Y: 0}, {X: xHi, Y: 0}})
 			if err == nil {
 				z.Color = color.Gray{Y: 120}
 				z.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
@@ -93,16 +154,23 @@ func linePlot(title, xl, yl string, series []Series, logX bool, zeroLine bool) (
 	}
 	for i, s := range series {
 		pts := plotter.XYs{}
+		var bars ySpans
 		for j := range s.X {
 			if math.IsNaN(s.Y[j]) || (logX && s.X[j] <= 0) {
 				continue
 			}
 			pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
+			if s.hasInterval(j) {
+				bars = append(bars, span{dodge(s.X[j], i, len(series), xLo, xHi, logX), s.Lo[j], s.Hi[j]})
+			}
 		}
 		if len(pts) == 0 {
 			continue
 		}
 		sort.Slice(pts, func(a, b int) bool { return pts[a].X < pts[b].X })
+		if err := addBars(p, bars, colorAt(i)); err != nil {
+			return "", nil, err
+		}
 		l, sc, err := plotter.NewLinePoints(pts)
 		if err != nil {
 			return "", nil, err
@@ -121,6 +189,20 @@ func linePlot(title, xl, yl string, series []Series, logX bool, zeroLine bool) (
 	}
 	svg, err := svgOf(p, 7*vg.Inch, 4*vg.Inch)
 	return svg, legend, err
+}
+
+// dodge shifts series i's interval bars (of n) a little along x, so that
+// the bars of several lines at one x sit side by side instead of on top
+// of each other: at most ±1.5% of the axis, multiplicatively on a log axis.
+func dodge(x float64, i, n int, lo, hi float64, logX bool) float64 {
+	if n < 2 || !(hi > lo) {
+		return x
+	}
+	f := 0.03 * (float64(i)/float64(n-1) - 0.5)
+	if logX {
+		return x * math.Pow(hi/lo, f)
+	}
+	return x + f*(hi-lo)
 }
 
 // dashesAt: after the palette's colours are used up, lines are dashed so
@@ -154,14 +236,22 @@ func cdfPlot(title, xl string, series []Series) (string, []legendItem, error) {
 func cdfPlotOf(title, xl, yl string, series []Series) (string, []legendItem, error) {
 	var legend []legendItem
 	var cdf []Series
+	var bars []xSpans // per series, each point's interval at its step
 	for _, s := range series {
-		x := append([]float64(nil), s.X...)
-		sort.Float64s(x)
-		y := make([]float64, len(x))
-		for i := range x {
-			y[i] = float64(i+1) / float64(len(x))
+		order := make([]int, len(s.X))
+		for i := range order {
+			order[i] = i
 		}
-		cdf = append(cdf, Series{Name: s.Name, X: x, Y: y})
+		sort.SliceStable(order, func(a, b int) bool { return s.X[order[a]] < s.X[order[b]] })
+		c := Series{Name: s.Name, X: make([]float64, len(s.X)), Y: make([]float64, len(s.X))}
+		var b xSpans
+		for i, j := range order {
+			c.X[i], c.Y[i] = s.X[j], float64(i+1)/float64(len(s.X))
+			if s.hasInterval(j) {
+				b = append(b, span{c.Y[i], s.Lo[j], s.Hi[j]})
+			}
+		}
+		cdf, bars = append(cdf, c), append(bars, b)
 	}
 	p := newPlot(title, xl, yl)
 	for i, s := range cdf {
@@ -171,6 +261,9 @@ func cdfPlotOf(title, xl, yl string, series []Series) (string, []legendItem, err
 		}
 		if len(pts) == 0 {
 			continue
+		}
+		if err := addBars(p, bars[i], colorAt(i)); err != nil {
+			return "", nil, err
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {

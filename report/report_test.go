@@ -62,7 +62,7 @@ func fakeHAR(start time.Time) []byte {
 		start.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano), start.Add(210*time.Millisecond).Format(time.RFC3339Nano)))
 }
 
-func fillStore(t *testing.T, dir string, src string, failEvery map[string]int) *spec.Study {
+func fillStore(t testing.TB, dir string, src string, failEvery map[string]int) *spec.Study {
 	t.Helper()
 	s, err := spec.Parse([]byte(src), "")
 	if err != nil {

@@ -38,9 +38,12 @@ type sweepChart struct {
 // sweep is the lines of one chart: per line, per x, sums of y.
 type sweep map[string]map[float64]*sweepPoint
 
-type sweepPoint struct{ sum, n float64 }
+// sweepPoint sums y over the conditions at one point; lo and hi are the
+// interval of the first (a mean of several has none of its own).
+type sweepPoint struct{ sum, n, lo, hi float64 }
 
-func (m sweep) add(k string, x, y float64) {
+// add adds a condition's y, with its 95% interval [lo, hi] (NaN: none).
+func (m sweep) add(k string, x, y, lo, hi float64) {
 	if math.IsNaN(y) {
 		return
 	}
@@ -48,7 +51,7 @@ func (m sweep) add(k string, x, y float64) {
 		m[k] = map[float64]*sweepPoint{}
 	}
 	if m[k][x] == nil {
-		m[k][x] = &sweepPoint{}
+		m[k][x] = &sweepPoint{lo: lo, hi: hi}
 	}
 	m[k][x].sum += y
 	m[k][x].n++
@@ -67,6 +70,11 @@ func (m sweep) series() []Series {
 		for x, p := range m[k] {
 			s.X = append(s.X, x)
 			s.Y = append(s.Y, p.sum/p.n)
+			lo, hi := p.lo, p.hi
+			if p.n > 1 {
+				lo, hi = math.NaN(), math.NaN()
+			}
+			s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
 		}
 		out = append(out, s)
 	}
@@ -151,9 +159,10 @@ func sweepsChart(a *Analysis, f string, sweeps []sweepOn) sweepChart {
 		for _, c := range sw.conds {
 			x, _ := numericX(f, c.Values[f])
 			if !c.IsBaseline {
-				red.add(sweepLineName(a, c, len(a.variants()) > 1)+suffix, x, c.ToWRedPct)
+				lo, hi := c.ToWRedInterval()
+				red.add(sweepLineName(a, c, len(a.variants()) > 1)+suffix, x, c.ToWRedPct, lo, hi)
 			}
-			plt.add(sweepLineName(a, c, true)+suffix, x, c.PLT.Median)
+			plt.add(sweepLineName(a, c, true)+suffix, x, c.PLT.Median, math.NaN(), math.NaN())
 		}
 	}
 	ch := sweepChart{red: red.series(), plt: plt.series()}
@@ -228,9 +237,10 @@ func meanChart(a *Analysis, f string, sweeps []sweepOn) sweepChart {
 		for _, c := range sw.conds {
 			x, _ := numericX(f, c.Values[f])
 			if !c.IsBaseline {
-				red.add(sweepLineName(a, c, len(a.variants()) > 1), x, c.ToWRedPct)
+				lo, hi := c.ToWRedInterval()
+				red.add(sweepLineName(a, c, len(a.variants()) > 1), x, c.ToWRedPct, lo, hi)
 			}
-			plt.add(sweepLineName(a, c, true), x, c.PLT.Median)
+			plt.add(sweepLineName(a, c, true), x, c.PLT.Median, math.NaN(), math.NaN())
 		}
 	}
 	common, differing := heldShown(a, f, sweeps)

@@ -39,16 +39,18 @@ func (a *Analysis) condsOf(label string) []*Condition {
 // gain; cases with gain >= 1 and >= 2; pages A and B at 0% loss).
 func summaryTables(a *Analysis) []table {
 	t := table{Title: "Summary: gain against " + a.BaseLabel,
-		Caption: "Gain = median PLT of the baseline / median PLT of the variant, per condition (CableLabs' definition); > 1 means the variant is faster. A case is one combination of the other factors.",
-		Head:    []string{"variant", "cases", "best", "average", "worst", "gain ≥ 1", "gain ≥ 2", "page A at 0% loss (avg)", "page B at 0% loss (avg)"}}
+		Caption: "Gain = median PLT of the baseline / median PLT of the variant, per condition (CableLabs' definition); > 1 means the variant is faster. A case is one combination of the other factors. Won / lost: cases whose 95% interval of the gain lies entirely above / below 1; undecided: it contains 1; too few loads: no interval (see How to read intervals). The four add up to the cases.",
+		Head:    []string{"variant", "cases", "best", "average", "worst", "gain ≥ 1", "gain ≥ 2", "won", "lost", "undecided", "too few loads", "page A at 0% loss (avg)", "page B at 0% loss (avg)"}}
 	for _, l := range a.variants() {
 		var gains []float64
+		var verdicts verdictCounts
 		atZero := map[string][]float64{}
 		for _, c := range a.condsOf(l) {
 			if math.IsNaN(c.Gain) {
 				continue
 			}
 			gains = append(gains, c.Gain)
+			verdicts.add(c.Significance)
 			if c.Values["loss"] == "0%" {
 				atZero[c.Values["page"]] = append(atZero[c.Values["page"]], c.Gain)
 			}
@@ -60,7 +62,7 @@ func summaryTables(a *Analysis) []table {
 			return cell{Text: "–"}
 		}
 		if len(gains) == 0 {
-			t.Rows = append(t.Rows, []cell{{Text: l}, {Text: "0"}, {Text: "–"}, {Text: "–"}, {Text: "–"}, {Text: "–"}, {Text: "–"}, {Text: "–"}, {Text: "–"}})
+			t.Rows = append(t.Rows, []cell{{Text: l}, {Text: "0"}, {Text: "–"}, {Text: "–"}, {Text: "–"}, {Text: "–"}, {Text: "–"}, {Text: "–"}, {Text: "–"}, {Text: "–"}, {Text: "–"}, {Text: "–"}, {Text: "–"}})
 			continue
 		}
 		lo, hi := minMax(gains)
@@ -74,7 +76,9 @@ func summaryTables(a *Analysis) []table {
 			}
 		}
 		t.Rows = append(t.Rows, []cell{{Text: l}, {Text: strconv.Itoa(len(gains)), Class: "num"}, gainCell(hi), gainCell(stats.Mean(gains)), gainCell(lo),
-			{Text: fmt.Sprintf("%d of %d", n1, len(gains)), Class: "num"}, {Text: fmt.Sprintf("%d of %d", n2, len(gains)), Class: "num"}, avgAt("pageA"), avgAt("pageB")})
+			{Text: fmt.Sprintf("%d of %d", n1, len(gains)), Class: "num"}, {Text: fmt.Sprintf("%d of %d", n2, len(gains)), Class: "num"},
+			countCell(verdicts.Won, "num good"), countCell(verdicts.Lost, "num bad"), countCell(verdicts.Undecided, "num"), countCell(verdicts.TooFew, "num"),
+			avgAt("pageA"), avgAt("pageB")})
 	}
 	// The page A / B columns are CableLabs'; other studies do without.
 	hasAB := false
@@ -118,8 +122,9 @@ func gainTables(a *Analysis) []table {
 				continue
 			}
 			type agg struct {
-				key  []string
-				gain []float64
+				key      []string
+				gain     []float64
+				verdicts verdictCounts
 			}
 			var order []string
 			cells := map[string]*agg{}
@@ -135,11 +140,12 @@ func gainTables(a *Analysis) []table {
 				}
 				if !math.IsNaN(c.Gain) {
 					cells[k].gain = append(cells[k].gain, c.Gain)
+					cells[k].verdicts.add(c.Significance)
 				}
 			}
 			t := table{Title: fmt.Sprintf("Gain of %s over %s by %s", l, a.BaseLabel, strings.Join(dims, " × ")),
-				Caption: "max, mean and min of the per-condition gains over every other factor",
-				Head:    append(append([]string{}, dims...), "max", "mean", "min", "n")}
+				Caption: "max, mean and min of the per-condition gains over every other factor; won / lost / undecided / too few loads: how many of the n conditions have a 95% interval of the gain entirely above 1, entirely below 1, containing 1, or none",
+				Head:    append(append([]string{}, dims...), "max", "mean", "min", "n", "won / lost / undecided / too few")}
 			for _, k := range order {
 				ag := cells[k]
 				row := []cell{}
@@ -147,10 +153,11 @@ func gainTables(a *Analysis) []table {
 					row = append(row, cell{Text: v})
 				}
 				if len(ag.gain) == 0 {
-					row = append(row, cell{Text: "–"}, cell{Text: "–"}, cell{Text: "–"}, cell{Text: "0", Class: "num"})
+					row = append(row, cell{Text: "–"}, cell{Text: "–"}, cell{Text: "–"}, cell{Text: "0", Class: "num"}, cell{Text: "–", Class: "num"})
 				} else {
 					lo, hi := minMax(ag.gain)
-					row = append(row, gainCell(hi), gainCell(stats.Mean(ag.gain)), gainCell(lo), cell{Text: strconv.Itoa(len(ag.gain)), Class: "num"})
+					row = append(row, gainCell(hi), gainCell(stats.Mean(ag.gain)), gainCell(lo), cell{Text: strconv.Itoa(len(ag.gain)), Class: "num"},
+						cell{Text: ag.verdicts.String(), Class: "num"})
 				}
 				t.Rows = append(t.Rows, row)
 			}
@@ -171,18 +178,21 @@ func heatmaps(a *Analysis) []table {
 	sortNumeric("max_streams", streams)
 	for _, pg := range pages {
 		t := table{Title: "ToW reduction (%) of SPDY by max streams × RTT: " + pg,
-			Caption: "green: SPDY spends less time on the wire than " + a.BaseLabel + "; red: more",
+			Caption: "green: SPDY spends less time on the wire than " + a.BaseLabel + "; red: more. In brackets the 95% interval; ✓ marks a reduction whose interval excludes 0 (won or lost beyond the noise).",
 			Head:    append([]string{"max streams"}, rtts...)}
 		for _, s := range streams {
 			row := []cell{{Text: s}}
 			for _, r := range rtts {
-				v := math.NaN()
+				v, text := math.NaN(), "–"
 				for _, c := range a.Conds {
 					if c.Values["page"] == pg && c.Values["rtt"] == r && c.Values["max_streams"] == s && !c.IsBaseline && !math.IsNaN(c.ToWRedPct) {
-						v = c.ToWRedPct
+						v, text = c.ToWRedPct, towRedIntervalCell(c).Text
+						if c.ToWSignificance == Won || c.ToWSignificance == Lost {
+							text += " ✓"
+						}
 					}
 				}
-				row = append(row, cell{Text: fmtNum(v, 1), Class: "num", Style: heatColor(v)})
+				row = append(row, cell{Text: text, Class: "num", Style: heatColor(v)})
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -288,7 +298,7 @@ func conditionsTable(a *Analysis) table {
 		cols = append(cols, f)
 	}
 	t := table{Title: "All conditions",
-		Caption: fmt.Sprintf("Medians over successful loads with [p25 – p75]. ⚠ = fewer than %d successful loads. TLS RTs: the load's TLS handshake round trips (TLS 1.2 full 2, resumed 1; TLS 1.3 1; QUIC 1, 0 with 0-RTT; TCP's own not counted), then its full and resumed handshakes (and 0-RTT ones), medians per load; – without TLS. Server retx: TCP segments the servers retransmitted per load (mean; their TCP_INFO, the downlink's loss recovery). Probe ids link to `spdylab report DIR --waterfall ID`.", a.MinLoads),
+		Caption: fmt.Sprintf("Medians over successful loads with [p25 – p75]. ⚠ = fewer than %d successful loads. TLS RTs: the load's TLS handshake round trips (TLS 1.2 full 2, resumed 1; TLS 1.3 1; QUIC 1, 0 with 0-RTT; TCP's own not counted), then its full and resumed handshakes (and 0-RTT ones), medians per load; – without TLS. Server retx: TCP segments the servers retransmitted per load (mean; their TCP_INFO, the downlink's loss recovery). Gain and ToW reduction with their 95%% intervals; green / red: won / lost (interval entirely above / below 1). Probe ids link to `spdylab report DIR --waterfall ID`.", a.MinLoads),
 		Head:    append(append([]string{}, cols...), "loads", "failed", "PLT ms", "ToW ms", "TLS RTs", "gain", "ToW red. %", "bound ms", "PLT/bound", "server retx", "median probe")}
 	for _, c := range a.Conds {
 		row := []cell{}
@@ -312,7 +322,7 @@ func conditionsTable(a *Analysis) table {
 			cell{Text: fmt.Sprintf("%s [%s – %s]%s", fmtNum(c.PLT.Median, 0), fmtNum(c.PLT.P25, 0), fmtNum(c.PLT.P75, 0), warn), Class: "num"},
 			cell{Text: fmt.Sprintf("%s [%s – %s]", fmtNum(c.ToW.Median, 0), fmtNum(c.ToW.P25, 0), fmtNum(c.ToW.P75, 0)), Class: "num"},
 			cell{Text: c.Handshakes.String(), Class: "num"},
-			gainCell(c.Gain), cell{Text: fmtNum(c.ToWRedPct, 1), Class: "num"},
+			gainIntervalCell(c), towRedIntervalCell(c),
 			cell{Text: fmtNum(c.BoundMs, 0), Class: "num"}, cell{Text: fmtNum(c.PLTOverBound, 2), Class: "num"},
 			cell{Text: fmtNum(c.Gateway.ServerRetransmits, 1), Class: "num"},
 			cell{Text: strconv.FormatInt(c.MedianProbe, 10), Class: "num"})

@@ -300,8 +300,11 @@ func loadAll(ctx context.Context, bench *harness.Bench, req loadRequest, stderr 
 // the status is 1 when every load of some protocol failed.
 func printSummaries(bench *harness.Bench, req loadRequest, results map[string][]probe.Result, check *probe.LinkCheck, stdout io.Writer) int {
 	status := 0
+	base := report.LoadBaseline(req.protos)
+	baseSummary := report.SummarizeLoads(bench.Manifest().Name, base, bench.Condition(), results[base])
 	for _, p := range req.protos {
 		s := report.SummarizeLoads(bench.Manifest().Name, p, bench.Condition(), results[p])
+		s.CompareWith(baseSummary) // the gain and its interval against the baseline protocol
 		s.LinkCheck = check
 		if s.Failed == s.Runs {
 			status = 1
