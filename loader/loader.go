@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/client"
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -188,9 +189,6 @@ func (l *load) priorityFor(e *entry) uint8 {
 	}
 	return priorityOf(e.typ)
 }
-
-// Version goes into the HAR creator.
-const Version = "0.1"
 
 // Load performs one cold page load. The returned Result carries the HAR and
 // every metric measured. When the load fails (a server misbehaves, a
@@ -403,12 +401,11 @@ type entry struct {
 	sendEnd     time.Time
 	firstByte   time.Time
 	end         time.Time
-	httpVersion string
-	reqHeaders  []HARNameValue
+	reqHeaders  []har.NameValue
 	reqHdrSize  int64
 	status      int
 	statusText  string
-	respHeaders []HARNameValue
+	respHeaders []har.NameValue
 	respHdrSize int64
 	bodyBytes   int64 // content (decoded) bytes
 	wireBody    int64 // body bytes as transferred (before Content-Encoding is undone)
@@ -744,10 +741,9 @@ func (l *load) usePushed(e *entry, resp *http.Response, c *connection, consume f
 	e.mu.Lock()
 	e.pushed = true
 	e.conn = c
-	e.httpVersion = l.opt.Proto
 	e.status = resp.StatusCode
 	e.statusText = statusText(resp)
-	e.respHeaders = harHeaders(resp.Header)
+	e.respHeaders = har.Headers(resp.Header)
 	e.respHdrSize = -1
 	e.mime = resp.Header.Get("Content-Type")
 	now := time.Now()
@@ -836,7 +832,7 @@ func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 	}
 	r.HeaderBytesRaw, r.HeaderBytesCompressed = l.proto.headerBytes()
 	loadErr := l.loadError()
-	h := l.har(&r, loadErr)
+	h := har.Document{Log: l.harLog(&r, l.measure(&r, loadErr))}
 	if loadErr != nil {
 		r.Failed = true
 		r.Error = loadErr.Error()
@@ -885,21 +881,13 @@ func (l *load) loadError() error {
 	return loadErr
 }
 
-// har builds the HAR and fills r's counts, phases, PLT and ToW from the
-// entries (PLT and ToW only for a successful load).
-func (l *load) har(r *probe.Result, loadErr error) HAR {
+// measure fills r's counts, PLT and ToW from the completed entries (PLT
+// and ToW only for a successful load) and returns the page's timings:
+// DOMContentLoaded once the document is parsed and its blocking scripts
+// ran, onload once all but onload children have arrived.
+func (l *load) measure(r *probe.Result, loadErr error) har.PageTimings {
 	var firstSend, lastByte, dcl, onload time.Time
-	h := HAR{Log: HARLog{
-		Version: "1.2",
-		Creator: HARCreator{Name: "spdylab", Version: Version},
-		Browser: &HARCreator{Name: "spdylab loader (Chrome 16 / Chromium 25 network behaviour)", Version: Version},
-		Entries: []HAREntry{},
-	}}
-	sort.SliceStable(l.entries, func(i, j int) bool { return l.entries[i].queued.Before(l.entries[j].queued) })
 	for _, e := range l.entries {
-		he, ph := l.harEntry(e)
-		h.Log.Entries = append(h.Log.Entries, he)
-		addPhases(&r.Phases, ph)
 		if !e.done {
 			continue
 		}
@@ -919,26 +907,14 @@ func (l *load) har(r *probe.Result, loadErr error) HAR {
 			onload = e.end
 		}
 	}
-	pt := HARPageTimings{OnContentLoad: -1, OnLoad: -1}
-	if loadErr == nil {
-		pt.OnContentLoad = ms(dcl.Sub(l.t0))
-		pt.OnLoad = ms(onload.Sub(l.t0))
-		r.PLTms = ms(lastByte.Sub(l.t0))
-		if !firstSend.IsZero() {
-			r.ToWms = ms(lastByte.Sub(firstSend))
-		}
+	if loadErr != nil {
+		return har.NotReached
 	}
-	h.Log.Pages = []HARPage{{
-		StartedDateTime: harTime(l.t0),
-		ID:              "page_1",
-		Title:           l.m.URL(0),
-		PageTimings:     pt,
-		Comment:         fmt.Sprintf("%s over %s, TLS %s", l.m.Name, l.opt.Proto, tlsName(l.tlsVer)),
-	}}
-	if len(l.problems) > 0 {
-		h.Log.Comment = strings.Join(l.problems, "\n")
+	if !firstSend.IsZero() {
+		r.ToWms = har.Ms(lastByte.Sub(firstSend))
 	}
-	return h
+	r.PLTms = har.Ms(lastByte.Sub(l.t0))
+	return har.PageTimings{OnContentLoad: har.Ms(dcl.Sub(l.t0)), OnLoad: har.Ms(onload.Sub(l.t0))}
 }
 
 func tlsName(v uint16) string {
@@ -980,188 +956,4 @@ func (l *load) incomplete() string {
 		open = open[:show]
 	}
 	return fmt.Sprintf("%d resources incomplete: %s%s", n, strings.Join(open, ", "), more)
-}
-
-func addPhases(p *probe.Phases, t HARTimings) {
-	add := func(dst *float64, v float64) {
-		if v > 0 {
-			*dst += v
-		}
-	}
-	add(&p.Blocked, t.Blocked)
-	add(&p.DNS, t.DNS)
-	add(&p.Connect, t.Connect)
-	add(&p.SSL, t.SSL)
-	add(&p.Send, t.Send)
-	add(&p.Wait, t.Wait)
-	add(&p.Receive, t.Receive)
-}
-
-// harEntry turns an entry into HAR. Phases that did not happen are -1
-// (dns, connect, ssl, blocked) or 0 (send, wait, receive, which HAR
-// requires); blocked absorbs whatever time the named phases do not cover,
-// so that the entry's time is exactly end - startedDateTime.
-func (l *load) harEntry(e *entry) (HAREntry, HARTimings) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	tm, total := entryTimings(e)
-	he := HAREntry{
-		Pageref:         "page_1",
-		StartedDateTime: harTime(e.queued),
-		Time:            total,
-		Request: HARRequest{
-			Method:      http.MethodGet,
-			URL:         e.url.String(),
-			HTTPVersion: e.httpVersion,
-			Cookies:     []HARCookie{},
-			Headers:     nonNil(e.reqHeaders),
-			QueryString: queryString(e.url),
-			HeadersSize: e.reqHdrSize,
-			BodySize:    0,
-		},
-		Response: HARResponse{
-			Status:      e.status,
-			StatusText:  e.statusText,
-			HTTPVersion: e.httpVersion,
-			Cookies:     []HARCookie{},
-			Headers:     nonNil(e.respHeaders),
-			Content:     HARContent{Size: e.bodyBytes, MimeType: e.mime},
-			RedirectURL: "",
-			HeadersSize: e.respHdrSize,
-			BodySize:    e.wireBody,
-		},
-		Timings: tm,
-		Pushed:  e.pushed,
-		Retries: e.retries,
-	}
-	l.annotate(&he, e)
-	return he, tm
-}
-
-// entryTimings are e's HAR phases and its total time; e.mu is held.
-func entryTimings(e *entry) (HARTimings, float64) {
-	end := e.end
-	if end.IsZero() {
-		end = time.Now()
-	}
-	tm := HARTimings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1}
-	span := func(a, b time.Time) float64 {
-		if a.IsZero() || b.IsZero() || b.Before(a) {
-			return 0
-		}
-		return ms(b.Sub(a))
-	}
-	if e.setup && e.conn != nil {
-		c := e.conn
-		if c.dns >= 0 {
-			tm.DNS = ms(c.dns)
-		}
-		if !c.ready.IsZero() {
-			tm.Connect = ms(c.connectDur)
-			tm.SSL = ms(c.sslDur)
-		}
-	}
-	sendEnd := e.sendEnd
-	if sendEnd.IsZero() {
-		sendEnd = e.firstByte
-	}
-	tm.Send = span(e.sendStart, sendEnd)
-	tm.Wait = span(sendEnd, e.firstByte)
-	tm.Receive = span(e.firstByte, end)
-	if !e.done && e.firstByte.IsZero() {
-		// Failed before the response started: the time since the request
-		// went out is spent waiting.
-		tm.Wait = span(sendEnd, end)
-	}
-	total := ms(end.Sub(e.queued))
-	known := tm.Send + tm.Wait + tm.Receive
-	for _, v := range []float64{tm.DNS, tm.Connect} {
-		if v > 0 {
-			known += v
-		}
-	}
-	if b := total - known; b > 0 {
-		tm.Blocked = b
-	} else {
-		tm.Blocked = 0
-		total = known
-	}
-	if e.pushed {
-		tm.Blocked = -1
-		total = known
-	}
-	return tm, tm.sum()
-}
-
-// annotate fills what HAR leaves to extensions and defaults; e.mu is held.
-func (l *load) annotate(he *HAREntry, e *entry) {
-	if he.Request.HTTPVersion == "" {
-		he.Request.HTTPVersion = httpVersionName(l.opt.Proto)
-		he.Response.HTTPVersion = he.Request.HTTPVersion
-	}
-	if e.reqHeaders == nil {
-		he.Request.HeadersSize = -1
-	}
-	if e.respHeaders == nil {
-		he.Response.HeadersSize = -1
-	}
-	if e.pushed {
-		he.Request.HeadersSize = -1 // no request was sent
-	}
-	he.Priority = SPDYPriority(int(e.priority))
-	if e.res != nil {
-		id := e.res.ID
-		he.ResourceID = &id
-	} else {
-		he.Unlisted = true
-	}
-	if e.conn != nil {
-		he.Connection = itoa(e.conn.id)
-		he.ServerIPAddress = e.conn.remoteIP
-	}
-	if e.err != nil {
-		he.Error = e.err.Error()
-	} else if !e.done {
-		he.Error = "not completed when the load ended"
-	}
-}
-
-func httpVersionName(proto string) string {
-	switch proto {
-	case probe.ProtoHTTPS:
-		return "HTTP/1.1"
-	case probe.ProtoH2:
-		return "HTTP/2.0"
-	}
-	return proto
-}
-
-func nonNil(h []HARNameValue) []HARNameValue {
-	if h == nil {
-		return []HARNameValue{}
-	}
-	return h
-}
-
-func queryString(u *url.URL) []HARNameValue {
-	out := []HARNameValue{}
-	for k, vs := range u.Query() {
-		for _, v := range vs {
-			out = append(out, HARNameValue{Name: k, Value: v})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
-
-// harHeaders lists headers in a stable order.
-func harHeaders(h http.Header) []HARNameValue {
-	out := []HARNameValue{}
-	for k, vs := range h {
-		for _, v := range vs {
-			out = append(out, HARNameValue{Name: k, Value: v})
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
 }
