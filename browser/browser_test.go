@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spdylab/spdylab/loader"
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -51,7 +51,7 @@ func TestTLSVersionMismatchFails(t *testing.T) {
 // checkLoad asserts what every good load of site must show.
 func checkLoad(t *testing.T, site *labSite, res probe.Result, proto string) {
 	t.Helper()
-	if err := loader.ValidateHAR(res.HAR); err != nil {
+	if err := har.Validate(res.HAR); err != nil {
 		t.Errorf("HAR does not validate: %v", err)
 	}
 	h := decodeHAR(t, res.HAR)
@@ -64,7 +64,7 @@ func checkLoad(t *testing.T, site *labSite, res probe.Result, proto string) {
 	if res.PLTms <= 0 || res.ToWms <= 0 || res.ToWms > res.PLTms {
 		t.Errorf("PLT %v ms, ToW %v ms: want 0 < ToW <= PLT", res.PLTms, res.ToWms)
 	}
-	want := map[string]string{probe.ProtoHTTPS: "HTTP/1.1", probe.ProtoH2: "HTTP/2.0"}[proto]
+	want := har.HTTPVersion(proto)
 	for _, e := range h.Log.Entries {
 		if e.ResourceID == nil {
 			continue

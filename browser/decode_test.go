@@ -123,7 +123,7 @@ func TestEventsBuildExchanges(t *testing.T) {
 	}
 	e, reqHdr, _ := harEntryOf(x, nil, 0, 0)
 	if e.Response.BodySize != 5000 || e.Response.Content.Size != 5000 || e.Connection != "7" || reqHdr == 0 {
-		t.Errorf("entry %+v", e.HAREntry)
+		t.Errorf("entry %+v", e.Entry)
 	}
 	tm := e.Timings
 	if tm.Connect != 99 || tm.SSL != 50 || tm.Send != 1 || tm.Wait != 97 || tm.DNS != -1 {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/loader"
 	"github.com/spdylab/spdylab/netem"
@@ -157,7 +158,7 @@ type mechanisms struct {
 	maxInflight, maxInflightHost, imageReqHeader float64
 }
 
-func harMechanisms(har []byte) mechanisms {
+func harMechanisms(b []byte) mechanisms {
 	var doc struct {
 		Log struct {
 			Entries []struct {
@@ -172,11 +173,11 @@ func harMechanisms(har []byte) mechanisms {
 						MimeType string `json:"mimeType"`
 					} `json:"content"`
 				} `json:"response"`
-				Timings loader.HARTimings `json:"timings"`
+				Timings har.Timings `json:"timings"`
 			} `json:"entries"`
 		} `json:"log"`
 	}
-	if json.Unmarshal(har, &doc) != nil {
+	if json.Unmarshal(b, &doc) != nil {
 		return mechanisms{}
 	}
 	type span struct {

@@ -9,15 +9,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spdylab/spdylab/loader"
-	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/har"
 )
 
-// harEntry is loader.HAREntry (spdylab's HAR fields, one owner) plus what
+// harEntry is har.Entry (spdylab's HAR fields, one owner) plus what
 // only a real browser knows, in Chrome DevTools' own export names so HAR
 // tools and `page import` read them as they read a DevTools HAR.
 type harEntry struct {
-	loader.HAREntry
+	har.Entry
 	Initiator      json.RawMessage `json:"_initiator,omitempty"`      // CDP Network.Initiator as sent
 	ResourceType   string          `json:"_resourceType,omitempty"`   // CDP ResourceType, lower case
 	ChromePriority string          `json:"_chromePriority,omitempty"` // CDP ResourcePriority (final)
@@ -25,12 +24,18 @@ type harEntry struct {
 }
 
 type harLog struct {
-	Version string             `json:"version"`
-	Creator loader.HARCreator  `json:"creator"`
-	Browser *loader.HARCreator `json:"browser,omitempty"`
-	Pages   []loader.HARPage   `json:"pages"`
-	Entries []harEntry         `json:"entries"`
-	Comment string             `json:"comment,omitempty"`
+	Version string       `json:"version"`
+	Creator har.Creator  `json:"creator"`
+	Browser *har.Creator `json:"browser,omitempty"`
+	Pages   []har.Page   `json:"pages"`
+	Entries []harEntry   `json:"entries"`
+	Comment string       `json:"comment,omitempty"`
+}
+
+// newHARLog is har.NewLog with the browser's entries.
+func newHARLog(browserVersion string, page har.Page, entries []harEntry) harLog {
+	l := har.NewLog("Chromium (headless, DevTools)", browserVersion)
+	return harLog{Version: l.Version, Creator: l.Creator, Browser: l.Browser, Pages: []har.Page{page}, Entries: entries}
 }
 
 // chromePriorityToSPDY maps Chromium's request priorities to the SPDY
@@ -38,21 +43,6 @@ type harLog struct {
 // HIGHEST 0, MEDIUM 1, LOW 2, LOWEST 3, IDLE 4), so `_priority` means the
 // same in a browser HAR as in a loader HAR.
 var chromePriorityToSPDY = map[string]int{"VeryHigh": 0, "High": 1, "Medium": 2, "Low": 3, "VeryLow": 4}
-
-// httpVersion names a CDP protocol the way loader HARs do.
-func httpVersion(proto string) string {
-	switch strings.ToLower(proto) {
-	case "http/1.1":
-		return "HTTP/1.1"
-	case "h2":
-		return "HTTP/2.0"
-	case "h3", "http/3":
-		return "HTTP/3"
-	case "":
-		return "unknown"
-	}
-	return proto
-}
 
 // resKey identifies a URL by host name and path+query, ignoring the port
 // (loopback benches serve the page's hosts on ephemeral ports).
@@ -85,8 +75,8 @@ func span(a, b float64) float64 {
 }
 
 // harTimings converts an exchange's CDP timing to HAR phases.
-func harTimings(x *exchange) loader.HARTimings {
-	t := loader.HARTimings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1}
+func harTimings(x *exchange) har.Timings {
+	t := har.NoSetup
 	if x.resp == nil || x.resp.Timing == nil {
 		// No timing (failed before a response, or served from memory):
 		// the whole time counts as waiting.
@@ -120,25 +110,17 @@ func harTimings(x *exchange) loader.HARTimings {
 	return t
 }
 
-func timeOf(t loader.HARTimings) float64 {
-	s := 0.0
-	for _, v := range []float64{t.Blocked, t.DNS, t.Connect, t.Send, t.Wait, t.Receive} {
-		if v > 0 {
-			s += v
-		}
-	}
-	return math.Round(s*1000) / 1000
-}
+func timeOf(t har.Timings) float64 { return math.Round(t.Sum()*1000) / 1000 }
 
 // headerList turns a CDP header map into sorted HAR name/values and their
 // size as "name: value\r\n" lines (the loader's raw header measure).
-func headerList(h map[string]string) ([]loader.HARNameValue, int64) {
-	out := []loader.HARNameValue{}
+func headerList(h map[string]string) ([]har.NameValue, int64) {
+	out := []har.NameValue{}
 	var size int64
 	for k, v := range h {
 		// CDP joins repeated headers with "\n"; HAR lists them apart.
 		for _, one := range strings.Split(v, "\n") {
-			out = append(out, loader.HARNameValue{Name: k, Value: one})
+			out = append(out, har.NameValue{Name: k, Value: one})
 			size += int64(len(k) + 2 + len(one) + 2)
 		}
 	}
@@ -151,19 +133,12 @@ func headerList(h map[string]string) ([]loader.HARNameValue, int64) {
 	return out, size
 }
 
-func queryString(raw string) []loader.HARNameValue {
-	out := []loader.HARNameValue{}
+func queryString(raw string) []har.NameValue {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return out
+		return []har.NameValue{}
 	}
-	for k, vs := range u.Query() {
-		for _, v := range vs {
-			out = append(out, loader.HARNameValue{Name: k, Value: v})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return har.QueryString(u)
 }
 
 // harEntryOf builds one HAR entry. reqHdr/respHdr are the raw header sizes
@@ -174,30 +149,30 @@ func harEntryOf(x *exchange, resID *int, wall0, start0 float64) (e harEntry, req
 		hdrs = x.req.Headers
 	}
 	reqList, reqSize := headerList(hdrs)
-	e.Pageref = "page_1"
+	e.Pageref = har.PageID
 	wall := x.wall
 	if wall == 0 {
 		wall = wall0 + (x.start - start0)
 	}
-	e.StartedDateTime = harTimeOf(wall)
+	e.StartedDateTime = har.FormatTime(wallTime(wall))
 	e.Timings = harTimings(x)
 	e.Time = timeOf(e.Timings)
-	e.Request = loader.HARRequest{Method: x.req.Method, URL: x.req.URL, Cookies: []loader.HARCookie{},
+	e.Request = har.Request{Method: x.req.Method, URL: x.req.URL, Cookies: []har.Cookie{},
 		Headers: reqList, QueryString: queryString(x.req.URL), HeadersSize: reqSize, BodySize: 0}
-	e.Response = loader.HARResponse{Cookies: []loader.HARCookie{}, Headers: []loader.HARNameValue{},
-		Content: loader.HARContent{Size: x.dataBytes, MimeType: "x-unknown"}, HeadersSize: -1, BodySize: -1}
+	e.Response = har.Response{Cookies: []har.Cookie{}, Headers: []har.NameValue{},
+		Content: har.Content{Size: x.dataBytes, MimeType: "x-unknown"}, HeadersSize: -1, BodySize: -1}
 	e.Initiator = x.initiator
 	e.ResourceType = strings.ToLower(x.typ)
 	e.ChromePriority = x.priority
 	if p, ok := chromePriorityToSPDY[x.priority]; ok {
-		e.Priority = loader.SPDYPriority(p)
+		e.Priority = har.SPDYPriority(p)
 	}
 	e.ResourceID = resID
 	e.Unlisted = resID == nil
-	e.Request.HTTPVersion = "unknown"
+	e.Request.HTTPVersion = har.Unknown
 	if r := x.resp; r != nil {
 		e.Protocol = r.Protocol
-		e.Request.HTTPVersion = httpVersion(r.Protocol)
+		e.Request.HTTPVersion = har.HTTPVersion(r.Protocol)
 		e.Response.HTTPVersion = e.Request.HTTPVersion
 		e.Response.Status = r.Status
 		e.Response.StatusText = r.StatusText
@@ -223,29 +198,15 @@ func harEntryOf(x *exchange, resID *int, wall0, start0 float64) (e harEntry, req
 		}
 		e.ServerIPAddress = strings.Trim(r.RemoteIPAddress, "[]")
 	} else {
-		e.Response.HTTPVersion = "unknown"
+		e.Response.HTTPVersion = har.Unknown
 	}
 	if x.failed != "" {
 		e.Error = x.failed
 	} else if !x.finished {
-		e.Error = "not completed when the load ended"
+		e.Error = har.NotCompleted
 	}
 	return e, reqSize, respHdr
 }
 
-func harTimeOf(sec float64) string {
-	return time.UnixMicro(int64(math.Round(sec * 1e6))).UTC().Format("2006-01-02T15:04:05.000Z07:00")
-}
-
-// addPhases sums the HAR phases into Result.Phases (ssl apart, as the
-// loader does: connect includes it).
-func addPhases(p *probe.Phases, t loader.HARTimings) {
-	pos := func(v float64) float64 { return math.Max(0, v) }
-	p.Blocked += pos(t.Blocked)
-	p.DNS += pos(t.DNS)
-	p.Connect += pos(t.Connect)
-	p.SSL += pos(t.SSL)
-	p.Send += pos(t.Send)
-	p.Wait += pos(t.Wait)
-	p.Receive += pos(t.Receive)
-}
+// wallTime is a CDP wall time (seconds since the epoch) to a microsecond.
+func wallTime(sec float64) time.Time { return time.UnixMicro(int64(math.Round(sec * 1e6))) }

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/spdylab/spdylab/loader"
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -36,7 +36,7 @@ func (s *session) result(r probe.Result, loadErr error) (probe.Result, error) {
 		nav = &exchange{}
 	}
 	t := s.tally(&r, all, nav)
-	pt := loader.HARPageTimings{OnContentLoad: -1, OnLoad: -1}
+	pt := har.NotReached
 	if c.loadAt != 0 {
 		pt.OnLoad = msOf(c.loadAt - nav.start)
 	}
@@ -52,14 +52,8 @@ func (s *session) result(r probe.Result, loadErr error) (probe.Result, error) {
 	if loadErr == nil {
 		loadErr = checkNegotiated(s.o.Proto, s.o.TLSVersion, t)
 	}
-	h := harLog{
-		Version: "1.2",
-		Creator: loader.HARCreator{Name: "spdylab", Version: loader.Version},
-		Browser: &loader.HARCreator{Name: "Chromium (headless, DevTools)", Version: s.proc.version},
-		Pages: []loader.HARPage{{StartedDateTime: harTimeOf(nav.wall), ID: "page_1", Title: s.o.URL, PageTimings: pt,
-			Comment: fmt.Sprintf("Chromium over %s; TLS seen: %s", protoName(s.o.Proto), strings.Join(keys(t.tlsSeen), ", "))}},
-		Entries: t.entries,
-	}
+	comment := fmt.Sprintf("Chromium over %s; TLS seen: %s", protoName(s.o.Proto), strings.Join(keys(t.tlsSeen), ", "))
+	h := newHARLog(s.proc.version, har.NewPage(wallTime(nav.wall), s.o.URL, comment, pt), t.entries)
 	if loadErr != nil {
 		h.Comment = "load failed: " + loadErr.Error()
 	}
@@ -104,7 +98,7 @@ func (s *session) tally(r *probe.Result, all []*exchange, nav *exchange) tally {
 			e.Comment = "the browser's own favicon request: not a page resource"
 		}
 		t.entries = append(t.entries, e)
-		addPhases(&r.Phases, e.Timings)
+		har.AddPhases(&r.Phases, e.Timings.Phases())
 		if favicon {
 			continue
 		}

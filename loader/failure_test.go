@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -60,10 +61,10 @@ func wantFailure(t *testing.T, res probe.Result, err error, url string, why ...s
 	if len(res.HAR) == 0 {
 		t.Fatal("no partial HAR")
 	}
-	if verr := ValidateHAR(res.HAR); verr != nil {
+	if verr := har.Validate(res.HAR); verr != nil {
 		t.Errorf("partial HAR does not validate: %v", verr)
 	}
-	var h HAR
+	var h har.Document
 	json.Unmarshal(res.HAR, &h)
 	if len(h.Log.Entries) == 0 {
 		t.Error("partial HAR has no entries")
@@ -81,7 +82,7 @@ func TestStallTimesOutWithPartialHAR(t *testing.T) {
 		res, err := Load(context.Background(), target, Options{Proto: proto, Timeout: 700 * time.Millisecond})
 		t.Logf("%s: %v", proto, err)
 		wantFailure(t, res, err, url, "timeout", "waiting for the response")
-		var h HAR
+		var h har.Document
 		json.Unmarshal(res.HAR, &h)
 		completed := 0
 		for _, e := range h.Log.Entries {
@@ -215,7 +216,7 @@ func TestUnlistedAndMissingReferences(t *testing.T) {
 	if n := unlistedHits.Load(); n != 1 {
 		t.Errorf("the unlisted reference was fetched %d times, want once", n)
 	}
-	var h HAR
+	var h har.Document
 	json.Unmarshal(res.HAR, &h)
 	found := false
 	for _, e := range h.Log.Entries {

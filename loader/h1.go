@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/client"
+	"github.com/spdylab/spdylab/har"
 )
 
 // h1 is HTTPS as Chrome did it: per host a pool of at most MaxConnsPerHost
@@ -220,7 +221,7 @@ func (h *h1) fetch(ctx context.Context, e *entry, body func(io.Reader) (int64, e
 // failure before any response byte arrived; reusable whether the
 // connection may carry another request.
 func (h *h1) roundTrip(e *entry, hc *h1Conn, body func(io.Reader) (int64, error)) (retry, reusable bool, err error) {
-	hdrs := append([]HARNameValue{
+	hdrs := append([]har.NameValue{
 		{Name: "Host", Value: e.url.Host},
 		{Name: "Connection", Value: "keep-alive"},
 	}, requestHeaders(e)...)
@@ -232,7 +233,6 @@ func (h *h1) roundTrip(e *entry, hc *h1Conn, body func(io.Reader) (int64, error)
 		return false, false, err
 	}
 	e.mu.Lock()
-	e.httpVersion = "HTTP/1.1"
 	e.reqHeaders = hdrs
 	e.sendStart = time.Now()
 	e.mu.Unlock()
@@ -265,9 +265,9 @@ func (h *h1) roundTrip(e *entry, hc *h1Conn, body func(io.Reader) (int64, error)
 		return false, false, err
 	}
 	h.hdr.Add(resp.HeadBytes)
-	harHdrs := make([]HARNameValue, len(resp.Fields))
+	harHdrs := make([]har.NameValue, len(resp.Fields))
 	for i, f := range resp.Fields {
-		harHdrs[i] = HARNameValue{Name: f.Name, Value: f.Value}
+		harHdrs[i] = har.NameValue{Name: f.Name, Value: f.Value}
 	}
 	e.mu.Lock()
 	e.status = resp.StatusCode

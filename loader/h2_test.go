@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/server"
 )
@@ -130,7 +131,7 @@ func TestH2PushIsUsed(t *testing.T) {
 		t.Fatal("the server pushes by manifest, but no push was used")
 	}
 	for _, e := range h.Log.Entries {
-		if e.Pushed && e.Response.HTTPVersion != "h2" && e.Response.HTTPVersion != "HTTP/2" {
+		if e.Pushed && e.Response.HTTPVersion != har.HTTPVersion(probe.ProtoH2) { // as every h2 entry
 			b, _ := json.Marshal(e)
 			t.Errorf("pushed entry with version %q: %s", e.Response.HTTPVersion, b)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/h3"
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -175,7 +176,7 @@ func (t priorityTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		req = req.Clone(req.Context())
 		req.Header.Set("Priority", v)
 		e.mu.Lock()
-		e.reqHeaders = append(e.reqHeaders, HARNameValue{Name: "Priority", Value: v})
+		e.reqHeaders = append(e.reqHeaders, har.NameValue{Name: "Priority", Value: v})
 		e.mu.Unlock()
 	}
 	return t.c.RoundTrip(req)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/server"
 )
@@ -76,7 +77,7 @@ func TestLoadH3FetchesEveryResourceOnce(t *testing.T) {
 	}
 }
 
-func harHeader(hs []HARNameValue, name string) string {
+func harHeader(hs []har.NameValue, name string) string {
 	for _, h := range hs {
 		if strings.EqualFold(h.Name, name) {
 			return h.Value

@@ -9,21 +9,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/probe"
 )
 
 // checkAgainstManifest asserts what every successful load must satisfy: a
 // valid HAR, every manifest resource fetched exactly once with its size,
 // timings non-negative and in order, and metrics that agree with the HAR.
-func checkAgainstManifest(t *testing.T, st *site, res probe.Result) HAR {
+func checkAgainstManifest(t *testing.T, st *site, res probe.Result) har.Document {
 	t.Helper()
 	if res.Failed {
 		t.Fatalf("load failed: %s", res.Error)
 	}
-	if err := ValidateHAR(res.HAR); err != nil {
+	if err := har.Validate(res.HAR); err != nil {
 		t.Fatalf("HAR does not validate: %v", err)
 	}
-	var h HAR
+	var h har.Document
 	if err := json.Unmarshal(res.HAR, &h); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func checkAgainstManifest(t *testing.T, st *site, res probe.Result) HAR {
 }
 
 // connsPerHost counts the distinct HAR connection ids each host used.
-func connsPerHost(h HAR) map[string]int {
+func connsPerHost(h har.Document) map[string]int {
 	ids := map[string]map[string]bool{}
 	for _, e := range h.Log.Entries {
 		host := strings.SplitN(strings.TrimPrefix(e.Request.URL, "https://"), "/", 2)[0]

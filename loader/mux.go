@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/client"
+	"github.com/spdylab/spdylab/har"
 )
 
 // muxSession is one multiplexed session (SPDY or HTTP/2) to one host.
@@ -237,7 +238,6 @@ func muxFetchOnce(ctx context.Context, l *load, ss *sessions, e *entry, withCtx 
 	e.mu.Lock()
 	e.conn = ms.c
 	e.setup = !e.queued.After(ms.c.start) && ms.c.claimSetup()
-	e.httpVersion = httpVersionName(l.opt.Proto)
 	e.mu.Unlock()
 	rctx := traced(ctx, e)
 	if withCtx != nil {
@@ -273,7 +273,7 @@ func muxFetchOnce(ctx context.Context, l *load, ss *sessions, e *entry, withCtx 
 	}
 	e.status = resp.StatusCode
 	e.statusText = statusText(resp)
-	e.respHeaders = harHeaders(resp.Header)
+	e.respHeaders = har.Headers(resp.Header)
 	e.respHdrSize = -1
 	e.mime = resp.Header.Get("Content-Type")
 	e.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/client"
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -131,7 +132,7 @@ const (
 
 // modernRequestHeaders are a current Chromium's headers for e, in its
 // HTTP/1.1 order (Host and Connection are the protocol's).
-func modernRequestHeaders(e *entry) []HARNameValue {
+func modernRequestHeaders(e *entry) []har.NameValue {
 	accept, dest, mode := modernAcceptScript, "empty", "no-cors"
 	switch e.typ {
 	case page.TypeHTML:
@@ -143,30 +144,30 @@ func modernRequestHeaders(e *entry) []HARNameValue {
 	case page.TypeImage:
 		accept, dest = modernAcceptImage, "image"
 	}
-	h := []HARNameValue{
+	h := []har.NameValue{
 		{Name: "sec-ch-ua", Value: modernClientHints},
 		{Name: "sec-ch-ua-mobile", Value: "?0"},
 		{Name: "sec-ch-ua-platform", Value: `"Linux"`},
 	}
 	if e.parent == nil {
-		h = append(h, HARNameValue{Name: "Upgrade-Insecure-Requests", Value: "1"})
+		h = append(h, har.NameValue{Name: "Upgrade-Insecure-Requests", Value: "1"})
 	}
 	h = append(h,
-		HARNameValue{Name: "User-Agent", Value: modernUserAgent},
-		HARNameValue{Name: "Accept", Value: accept},
-		HARNameValue{Name: "Sec-Fetch-Site", Value: fetchSite(e)},
-		HARNameValue{Name: "Sec-Fetch-Mode", Value: mode},
+		har.NameValue{Name: "User-Agent", Value: modernUserAgent},
+		har.NameValue{Name: "Accept", Value: accept},
+		har.NameValue{Name: "Sec-Fetch-Site", Value: fetchSite(e)},
+		har.NameValue{Name: "Sec-Fetch-Mode", Value: mode},
 	)
 	if e.parent == nil {
-		h = append(h, HARNameValue{Name: "Sec-Fetch-User", Value: "?1"})
+		h = append(h, har.NameValue{Name: "Sec-Fetch-User", Value: "?1"})
 	}
-	h = append(h, HARNameValue{Name: "Sec-Fetch-Dest", Value: dest})
+	h = append(h, har.NameValue{Name: "Sec-Fetch-Dest", Value: dest})
 	if e.parent != nil {
-		h = append(h, HARNameValue{Name: "Referer", Value: e.parent.url.String()})
+		h = append(h, har.NameValue{Name: "Referer", Value: e.parent.url.String()})
 	}
 	return append(h,
-		HARNameValue{Name: "Accept-Encoding", Value: modernAcceptEnc},
-		HARNameValue{Name: "Accept-Language", Value: modernAcceptLang},
+		har.NameValue{Name: "Accept-Encoding", Value: modernAcceptEnc},
+		har.NameValue{Name: "Accept-Language", Value: modernAcceptLang},
 	)
 }
 

@@ -4,11 +4,12 @@ import (
 	"context"
 	"testing"
 
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
 
-func headerValue(hs []HARNameValue, name string) string {
+func headerValue(hs []har.NameValue, name string) string {
 	for _, h := range hs {
 		if h.Name == name {
 			return h.Value

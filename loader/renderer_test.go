@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -16,7 +17,7 @@ import (
 // harSpan is an entry's request start and its end, as its HAR says.
 type harSpan struct{ send, firstByte, end time.Time }
 
-func harSpans(t *testing.T, h HAR) []harSpan {
+func harSpans(t *testing.T, h har.Document) []harSpan {
 	t.Helper()
 	var out []harSpan
 	for _, e := range h.Log.Entries {
@@ -117,7 +118,7 @@ func lateFiles(st *site, late func(path string) bool, delay time.Duration) func(
 // startedAfter tells whether the first request of a gated resource
 // started after the last blocker had ended (HAR times are rounded to
 // microseconds, hence the millisecond of slack), and by how much.
-func startedAfter(t *testing.T, st *site, h HAR, blocker, gated func(page.Resource) bool) (bool, time.Duration) {
+func startedAfter(t *testing.T, st *site, h har.Document, blocker, gated func(page.Resource) bool) (bool, time.Duration) {
 	t.Helper()
 	var blockersEnd, firstGated time.Time
 	for _, e := range h.Log.Entries {

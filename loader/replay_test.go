@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/internal/pagedata"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
@@ -40,12 +41,12 @@ func importedSite(t *testing.T, file string, noDelay bool) *site {
 // checkReplay asserts that the load fetched every resource of the
 // recorded page exactly once, at its size, with its recorded status, and
 // nothing else.
-func checkReplay(t *testing.T, st *site, proto string, res probe.Result) HAR {
+func checkReplay(t *testing.T, st *site, proto string, res probe.Result) har.Document {
 	t.Helper()
 	if res.Failed {
 		t.Fatalf("%s: load failed: %s", proto, res.Error)
 	}
-	var h HAR
+	var h har.Document
 	if err := json.Unmarshal(res.HAR, &h); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func checkReplay(t *testing.T, st *site, proto string, res probe.Result) HAR {
 	return h
 }
 
-func header(hs []HARNameValue, name string) string {
+func header(hs []har.NameValue, name string) string {
 	for _, h := range hs {
 		if strings.EqualFold(h.Name, name) {
 			return h.Value

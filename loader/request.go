@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/page"
 )
 
@@ -32,13 +33,13 @@ func acceptFor(typ string) string {
 
 // requestHeaders are e's headers apart from the ones each protocol frames
 // itself (Host / :host, Connection, :method, :path, ...), in Chrome's order.
-func requestHeaders(e *entry) []HARNameValue {
+func requestHeaders(e *entry) []har.NameValue {
 	if e.res != nil && len(e.res.RequestHeaders) > 0 {
 		// A recorded page sends what the recording's browser sent
 		// (cookies, user agent): header compression is measured on them.
-		h := make([]HARNameValue, 0, len(e.res.RequestHeaders))
+		h := make([]har.NameValue, 0, len(e.res.RequestHeaders))
 		for k, v := range e.res.RequestHeaders {
-			h = append(h, HARNameValue{Name: k, Value: v})
+			h = append(h, har.NameValue{Name: k, Value: v})
 		}
 		sort.Slice(h, func(a, b int) bool { return h[a].Name < h[b].Name })
 		return h
@@ -46,17 +47,17 @@ func requestHeaders(e *entry) []HARNameValue {
 	if e.headers == HeadersChromiumModern {
 		return modernRequestHeaders(e)
 	}
-	h := []HARNameValue{
+	h := []har.NameValue{
 		{Name: "User-Agent", Value: userAgent},
 		{Name: "Accept", Value: acceptFor(e.typ)},
 	}
 	if e.parent != nil {
-		h = append(h, HARNameValue{Name: "Referer", Value: e.parent.url.String()})
+		h = append(h, har.NameValue{Name: "Referer", Value: e.parent.url.String()})
 	}
 	return append(h,
-		HARNameValue{Name: "Accept-Encoding", Value: acceptEncoding},
-		HARNameValue{Name: "Accept-Language", Value: acceptLanguage},
-		HARNameValue{Name: "Accept-Charset", Value: acceptCharset},
+		har.NameValue{Name: "Accept-Encoding", Value: acceptEncoding},
+		har.NameValue{Name: "Accept-Language", Value: acceptLanguage},
+		har.NameValue{Name: "Accept-Charset", Value: acceptCharset},
 	)
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/internal/certs"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
@@ -166,7 +167,7 @@ func TestSPDYPushIsUsed(t *testing.T) {
 		t.Errorf("HAR has %d pushed entries, Result.Pushed = %d", pushed, res.Pushed)
 	}
 	b, _ := json.Marshal(h)
-	if err := ValidateHAR(b); err != nil {
+	if err := har.Validate(b); err != nil {
 		t.Error(err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/spdylab/spdylab/har"
 )
 
 // This file builds the manifest of an import: ids, hosts, parents and
@@ -32,13 +34,13 @@ var dropRequest = map[string]bool{
 	"host": true, "method": true, "url": true, "version": true, "scheme": true,
 }
 
-func requestHeadersOf(hs []harHeader) map[string]string { return headerMap(hs, dropRequest) }
+func requestHeadersOf(hs []har.NameValue) map[string]string { return headerMap(hs, dropRequest) }
 
-func responseHeadersOf(hs []harHeader) map[string]string { return headerMap(hs, dropResponse) }
+func responseHeadersOf(hs []har.NameValue) map[string]string { return headerMap(hs, dropResponse) }
 
 // headerMap joins repeated fields (cookies with "; ", others with ", ")
 // and leaves out dropped, pseudo and malformed ones.
-func headerMap(hs []harHeader, drop map[string]bool) map[string]string {
+func headerMap(hs []har.NameValue, drop map[string]bool) map[string]string {
 	out := map[string]string{}
 	names := map[string]string{} // lower-case -> first spelling
 	for _, h := range hs {
@@ -64,7 +66,7 @@ func headerMap(hs []harHeader, drop map[string]bool) map[string]string {
 	return out
 }
 
-func headerValue(hs []harHeader, name string) string {
+func headerValue(hs []har.NameValue, name string) string {
 	for _, h := range hs {
 		if strings.EqualFold(h.Name, name) {
 			return strings.TrimSpace(h.Value)

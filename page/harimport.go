@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spdylab/spdylab/har"
 )
 
 // Import turns one recorded page load (a HAR) into a manifest spdylab can
@@ -188,7 +190,7 @@ func ImportHAR(b []byte, opt ImportOptions) (*Manifest, *ImportReport, error) {
 
 // choosePage picks the page to import: the given id, or the only page. A
 // HAR without pages (they are optional in HAR 1.2) is one page.
-func choosePage(log *harLog, want string) (string, error) {
+func choosePage(log *har.RecordedLog, want string) (string, error) {
 	var ids []string
 	for _, p := range log.Pages {
 		ids = append(ids, p.ID)
@@ -262,7 +264,7 @@ func isRedirectStatus(s int) bool { return s >= 300 && s < 400 }
 
 // readEntry turns one HAR entry into a replay candidate, or names the rule
 // that leaves it out.
-func readEntry(i int, e *harEntry) (*recorded, string) {
+func readEntry(i int, e *har.RecordedEntry) (*recorded, string) {
 	u, err := url.Parse(strings.TrimSpace(e.Request.URL))
 	if err != nil {
 		return nil, SkipScheme
@@ -276,7 +278,7 @@ func readEntry(i int, e *harEntry) (*recorded, string) {
 		return nil, SkipScheme
 	}
 	status := -1
-	if s, ok := e.Response.Status.positive(); ok {
+	if s, ok := e.Response.Status.Positive(); ok {
 		status = int(s)
 	}
 	rt := strings.ToLower(e.ResourceType)
@@ -324,7 +326,7 @@ func readEntry(i int, e *harEntry) (*recorded, string) {
 			}
 		}
 	}
-	iu, it, line, col, hasLine := e.initiator()
+	iu, it, line, col, hasLine := e.Initiator()
 	if t, err := url.Parse(strings.TrimSpace(iu)); err == nil && iu != "" {
 		if h, p, pa, q, ok := replayURL(t); ok {
 			r.initiator = urlKeyOf(h, p, pa, q)
@@ -394,19 +396,19 @@ func isHex(c byte) bool {
 }
 
 // timing places the entry's first byte and end on the recording's clock.
-func (r *recorded) timing(e *harEntry) {
+func (r *recorded) timing(e *har.RecordedEntry) {
 	var wait float64
-	for _, t := range []flexNum{e.Timings.Blocked, e.Timings.DNS, e.Timings.Connect, e.Timings.Send, e.Timings.Wait} {
-		if v, ok := t.positive(); ok {
+	for _, t := range []har.Number{e.Timings.Blocked, e.Timings.DNS, e.Timings.Connect, e.Timings.Send, e.Timings.Wait} {
+		if v, ok := t.Positive(); ok {
 			wait += v
 		}
 	}
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	r.firstByte = r.start.Add(ms(wait))
 	r.end = r.firstByte
-	if total, ok := e.Time.positive(); ok && total > wait {
+	if total, ok := e.Time.Positive(); ok && total > wait {
 		r.end = r.start.Add(ms(total))
-	} else if v, ok := e.Timings.Receive.positive(); ok {
+	} else if v, ok := e.Timings.Receive.Positive(); ok {
 		r.end = r.firstByte.Add(ms(v))
 	}
 }
@@ -414,17 +416,17 @@ func (r *recorded) timing(e *harEntry) {
 // sizes reads the body sizes: on the wire (bodySize; else _transferSize
 // minus the response headers; else content.size) and decoded
 // (content.size; else the wire size).
-func (r *recorded) sizes(e *harEntry) {
+func (r *recorded) sizes(e *har.RecordedEntry) {
 	resp := &e.Response
-	body, hasBody := resp.BodySize.positive()
-	transfer, hasTransfer := resp.TransferSize.positive()
-	content, hasContent := resp.Content.Size.positive()
+	body, hasBody := resp.BodySize.Positive()
+	transfer, hasTransfer := resp.TransferSize.Positive()
+	content, hasContent := resp.Content.Size.Positive()
 	var wire float64
 	switch {
 	case hasBody && body > 0:
 		wire = body
 	case hasTransfer && transfer > 0:
-		hdr, ok := resp.HeadersSize.positive()
+		hdr, ok := resp.HeadersSize.Positive()
 		if !ok {
 			hdr = 0
 			for _, h := range resp.Headers {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
@@ -263,7 +264,7 @@ func (sm *sample) add(id int64, r probe.Result) float64 {
 	sm.tow = append(sm.tow, r.ToWms)
 	sm.ids = append(sm.ids, id)
 	sm.tls = append(sm.tls, r.TLS)
-	addPhases(&sm.phases, r.Phases)
+	har.AddPhases(&sm.phases, r.Phases)
 	sm.gw.QueueDrops += float64(r.Link.Down.PktsQueueDrop + r.Link.Up.PktsQueueDrop)
 	sm.gw.RandomLoss += float64(r.Link.Down.PktsLost + r.Link.Up.PktsLost)
 	sm.gw.QDelayP50ms += r.Link.Down.QDelayP50ms
@@ -408,17 +409,6 @@ func nearest(vals []float64, ids []int64, target float64) int64 {
 		}
 	}
 	return ids[bi]
-}
-
-func addPhases(d *probe.Phases, p probe.Phases) {
-	pos := func(x float64) float64 { return math.Max(x, 0) } // -1 = "does not apply"
-	d.Blocked += pos(p.Blocked)
-	d.DNS += pos(p.DNS)
-	d.Connect += pos(p.Connect)
-	d.SSL += pos(p.SSL)
-	d.Send += pos(p.Send)
-	d.Wait += pos(p.Wait)
-	d.Receive += pos(p.Receive)
 }
 
 func scalePhases(p probe.Phases, f float64) probe.Phases {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/store"
@@ -38,14 +39,14 @@ type harTimes struct {
 	conns                   int
 }
 
-func readHARTimes(har []byte) (harTimes, error) {
-	var d harDoc
-	if err := json.Unmarshal(har, &d); err != nil {
+func readHARTimes(doc []byte) (harTimes, error) {
+	var d har.Document
+	if err := json.Unmarshal(doc, &d); err != nil {
 		return harTimes{}, err
 	}
 	type req struct {
 		start time.Time
-		e     *harEntry
+		e     *har.Entry
 	}
 	var reqs []req
 	conns := map[string]bool{}

@@ -9,40 +9,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/spdylab/spdylab/har"
 )
-
-// harDoc is the part of a HAR 1.2 document a waterfall needs.
-type harDoc struct {
-	Log struct {
-		Pages []struct {
-			StartedDateTime string `json:"startedDateTime"`
-			PageTimings     struct {
-				OnLoad float64 `json:"onLoad"`
-			} `json:"pageTimings"`
-		} `json:"pages"`
-		Entries []harEntry `json:"entries"`
-	} `json:"log"`
-}
-
-type harEntry struct {
-	StartedDateTime string  `json:"startedDateTime"`
-	Time            float64 `json:"time"`
-	Request         struct {
-		URL string `json:"url"`
-	} `json:"request"`
-	Response struct {
-		Status  int `json:"status"`
-		Content struct {
-			Size int64 `json:"size"`
-		} `json:"content"`
-	} `json:"response"`
-	Timings struct {
-		Blocked, DNS, Connect, SSL, Send, Wait, Receive float64
-	} `json:"timings"`
-	Connection string `json:"connection"`
-	Pushed     bool   `json:"_pushed"`
-	Error      string `json:"_error"`
-}
 
 var phaseColors = []struct{ name, color string }{
 	{"blocked", "#bbbbbb"}, {"dns", "#009e73"}, {"connect", "#e69f00"}, {"ssl", "#cc79a7"},
@@ -51,12 +20,12 @@ var phaseColors = []struct{ name, color string }{
 
 // WaterfallSVG renders a HAR document as a request waterfall: one row per
 // entry, bars coloured by phase, in start order.
-func WaterfallSVG(har []byte, title string) (string, error) {
-	if len(har) == 0 {
+func WaterfallSVG(doc []byte, title string) (string, error) {
+	if len(doc) == 0 {
 		return "", fmt.Errorf("the probe has no HAR (failed before the first request?)")
 	}
-	var d harDoc
-	if err := json.Unmarshal(har, &d); err != nil {
+	var d har.Document
+	if err := json.Unmarshal(doc, &d); err != nil {
 		return "", fmt.Errorf("reading HAR: %w", err)
 	}
 	es := d.Log.Entries
@@ -69,7 +38,7 @@ func WaterfallSVG(har []byte, title string) (string, error) {
 	}
 	type row struct {
 		start float64
-		e     harEntry
+		e     har.Entry
 	}
 	rows := make([]row, 0, len(es))
 	for _, e := range es {

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spdylab/spdylab/loader"
+	"github.com/spdylab/spdylab/har"
 )
 
 func init() {
@@ -51,7 +51,7 @@ func runHAR(args []string, stdout, stderr io.Writer) int {
 		for _, f := range files {
 			b, err := os.ReadFile(f)
 			if err == nil {
-				err = loader.ValidateHAR(b)
+				err = har.Validate(b)
 			}
 			if err != nil {
 				fmt.Fprintf(stderr, "%s:\n  %s\n", f, strings.ReplaceAll(err.Error(), "\n", "\n  "))
@@ -81,10 +81,10 @@ func showHAR(file string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := loader.ValidateHAR(b); err != nil {
+	if err := har.Validate(b); err != nil {
 		return fmt.Errorf("%s is not a valid HAR 1.2 file:\n%w", file, err)
 	}
-	var h loader.HAR
+	var h har.Document
 	if err := json.Unmarshal(b, &h); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
@@ -97,7 +97,7 @@ func showHAR(file string, w io.Writer) error {
 	}
 	type row struct {
 		at time.Time
-		e  loader.HAREntry
+		e  har.Entry
 	}
 	rows := make([]row, 0, len(entries))
 	for _, e := range entries {

@@ -9,22 +9,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spdylab/spdylab/loader"
+	"github.com/spdylab/spdylab/har"
 )
 
 func TestHARCheckAndShow(t *testing.T) {
-	h := loader.HAR{Log: loader.HARLog{
+	h := har.Document{Log: har.Log{
 		Version: "1.2",
-		Creator: loader.HARCreator{Name: "test", Version: "1"},
-		Pages: []loader.HARPage{{StartedDateTime: "2026-01-01T00:00:00.000Z", ID: "p", Title: "https://s1.spdylab.test/",
-			PageTimings: loader.HARPageTimings{OnContentLoad: 5, OnLoad: 9}}},
-		Entries: []loader.HAREntry{{
+		Creator: har.Creator{Name: "test", Version: "1"},
+		Pages: []har.Page{{StartedDateTime: "2026-01-01T00:00:00.000Z", ID: "p", Title: "https://s1.spdylab.test/",
+			PageTimings: har.PageTimings{OnContentLoad: 5, OnLoad: 9}}},
+		Entries: []har.Entry{{
 			Pageref: "p", StartedDateTime: "2026-01-01T00:00:00.001Z", Time: 8,
-			Request: loader.HARRequest{Method: "GET", URL: "https://s1.spdylab.test/a.jpg", HTTPVersion: "HTTP/1.1",
-				Cookies: []loader.HARCookie{}, Headers: []loader.HARNameValue{}, QueryString: []loader.HARNameValue{}, HeadersSize: 100},
-			Response: loader.HARResponse{Status: 200, StatusText: "OK", HTTPVersion: "HTTP/1.1", Cookies: []loader.HARCookie{},
-				Headers: []loader.HARNameValue{}, Content: loader.HARContent{Size: 1234, MimeType: "image/jpeg"}, HeadersSize: 90, BodySize: 1234},
-			Timings:    loader.HARTimings{Blocked: 1, DNS: -1, Connect: 4, SSL: 3, Send: 1, Wait: 1, Receive: 1},
+			Request: har.Request{Method: "GET", URL: "https://s1.spdylab.test/a.jpg", HTTPVersion: "HTTP/1.1",
+				Cookies: []har.Cookie{}, Headers: []har.NameValue{}, QueryString: []har.NameValue{}, HeadersSize: 100},
+			Response: har.Response{Status: 200, StatusText: "OK", HTTPVersion: "HTTP/1.1", Cookies: []har.Cookie{},
+				Headers: []har.NameValue{}, Content: har.Content{Size: 1234, MimeType: "image/jpeg"}, HeadersSize: 90, BodySize: 1234},
+			Timings:    har.Timings{Blocked: 1, DNS: -1, Connect: 4, SSL: 3, Send: 1, Wait: 1, Receive: 1},
 			Connection: "1",
 		}},
 	}}

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/spdylab/spdylab/browser"
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/internal/certs"
-	"github.com/spdylab/spdylab/loader"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/server"
 )
@@ -78,7 +78,7 @@ func TestRecordLabPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := loader.ValidateHAR(b); err != nil {
+	if err := har.Validate(b); err != nil {
 		t.Fatalf("recorded HAR: %v", err)
 	}
 	var doc struct {

@@ -1,4 +1,4 @@
-package loader
+package har
 
 import (
 	"encoding/json"
@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// FuzzValidateHAR feeds arbitrary documents to the HAR validator that
+// FuzzValidate feeds arbitrary documents to the HAR validator that
 // `spdylab har check` and `har show` use: it answers valid or an error
 // naming a problem, never panics, and says the same twice.
-func FuzzValidateHAR(f *testing.F) {
-	valid := HAR{Log: HARLog{Version: "1.2", Creator: HARCreator{Name: "spdylab", Version: "1"}}}
+func FuzzValidate(f *testing.F) {
+	valid := Document{Log: Log{Version: Version, Creator: Creator{Name: "spdylab", Version: "1"}}}
 	b, err := json.Marshal(valid)
 	if err != nil {
 		f.Fatal(err)
@@ -21,8 +21,8 @@ func FuzzValidateHAR(f *testing.F) {
 	f.Add([]byte(`{"log":{}}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		err1 := ValidateHAR(doc)
-		err2 := ValidateHAR(doc)
+		err1 := Validate(doc)
+		err2 := Validate(doc)
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("validator is not deterministic: %v vs %v", err1, err2)
 		}
@@ -31,7 +31,7 @@ func FuzzValidateHAR(f *testing.F) {
 		}
 		// What har show reads after the check (custom fields such as
 		// _priority decode by hand): an error is fine, a panic is not.
-		var h HAR
+		var h Document
 		_ = json.Unmarshal(doc, &h)
 	})
 }
