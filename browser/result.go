@@ -72,7 +72,7 @@ func (s *session) result(r probe.Result, loadErr error) (probe.Result, error) {
 // unlisted fetches excluded).
 type tally struct {
 	entries             []harEntry
-	lastByte, firstSend float64 // CDP clock, seconds
+	lastByte, firstSend float64         // CDP clock, seconds
 	tlsSeen             map[string]bool // TLS versions as securityDetails names them ("TLS 1.3")
 	protoSeen           map[string]bool // ALPN of the page's responses as Chromium reports it ("h2", "h3")
 }
