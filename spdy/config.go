@@ -22,13 +22,6 @@ import (
 	"time"
 )
 
-// ALPN / NPN protocol tokens.
-const (
-	ProtoSPDY31 = "spdy/3.1"
-	ProtoSPDY3  = "spdy/3"
-	ProtoSPDY2  = "spdy/2"
-)
-
 // Defaults applied to zero Config fields.
 const (
 	DefaultMaxConcurrentStreams = 100
@@ -119,19 +112,21 @@ type Config struct {
 	FrameReadTimeout time.Duration
 }
 
-func (c *Config) version31() bool { return c.Version != ProtoSPDY3 && c.Version != ProtoSPDY2 }
+// version is c.Version's entry in Versions (SPDY/3.1 for ""); validate
+// has refused any other value.
+func (c *Config) version() VersionInfo {
+	v, _ := LookupVersion(c.Version)
+	return v
+}
+
+func (c *Config) version31() bool { return c.version().SessionWindow }
 
 // wireVersion is the version in control frames: 2 for spdy/2, else 3.
-func (c *Config) wireVersion() uint16 {
-	if c.Version == ProtoSPDY2 {
-		return Version2
-	}
-	return Version
-}
+func (c *Config) wireVersion() uint16 { return c.version().Wire }
 
 // flowControlled: spdy/3 and 3.1 have stream windows, spdy/2 none unless
 // SPDY2StreamWindows asks for node-spdy's variant.
-func (c *Config) flowControlled() bool { return c.Version != ProtoSPDY2 || c.SPDY2StreamWindows }
+func (c *Config) flowControlled() bool { return c.version().StreamWindows || c.SPDY2StreamWindows }
 
 func (c *Config) maxUnreadPerStream() int64 {
 	if c.MaxUnreadPerStream <= 0 {
@@ -172,8 +167,8 @@ func (c *Config) maxFrameSize() int {
 }
 
 func (c *Config) validate() error {
-	if c.Version != "" && c.Version != ProtoSPDY31 && c.Version != ProtoSPDY3 && c.Version != ProtoSPDY2 {
-		return &ConfigError{Field: "Version", Problem: "must be \"spdy/3.1\", \"spdy/3\" or \"spdy/2\", got \"" + c.Version + "\""}
+	if _, ok := LookupVersion(c.Version); !ok {
+		return &ConfigError{Field: "Version", Problem: "must be " + quotedVersions() + ", got \"" + c.Version + "\""}
 	}
 	if c.Scheduler < SchedulePriority || c.Scheduler > ScheduleFIFO {
 		return &ConfigError{Field: "Scheduler", Problem: fmt.Sprintf("%d is not SchedulePriority, ScheduleRoundRobin or ScheduleFIFO", int(c.Scheduler))}
