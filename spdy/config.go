@@ -115,6 +115,9 @@ type Config struct {
 // version is c.Version's entry in Versions (SPDY/3.1 for ""); validate
 // has refused any other value.
 func (c *Config) version() VersionInfo {
+	if c.Version == "" {
+		return Versions[0]
+	}
 	v, _ := LookupVersion(c.Version)
 	return v
 }
@@ -167,7 +170,7 @@ func (c *Config) maxFrameSize() int {
 }
 
 func (c *Config) validate() error {
-	if _, ok := LookupVersion(c.Version); !ok {
+	if _, ok := LookupVersion(c.Version); c.Version != "" && !ok {
 		return &ConfigError{Field: "Version", Problem: "must be " + quotedVersions() + ", got \"" + c.Version + "\""}
 	}
 	if c.Scheduler < SchedulePriority || c.Scheduler > ScheduleFIFO {

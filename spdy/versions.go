@@ -36,11 +36,9 @@ var Versions = []VersionInfo{
 	{Proto: ProtoSPDY2, Draft: "2", Wire: Version2},
 }
 
-// LookupVersion finds a version by its token; "" is the default, SPDY/3.1.
+// LookupVersion finds a version by its token (Config's "" default is not
+// a token: it is not found).
 func LookupVersion(proto string) (VersionInfo, bool) {
-	if proto == "" {
-		return Versions[0], true
-	}
 	for _, v := range Versions {
 		if v.Proto == proto {
 			return v, true

@@ -26,8 +26,11 @@ func TestVersionsAreTheConfigVersions(t *testing.T) {
 			t.Errorf("%s: draft %q", v.Proto, v.Draft)
 		}
 	}
-	if d, _ := LookupVersion(""); d.Proto != ProtoSPDY31 {
+	if d := (&Config{}).version(); d.Proto != ProtoSPDY31 {
 		t.Errorf("default version %s, want %s", d.Proto, ProtoSPDY31)
+	}
+	if _, ok := LookupVersion(""); ok {
+		t.Error(`LookupVersion("") found a version`)
 	}
 	err := (&Config{Version: "spdy/1"}).validate()
 	if err == nil || !strings.Contains(err.Error(), `must be "spdy/3.1", "spdy/3" or "spdy/2", got "spdy/1"`) {
