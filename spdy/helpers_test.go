@@ -124,7 +124,7 @@ func both(t *testing.T, fn func(t *testing.T, version string)) {
 // allVersions is both plus spdy/2, for behaviour that does not involve flow
 // control (spdy/2 has none). Select the v2 cases with -run '/spdy_2'.
 func allVersions(t *testing.T, fn func(t *testing.T, version string)) {
-	for _, v := range []string{ProtoSPDY31, ProtoSPDY3, ProtoSPDY2} {
+	for _, v := range VersionNames() {
 		t.Run(strings.ReplaceAll(v, "/", "_"), func(t *testing.T) { fn(t, v) })
 	}
 }
