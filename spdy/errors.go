@@ -54,3 +54,34 @@ func (e *GoAwayError) Error() string {
 func (e *GoAwayError) Is(target error) bool {
 	return target == ErrNotProcessed && e.Stream > e.LastGoodStream
 }
+
+// StreamError is a problem confined to one stream: the session answers it
+// with RST_STREAM(Status) and carries on.
+type StreamError struct {
+	Stream uint32
+	Status RstStatus
+	Reason string
+}
+
+func (e *StreamError) Error() string {
+	return fmt.Sprintf("spdy: stream %d: %s: %s", e.Stream, e.Status, e.Reason)
+}
+
+// SessionError is a problem that ends the session: the session answers it
+// with GOAWAY(Status) and closes the connection. When RstStream is non-zero a
+// RST_STREAM(RstStatus) for that stream precedes the GOAWAY (for example
+// FRAME_TOO_LARGE for a header frame the framer could not decompress).
+type SessionError struct {
+	Status    GoAwayStatus
+	Reason    string
+	RstStream uint32
+	RstStatus RstStatus
+}
+
+func (e *SessionError) Error() string {
+	return fmt.Sprintf("spdy: session error %s: %s", e.Status, e.Reason)
+}
+
+func sessionErrorf(format string, args ...any) *SessionError {
+	return &SessionError{Status: GoAwayProtocolError, Reason: fmt.Sprintf(format, args...)}
+}
