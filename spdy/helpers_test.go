@@ -117,7 +117,7 @@ func checkNoGoroutineLeak(t *testing.T, base int) {
 
 func both(t *testing.T, fn func(t *testing.T, version string)) {
 	for _, v := range []string{ProtoSPDY31, ProtoSPDY3} {
-		t.Run(strings.ReplaceAll(v, "/", "_"), func(t *testing.T) { fn(t, v) })
+		t.Run(subtestName(v), func(t *testing.T) { fn(t, v) })
 	}
 }
 
@@ -125,9 +125,12 @@ func both(t *testing.T, fn func(t *testing.T, version string)) {
 // control (spdy/2 has none). Select the v2 cases with -run '/spdy_2'.
 func allVersions(t *testing.T, fn func(t *testing.T, version string)) {
 	for _, v := range VersionNames() {
-		t.Run(strings.ReplaceAll(v, "/", "_"), func(t *testing.T) { fn(t, v) })
+		t.Run(subtestName(v), func(t *testing.T) { fn(t, v) })
 	}
 }
+
+// subtestName is a version as a subtest name (-run '/spdy_2').
+func subtestName(proto string) string { return strings.ReplaceAll(proto, "/", "_") }
 
 func isRst(err error, status RstStatus) bool {
 	var re *RstError
