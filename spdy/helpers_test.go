@@ -1,8 +1,10 @@
 package spdy
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"runtime"
@@ -135,4 +137,40 @@ func subtestName(proto string) string { return strings.ReplaceAll(proto, "/", "_
 func isRst(err error, status RstStatus) bool {
 	var re *RstError
 	return errors.As(err, &re) && re.Status == status
+}
+
+// recordingConn keeps a copy of everything written to it.
+type recordingConn struct {
+	net.Conn
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+func (c *recordingConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	c.out.Write(p)
+	c.mu.Unlock()
+	return c.Conn.Write(p)
+}
+
+func (c *recordingConn) frames(t *testing.T, version uint16) []Frame {
+	t.Helper()
+	c.mu.Lock()
+	wire := append([]byte(nil), c.out.Bytes()...)
+	c.mu.Unlock()
+	r := NewFramerVersion(version, nil, bytes.NewReader(wire), 0)
+	var out []Frame
+	for {
+		f, err := r.ReadFrame()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("frame %d of what was sent does not parse as version %d: %v", len(out), version, err)
+		}
+		if d, ok := f.(*DataFrame); ok {
+			f = &DataFrame{Stream: d.Stream, Flags: d.Flags}
+		}
+		out = append(out, f)
+	}
 }
