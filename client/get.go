@@ -234,9 +234,21 @@ func startSPDY(c *Conn, conn net.Conn, o DialOptions, drainer *pushDrainer) erro
 	if err != nil {
 		return err
 	}
+	c.useMux(cc, drainer)
+	return nil
+}
+
+// muxConn is a SPDY or h2 client connection.
+type muxConn interface {
+	http.RoundTripper
+	pushSource
+	Close() error
+}
+
+// useMux makes cc the connection's transport, its pushes read by drainer.
+func (c *Conn) useMux(cc muxConn, drainer *pushDrainer) {
 	c.rt, c.close = cc, cc.Close
 	c.drain = drainer.start(cc)
-	return nil
 }
 
 func startH2(c *Conn, conn net.Conn, o DialOptions, drainer *pushDrainer) error {
@@ -251,8 +263,7 @@ func startH2(c *Conn, conn net.Conn, o DialOptions, drainer *pushDrainer) error 
 	if err != nil {
 		return err
 	}
-	c.rt, c.close = cc, cc.Close
-	c.drain = drainer.start(cc)
+	c.useMux(cc, drainer)
 	return nil
 }
 

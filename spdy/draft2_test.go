@@ -27,12 +27,7 @@ func TestOtherVersionIgnoredV2(t *testing.T) {
 	if _, err := NewFramer(nil, bytes.NewReader(unhex(t, "8002 0006 00 000004 00000001")), 0).ReadFrame(); !errors.As(err, new(*SessionError)) {
 		t.Fatalf("SPDY/3 framer, v2 PING: %v, want a session error", err)
 	}
-	c, s := tcpPipe(t)
-	p := &rawPeer{t: t, conn: c, fr: NewFramerVersion(Version2, c, c, 0), done: make(chan error, 1)}
-	srv := &Server{Config: Config{Version: ProtoSPDY2}, Handler: http.NotFoundHandler()}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { p.done <- srv.ServeConn(ctx, s) }()
-	t.Cleanup(func() { c.Close(); cancel(); <-p.done })
+	p := newRawClientV2(t, http.NotFoundHandler())
 	p.sendRaw(unhex(t, "8003 0006 00 000004 00000001")) // a version-3 PING: not echoed
 	p.send(&PingFrame{ID: 3})
 	for {
@@ -53,16 +48,7 @@ func TestOtherVersionIgnoredV2(t *testing.T) {
 // "Name/Value header block format": a zero-length value gets RST_STREAM
 // PROTOCOL_ERROR; our encoder never sends one (empty values are left out).
 func TestZeroLengthValueV2(t *testing.T) {
-	c := newV2BlockCompressor(t)
-	dec := newHeaderDecoderVersion(Version2, 0)
-	_, _, err := dec.decode(c.block(unhex(t, "0002 0001 61 0000 0001 62 0001 63")), 3)
-	var se *StreamError
-	if !errors.As(err, &se) || se.Stream != 3 || se.Status != RstProtocolError {
-		t.Fatalf("empty value: %v, want stream 3 PROTOCOL_ERROR", err)
-	}
-	if h, _, err := dec.decode(c.block(unhex(t, "0001 0001 61 0001 62")), 5); err != nil || h.Get("a") != "b" {
-		t.Fatalf("next block: %v %v", h, err)
-	}
+	checkBadBlockV2(t, "empty value", "0002 0001 61 0000 0001 62 0001 63", 3)
 	enc := newHeaderEncoderVersion(Version2)
 	wire, _, err := enc.encode(nil, Header{":status": {"200"}, "x-empty": {""}, "x-parts": {"", "a", ""}})
 	if err != nil {
@@ -266,22 +252,30 @@ func TestHeaderBlockV2Errors(t *testing.T) {
 		}
 	}
 	// A colon name from a v2 peer resets the stream, the context survives.
-	c := newV2BlockCompressor(t)
-	dec := newHeaderDecoderVersion(Version2, 0)
-	_, _, err := dec.decode(c.block(unhex(t, "0001 0007 3a6d6574686f64 0003 474554")), 7)
-	var se *StreamError
-	if !errors.As(err, &se) || se.Stream != 7 || se.Status != RstProtocolError {
-		t.Fatalf("colon name: err = %v, want stream 7 PROTOCOL_ERROR", err)
-	}
-	if h, _, err := dec.decode(c.block(unhex(t, "0001 0001 61 0001 62")), 9); err != nil || h.Get("a") != "b" {
-		t.Fatalf("next block: %v %v", h, err)
-	}
+	checkBadBlockV2(t, "colon name", "0001 0007 3a6d6574686f64 0003 474554", 7)
 	// A count no 16-bit block can hold in the limit ends the session.
-	c = newV2BlockCompressor(t)
-	_, _, err = newHeaderDecoderVersion(Version2, 64).decode(c.block(unhex(t, "ffff")), 1)
+	c := newV2BlockCompressor(t)
+	_, _, err := newHeaderDecoderVersion(Version2, 64).decode(c.block(unhex(t, "ffff")), 1)
 	var sess *SessionError
 	if !errors.As(err, &sess) || sess.RstStatus != RstFrameTooLarge {
 		t.Fatalf("huge count: err = %v, want session error with FRAME_TOO_LARGE", err)
+	}
+}
+
+// checkBadBlockV2 decodes raw (hex) as stream id's block in a fresh v2
+// context: RST_STREAM PROTOCOL_ERROR for the stream, and the context
+// survives (the next block decodes).
+func checkBadBlockV2(t *testing.T, what, raw string, id uint32) {
+	t.Helper()
+	c := newV2BlockCompressor(t)
+	dec := newHeaderDecoderVersion(Version2, 0)
+	_, _, err := dec.decode(c.block(unhex(t, raw)), id)
+	var se *StreamError
+	if !errors.As(err, &se) || se.Stream != id || se.Status != RstProtocolError {
+		t.Fatalf("%s: err = %v, want stream %d PROTOCOL_ERROR", what, err, id)
+	}
+	if h, _, err := dec.decode(c.block(unhex(t, "0001 0001 61 0001 62")), id+2); err != nil || h.Get("a") != "b" {
+		t.Fatalf("%s: next block: %v %v", what, h, err)
 	}
 }
 
@@ -381,12 +375,7 @@ func TestUnreadCapResetsStreamV2(t *testing.T) {
 func TestPeerWindowsIgnoredV2(t *testing.T) {
 	body := randomBytes(300<<10, 3)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) })
-	c, s := tcpPipe(t)
-	p := &rawPeer{t: t, conn: c, fr: NewFramerVersion(Version2, c, c, 0), done: make(chan error, 1)}
-	srv := &Server{Config: Config{Version: ProtoSPDY2}, Handler: h}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { p.done <- srv.ServeConn(ctx, s) }()
-	t.Cleanup(func() { c.Close(); cancel(); <-p.done })
+	p := newRawClientV2(t, h)
 
 	// Window 0 on SPDY/3 would stall every byte; a delta-0 WINDOW_UPDATE
 	// would be a FLOW_CONTROL_ERROR.
@@ -414,12 +403,7 @@ func TestPeerWindowsIgnoredV2(t *testing.T) {
 // Version errors: a SPDY/3 SYN_STREAM to a v2 server is refused with
 // UNSUPPORTED_VERSION and the v2 session carries on.
 func TestV3SynStreamToV2ServerRefused(t *testing.T) {
-	c, s := tcpPipe(t)
-	p := &rawPeer{t: t, conn: c, fr: NewFramerVersion(Version2, c, c, 0), done: make(chan error, 1)}
-	srv := &Server{Config: Config{Version: ProtoSPDY2}, Handler: http.NotFoundHandler()}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { p.done <- srv.ServeConn(ctx, s) }()
-	t.Cleanup(func() { c.Close(); cancel(); <-p.done })
+	p := newRawClientV2(t, http.NotFoundHandler())
 	var v3 bytes.Buffer
 	w := NewFramer(&v3, nil, 0)
 	w.WriteFrame(&SynStreamFrame{Stream: 1, Flags: FlagFin, Headers: getHeaders("/")})

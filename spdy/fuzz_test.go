@@ -11,7 +11,6 @@ import (
 
 // seedFrames are real frames as this framer writes them.
 func seedFrames(t testing.TB) [][]byte {
-	var seeds [][]byte
 	var buf bytes.Buffer
 	w := NewFramer(&buf, nil, 0)
 	frames := []Frame{
@@ -27,6 +26,19 @@ func seedFrames(t testing.TB) [][]byte {
 		&WindowUpdateFrame{Stream: 0, Delta: 1000},
 		&CredentialFrame{Slot: 1, Proof: []byte{1}, Certificates: [][]byte{{2, 3}}},
 	}
+	seeds := writeSeeds(t, w, &buf, frames)
+	// buf is never reset, so seed i holds frames 0..i: conversations that
+	// share one compression context, as on a real connection.
+	b1, _ := hex.DecodeString(cZlibBlock1)
+	b2, _ := hex.DecodeString(cZlibBlock2)
+	seeds = append(seeds, append(synStreamWire(nil, 1, 0, 2, FlagFin, b1), synStreamWire(nil, 3, 0, 7, FlagFin, b2)...))
+	return seeds
+}
+
+// writeSeeds writes frames with w into buf, never reset: seed i holds
+// frames 0..i.
+func writeSeeds(t testing.TB, w *Framer, buf *bytes.Buffer, frames []Frame) [][]byte {
+	var seeds [][]byte
 	for _, f := range frames {
 		if err := w.WriteFrame(f); err != nil {
 			t.Fatal(err)
@@ -34,11 +46,6 @@ func seedFrames(t testing.TB) [][]byte {
 		w.Flush()
 		seeds = append(seeds, append([]byte(nil), buf.Bytes()...))
 	}
-	// buf is never reset, so seed i holds frames 0..i: conversations that
-	// share one compression context, as on a real connection.
-	b1, _ := hex.DecodeString(cZlibBlock1)
-	b2, _ := hex.DecodeString(cZlibBlock2)
-	seeds = append(seeds, append(synStreamWire(nil, 1, 0, 2, FlagFin, b1), synStreamWire(nil, 3, 0, 7, FlagFin, b2)...))
 	return seeds
 }
 
@@ -259,7 +266,6 @@ func FuzzCompressedData(f *testing.F) {
 // seedFramesV2 are real SPDY/2 frames as this framer writes them, growing
 // conversations in one compression context, plus node-spdy's blocks.
 func seedFramesV2(t testing.TB) [][]byte {
-	var seeds [][]byte
 	var buf bytes.Buffer
 	w := NewFramerVersion(Version2, &buf, nil, 0)
 	frames := []Frame{
@@ -274,13 +280,7 @@ func seedFramesV2(t testing.TB) [][]byte {
 		&PingFrame{ID: 1},
 		&GoAwayFrame{LastGoodStream: 1},
 	}
-	for _, f := range frames {
-		if err := w.WriteFrame(f); err != nil {
-			t.Fatal(err)
-		}
-		w.Flush()
-		seeds = append(seeds, append([]byte(nil), buf.Bytes()...))
-	}
+	seeds := writeSeeds(t, w, &buf, frames)
 	b1, _ := hex.DecodeString(v2NodeBlock1)
 	b2, _ := hex.DecodeString(v2NodeBlock2)
 	node := append([]byte{0x80, 2, 0, 1, 1, 0, 0, byte(10 + len(b1)), 0, 0, 0, 1, 0, 0, 0, 0, 0x60, 0}, b1...)
