@@ -5,7 +5,8 @@
 // consults it only for flow control): a framer with the shared zlib
 // header compression contexts, sessions with priorities, stream- and
 // session-level flow control, server push, and an HTTP client and server on
-// top (net/http Handler and RoundTrip).
+// top (net/http Handler and RoundTrip). Versions lists the versions with
+// their facts (token, wire version, which windows they have).
 //
 // The writer of a session sends control frames first (PING replies ahead of
 // everything else), then DATA in the order Config.Scheduler chooses: by
