@@ -32,7 +32,7 @@ type Options struct {
 	// Host runs Chromium (a *netem.Host: inside the client namespace, with
 	// the testbed's /etc/hosts and resolv.conf). nil = this namespace.
 	Host Commander
-	// Proto: probe.ProtoHTTPS (HTTP/1.1 only), probe.ProtoH2, ProtoH3, or
+	// Proto: probe.ProtoHTTPS (HTTP/1.1 only), probe.ProtoH2, probe.ProtoH3, or
 	// "" for Chromium's own choice over TCP. SPDY gives ErrSPDYUnsupported.
 	Proto string
 	// TLSVersion "1.2" or "1.3" is checked against what each connection

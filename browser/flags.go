@@ -15,10 +15,6 @@ import (
 	"github.com/spdylab/spdylab/probe"
 )
 
-// ProtoH3 is HTTP/3 over QUIC. Chromium speaks it; spdylab's servers do
-// not yet, so a load with it fails at the server, not here.
-const ProtoH3 = "h3"
-
 // ErrSPDYUnsupported explains why Chromium cannot load a page over SPDY.
 var ErrSPDYUnsupported = errors.New("browser: Chromium cannot speak SPDY: it removed SPDY/3.1 in version 51 (2016) in favour of HTTP/2; load SPDY with the loader (--client loader)")
 
@@ -82,7 +78,7 @@ func chromiumFlags(o *Options) ([]string, error) {
 		args = append(args, "--disable-http2", "--disable-quic")
 	case probe.ProtoH2:
 		args = append(args, "--disable-quic")
-	case ProtoH3:
+	case probe.ProtoH3:
 		origins, err := quicOrigins(o)
 		if err != nil {
 			return nil, err

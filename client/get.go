@@ -20,8 +20,50 @@ import (
 	"github.com/spdylab/spdylab/spdy"
 )
 
+// ALPN tokens Dial speaks besides the SPDY versions (spdy.Versions).
+const (
+	ProtoH2     = "h2"
+	ProtoHTTP11 = "http/1.1"
+)
+
+// protocol is how Dial starts one protocol on a connection (TLS or plain
+// TCP) once it is agreed.
+type protocol struct {
+	name  string
+	start func(c *Conn, conn net.Conn, o DialOptions, drainer *pushDrainer) error
+}
+
+// protocols are the protocols Dial speaks over TCP, in preference order:
+// the SPDY versions in spdy.Versions order, then h2 and HTTP/1.1.
+var protocols = append(spdyProtocols(), protocol{ProtoH2, startH2}, protocol{ProtoHTTP11, startH1})
+
+func spdyProtocols() []protocol {
+	var ps []protocol
+	for _, v := range spdy.Versions {
+		ps = append(ps, protocol{v.Proto, startSPDY})
+	}
+	return ps
+}
+
+func lookupProtocol(name string) (protocol, bool) {
+	for _, p := range protocols {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return protocol{}, false
+}
+
 // Protocols are the ALPN tokens Dial offers, in preference order.
-var Protocols = []string{spdy.ProtoSPDY31, spdy.ProtoSPDY3, spdy.ProtoSPDY2, "h2", "http/1.1"}
+var Protocols = protocolNames()
+
+func protocolNames() []string {
+	n := make([]string, len(protocols))
+	for i, p := range protocols {
+		n[i] = p.name
+	}
+	return n
+}
 
 // DialOptions configure Dial.
 type DialOptions struct {
@@ -87,7 +129,7 @@ func Dial(ctx context.Context, u *url.URL, o DialOptions) (*Conn, error) {
 		t.TLS = time.Since(start)
 		conn, proto = tc, got
 	} else if proto == "" {
-		proto = "http/1.1"
+		proto = ProtoHTTP11
 	}
 	c, err := newConn(conn, proto, o)
 	if err != nil {
@@ -146,69 +188,92 @@ func handshake(ctx context.Context, raw net.Conn, host string, o DialOptions) (*
 	}
 	got := tc.ConnectionState().NegotiatedProtocol
 	switch {
-	case o.Proto != "" && got != o.Proto && !(got == "" && o.Proto == "http/1.1"):
+	case o.Proto != "" && got != o.Proto && !(got == "" && o.Proto == ProtoHTTP11):
 		tc.Close()
 		if got == "" {
 			return nil, "", fmt.Errorf("ALPN mismatch: asked for %s, the server negotiated no protocol", o.Proto)
 		}
 		return nil, "", fmt.Errorf("ALPN mismatch: asked for %s, the server chose %s", o.Proto, got)
 	case got == "":
-		got = "http/1.1"
+		got = ProtoHTTP11
 	}
 	return tc, got, nil
 }
 
 // newConn starts proto's client on conn.
 func newConn(conn net.Conn, proto string, o DialOptions) (*Conn, error) {
+	p, ok := lookupProtocol(proto)
+	if !ok {
+		return nil, fmt.Errorf("server chose %q, which spdylab does not speak", proto)
+	}
 	c := &Conn{Proto: proto, Multiplex: true}
 	var drainer *pushDrainer
 	if o.OnPushed != nil {
 		drainer = newPushDrainer(o.OnPushed)
 	}
-	switch proto {
-	case spdy.ProtoSPDY31, spdy.ProtoSPDY3, spdy.ProtoSPDY2:
-		cfg := &spdy.ClientConfig{Config: spdy.Config{Version: proto, InitialWindowSize: o.StreamWindow, SessionWindowSize: o.SessionWindow}}
-		if o.Trace != nil {
-			var mu sync.Mutex
-			cfg.Trace = func(sent bool, f spdy.Frame) {
-				mu.Lock()
-				o.Trace(direction(sent) + f.String())
-				mu.Unlock()
-			}
-		}
-		if drainer != nil {
-			cfg.OnPush = func(*spdy.PushPromise) bool { drainer.notify(); return true }
-		}
-		cc, err := spdy.NewClientConn(conn, cfg)
-		if err != nil {
-			return nil, err
-		}
-		c.rt, c.close = cc, cc.Close
-		c.drain = drainer.start(cc)
-	case "h2":
-		cfg := H2Config{StreamWindow: o.StreamWindow}
-		if o.Trace != nil {
-			cfg.Trace = func(ev FrameEvent) { o.Trace(direction(ev.Sent) + ev.String()) }
-		}
-		if drainer != nil {
-			cfg.OnPush = func(*PushPromise) bool { drainer.notify(); return true }
-		}
-		cc, err := NewH2Conn(conn, cfg)
-		if err != nil {
-			return nil, err
-		}
-		c.rt, c.close = cc, cc.Close
-		c.drain = drainer.start(cc)
-	case "http/1.1":
-		h := NewH1Conn(conn)
-		if o.Trace != nil {
-			h.Trace = func(sent bool, line string) { o.Trace(direction(sent) + line) }
-		}
-		c.rt, c.close, c.Multiplex = h, conn.Close, false
-	default:
-		return nil, fmt.Errorf("server chose %q, which spdylab does not speak", proto)
+	if err := p.start(c, conn, o, drainer); err != nil {
+		return nil, err
 	}
 	return c, nil
+}
+
+func startSPDY(c *Conn, conn net.Conn, o DialOptions, drainer *pushDrainer) error {
+	cfg := &spdy.ClientConfig{Config: spdy.Config{Version: c.Proto, InitialWindowSize: o.StreamWindow, SessionWindowSize: o.SessionWindow}}
+	if o.Trace != nil {
+		var mu sync.Mutex
+		cfg.Trace = func(sent bool, f spdy.Frame) {
+			mu.Lock()
+			o.Trace(direction(sent) + f.String())
+			mu.Unlock()
+		}
+	}
+	if drainer != nil {
+		cfg.OnPush = func(*spdy.PushPromise) bool { drainer.notify(); return true }
+	}
+	cc, err := spdy.NewClientConn(conn, cfg)
+	if err != nil {
+		return err
+	}
+	c.useMux(cc, drainer)
+	return nil
+}
+
+// muxConn is a SPDY or h2 client connection.
+type muxConn interface {
+	http.RoundTripper
+	pushSource
+	Close() error
+}
+
+// useMux makes cc the connection's transport, its pushes read by drainer.
+func (c *Conn) useMux(cc muxConn, drainer *pushDrainer) {
+	c.rt, c.close = cc, cc.Close
+	c.drain = drainer.start(cc)
+}
+
+func startH2(c *Conn, conn net.Conn, o DialOptions, drainer *pushDrainer) error {
+	cfg := H2Config{StreamWindow: o.StreamWindow}
+	if o.Trace != nil {
+		cfg.Trace = func(ev FrameEvent) { o.Trace(direction(ev.Sent) + ev.String()) }
+	}
+	if drainer != nil {
+		cfg.OnPush = func(*PushPromise) bool { drainer.notify(); return true }
+	}
+	cc, err := NewH2Conn(conn, cfg)
+	if err != nil {
+		return err
+	}
+	c.useMux(cc, drainer)
+	return nil
+}
+
+func startH1(c *Conn, conn net.Conn, o DialOptions, _ *pushDrainer) error {
+	h := NewH1Conn(conn)
+	if o.Trace != nil {
+		h.Trace = func(sent bool, line string) { o.Trace(direction(sent) + line) }
+	}
+	c.rt, c.close, c.Multiplex = h, conn.Close, false
+	return nil
 }
 
 func direction(sent bool) string {

@@ -17,15 +17,8 @@ const ProtoH3 = h3.ALPN
 
 // Known tells whether Dial can speak proto ("" = let the server choose).
 func Known(proto string) bool {
-	if proto == "" || proto == ProtoH3 {
-		return true
-	}
-	for _, p := range Protocols {
-		if p == proto {
-			return true
-		}
-	}
-	return false
+	_, ok := lookupProtocol(proto)
+	return ok || proto == "" || proto == ProtoH3
 }
 
 // dialH3 opens one QUIC connection to u's origin. The connect phase is the

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/spdylab/spdylab/spdy"
@@ -36,6 +37,12 @@ type Options struct {
 	Path string
 
 	addr, host string
+	wire       uint16 // o.Version's wire version
+}
+
+// oneOf is "a, b or c".
+func oneOf(names []string) string {
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 func (o *Options) timeout() time.Duration {
@@ -86,7 +93,7 @@ type Draft2 struct {
 // For returns the case's section, title and expectation under version, or
 // skip, the reason it does not apply to that version.
 func (c Case) For(version string) (section, title, expected, skip string) {
-	if version != spdy.ProtoSPDY2 {
+	if v, _ := spdy.LookupVersion(version); v.Wire != spdy.Version2 {
 		if c.Section == "" {
 			return "", c.Title, c.Expected, c.Skip
 		}
@@ -122,13 +129,14 @@ func (o *Options) prepare() error {
 	default:
 		return fmt.Errorf("conform: URL scheme %q is not https or http", u.Scheme)
 	}
-	switch o.Version {
-	case "":
-		o.Version = "spdy/3.1"
-	case spdy.ProtoSPDY31, spdy.ProtoSPDY3, spdy.ProtoSPDY2:
-	default:
-		return fmt.Errorf("conform: version %q is not spdy/3.1, spdy/3 or spdy/2", o.Version)
+	if o.Version == "" {
+		o.Version = spdy.Versions[0].Proto
 	}
+	v, ok := spdy.LookupVersion(o.Version)
+	if !ok {
+		return fmt.Errorf("conform: version %q is not %s", o.Version, oneOf(spdy.VersionNames()))
+	}
+	o.wire = v.Wire
 	o.host = u.Hostname()
 	port := u.Port()
 	if port == "" {

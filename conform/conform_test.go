@@ -33,7 +33,7 @@ func startServe(t *testing.T, cfg server.Config) string {
 // in every version; the cases a version's draft lacks are skipped with a
 // reason, the others run.
 func TestSpdylabServePassesEveryCase(t *testing.T) {
-	for _, v := range []string{spdy.ProtoSPDY31, spdy.ProtoSPDY3, spdy.ProtoSPDY2} {
+	for _, v := range spdy.VersionNames() {
 		for _, plain := range []bool{false, true} {
 			name := v + "/tls"
 			cfg := server.Config{}
@@ -122,7 +122,7 @@ func TestEveryCaseCitesOrSkips(t *testing.T) {
 			t.Errorf("case id %s twice", c.ID)
 		}
 		seen[c.ID] = true
-		for _, v := range []string{spdy.ProtoSPDY31, spdy.ProtoSPDY3, spdy.ProtoSPDY2} {
+		for _, v := range spdy.VersionNames() {
 			section, title, expected, skip := c.For(v)
 			if (section == "") == (skip == "") || title == "" || expected == "" {
 				t.Errorf("%s under %s: section %q, skip %q, title %q, expected %q", c.ID, v, section, skip, title, expected)

@@ -53,10 +53,10 @@ func dial(ctx context.Context, o *Options) (*peer, error) {
 		}
 		c = tc
 	}
-	p := &peer{conn: c, bw: &bytes.Buffer{}, host: o.host, wait: o.timeout(), version: spdy.Version}
+	p := &peer{conn: c, bw: &bytes.Buffer{}, host: o.host, wait: o.timeout(), version: o.wire}
 	dict := spdy.HeaderDictionary()
-	if o.Version == spdy.ProtoSPDY2 {
-		p.version, dict = spdy.Version2, spdy.HeaderDictionaryV2()
+	if p.v2() {
+		dict = spdy.HeaderDictionaryV2()
 	}
 	p.fr = spdy.NewFramerVersion(p.version, p.bw, c, 0)
 	p.zw, _ = zlib.NewWriterLevelDict(&p.zbuf, zlib.DefaultCompression, dict)

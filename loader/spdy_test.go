@@ -90,7 +90,7 @@ func spdyServers(t testing.TB, st *site, version string, maxStreams uint32, push
 
 func TestLoadSPDY(t *testing.T) {
 	st := newSite(t, "generic:n=40,mean=6k,depth=2", 2)
-	for _, version := range []string{probe.ProtoSPDY31, probe.ProtoSPDY3, probe.ProtoSPDY2} {
+	for _, version := range spdy.VersionNames() {
 		target, stats := spdyServers(t, st, version, 0, false)
 		res, err := Load(context.Background(), target, Options{Proto: version, TLSVersion: "1.2"})
 		if err != nil {

@@ -41,6 +41,8 @@ func (p Protocol) SPDY() bool { return p.SPDYVersion != "" }
 // Protocols lists every protocol, the study baseline first. To add one,
 // add its entry here (and its constant above) and the code that speaks it
 // in loader and server; flags, study files and messages follow this list.
+// The SPDY entries' ALPN and SPDYVersion are spdy.Versions' (probe imports
+// nothing of spdylab; loader's TestProbeSPDYProtocolsAreSPDYVersions checks).
 var Protocols = []Protocol{
 	{Name: ProtoHTTPS, ALPN: "http/1.1", PlainTCPOption: true},
 	{Name: ProtoSPDY31, ALPN: "spdy/3.1", SPDYVersion: "3.1", Multiplexed: true, PlainTCPOption: true},

@@ -44,20 +44,23 @@ import (
 	"github.com/spdylab/spdylab/spdy"
 )
 
-// ALPN protocol tokens the server knows.
+// ALPN protocol tokens the server knows: the SPDY versions of
+// spdy.Versions, served by the spdy package, and h2 and HTTP/1.1, served by
+// net/http.
 const (
-	ProtoSPDY31 = "spdy/3.1"
-	ProtoSPDY3  = "spdy/3"
-	ProtoSPDY2  = "spdy/2"
+	ProtoSPDY31 = spdy.ProtoSPDY31
+	ProtoSPDY3  = spdy.ProtoSPDY3
+	ProtoSPDY2  = spdy.ProtoSPDY2
 	ProtoH2     = "h2"
 	ProtoHTTP11 = "http/1.1"
 )
 
-// DefaultProtocols is the ALPN preference when Config.Protocols is empty.
-var DefaultProtocols = []string{ProtoSPDY31, ProtoSPDY3, ProtoSPDY2, ProtoH2, ProtoHTTP11}
+// spdyVersions are the SPDY protocols the server speaks: spdy.Versions.
+var spdyVersions = spdy.VersionNames()
 
-// spdyVersions are the SPDY protocols the server speaks.
-var spdyVersions = []string{ProtoSPDY31, ProtoSPDY3, ProtoSPDY2}
+// DefaultProtocols is the ALPN preference when Config.Protocols is empty:
+// the SPDY versions in spdy.Versions order, then h2 and HTTP/1.1.
+var DefaultProtocols = append(slices.Clone(spdyVersions), ProtoH2, ProtoHTTP11)
 
 // H2Config are the HTTP/2 settings the server advertises.
 type H2Config struct {
@@ -428,12 +431,12 @@ func (s *Server) handleConn(c net.Conn) {
 	if proto == "" && slices.Contains(s.cfg.Protocols, ProtoHTTP11) {
 		proto = ProtoHTTP11 // a client without ALPN speaks HTTP/1.1
 	}
-	switch proto {
-	case ProtoSPDY31, ProtoSPDY3, ProtoSPDY2:
+	switch {
+	case slices.Contains(spdyVersions, proto):
 		defer s.untrack(c)
 		defer tc.Close()
 		s.serveSPDY(tc, proto)
-	case ProtoH2, ProtoHTTP11:
+	case proto == ProtoH2 || proto == ProtoHTTP11:
 		// net/http takes the *tls.Conn as if it had accepted it: it sees the
 		// completed handshake and hands h2 to its HTTP/2 server. It closes
 		// the connection itself and reports it to ConnState, which forgets it.

@@ -154,8 +154,8 @@ func dial(t testing.TB, s *Server, proto string, cfg *spdy.ClientConfig) *client
 		c = tc
 	}
 	cl := &client{proto: proto}
-	switch proto {
-	case spdy.ProtoSPDY31, spdy.ProtoSPDY3, spdy.ProtoSPDY2:
+	switch {
+	case slices.Contains(spdyVersions, proto):
 		if cfg == nil {
 			cfg = &spdy.ClientConfig{}
 		}
@@ -165,13 +165,13 @@ func dial(t testing.TB, s *Server, proto string, cfg *spdy.ClientConfig) *client
 			t.Fatal(err)
 		}
 		cl.rt, cl.spdy, cl.close = cc.RoundTrip, cc, func() { cc.Close() }
-	case ProtoH2:
+	case proto == ProtoH2:
 		cc, err := (&http2.Transport{}).NewClientConn(c)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cl.rt, cl.close = cc.RoundTrip, func() { cc.Close() }
-	case ProtoHTTP11:
+	case proto == ProtoHTTP11:
 		// One request per connection keeps the helper simple; keep-alive is
 		// net/http's business.
 		tr := &http.Transport{
@@ -295,11 +295,11 @@ func TestFilesAndLabEndpointsOverEveryProtocol(t *testing.T) {
 				t.Errorf("info = %+v", info)
 			}
 			wantPrio := -1
-			if strings.HasPrefix(proto, "spdy/") {
+			if v, ok := spdy.LookupVersion(proto); ok {
 				wantPrio = spdy.DefaultPriority
-			}
-			if proto == spdy.ProtoSPDY2 {
-				wantPrio = spdy.DefaultPriority &^ 1 // two bits on the wire: 3 travels as 1, reads as 2
+				if v.Wire == spdy.Version2 {
+					wantPrio = spdy.DefaultPriority &^ 1 // two bits on the wire: 3 travels as 1, reads as 2
+				}
 			}
 			if info.Priority != wantPrio {
 				t.Errorf("info priority %d, want %d", info.Priority, wantPrio)

@@ -5,7 +5,8 @@
 // consults it only for flow control): a framer with the shared zlib
 // header compression contexts, sessions with priorities, stream- and
 // session-level flow control, server push, and an HTTP client and server on
-// top (net/http Handler and RoundTrip).
+// top (net/http Handler and RoundTrip). Versions lists the versions with
+// their facts (token, wire version, which windows they have).
 //
 // The writer of a session sends control frames first (PING replies ahead of
 // everything else), then DATA in the order Config.Scheduler chooses: by
@@ -20,13 +21,6 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-)
-
-// ALPN / NPN protocol tokens.
-const (
-	ProtoSPDY31 = "spdy/3.1"
-	ProtoSPDY3  = "spdy/3"
-	ProtoSPDY2  = "spdy/2"
 )
 
 // Defaults applied to zero Config fields.
@@ -119,19 +113,24 @@ type Config struct {
 	FrameReadTimeout time.Duration
 }
 
-func (c *Config) version31() bool { return c.Version != ProtoSPDY3 && c.Version != ProtoSPDY2 }
+// version is c.Version's entry in Versions (SPDY/3.1 for ""); validate
+// has refused any other value.
+func (c *Config) version() VersionInfo {
+	if c.Version == "" {
+		return Versions[0]
+	}
+	v, _ := LookupVersion(c.Version)
+	return v
+}
+
+func (c *Config) version31() bool { return c.version().SessionWindow }
 
 // wireVersion is the version in control frames: 2 for spdy/2, else 3.
-func (c *Config) wireVersion() uint16 {
-	if c.Version == ProtoSPDY2 {
-		return Version2
-	}
-	return Version
-}
+func (c *Config) wireVersion() uint16 { return c.version().Wire }
 
 // flowControlled: spdy/3 and 3.1 have stream windows, spdy/2 none unless
 // SPDY2StreamWindows asks for node-spdy's variant.
-func (c *Config) flowControlled() bool { return c.Version != ProtoSPDY2 || c.SPDY2StreamWindows }
+func (c *Config) flowControlled() bool { return c.version().StreamWindows || c.SPDY2StreamWindows }
 
 func (c *Config) maxUnreadPerStream() int64 {
 	if c.MaxUnreadPerStream <= 0 {
@@ -172,8 +171,8 @@ func (c *Config) maxFrameSize() int {
 }
 
 func (c *Config) validate() error {
-	if c.Version != "" && c.Version != ProtoSPDY31 && c.Version != ProtoSPDY3 && c.Version != ProtoSPDY2 {
-		return &ConfigError{Field: "Version", Problem: "must be \"spdy/3.1\", \"spdy/3\" or \"spdy/2\", got \"" + c.Version + "\""}
+	if _, ok := LookupVersion(c.Version); c.Version != "" && !ok {
+		return &ConfigError{Field: "Version", Problem: "must be " + quotedVersions() + ", got \"" + c.Version + "\""}
 	}
 	if c.Scheduler < SchedulePriority || c.Scheduler > ScheduleFIFO {
 		return &ConfigError{Field: "Scheduler", Problem: fmt.Sprintf("%d is not SchedulePriority, ScheduleRoundRobin or ScheduleFIFO", int(c.Scheduler))}

@@ -21,78 +21,160 @@ func unhex(t testing.TB, s string) []byte {
 	return b
 }
 
-func TestDictionaryIsTheSpecs(t *testing.T) {
-	if len(headerDictionary) != 1423 {
-		t.Fatalf("dictionary has %d bytes, the spec's has 1423", len(headerDictionary))
+// TestHeaderDictionaries: each wire version's zlib dictionary is its
+// draft's, byte for byte.
+func TestHeaderDictionaries(t *testing.T) {
+	dicts := map[uint16]struct {
+		dict           []byte
+		n              int
+		id             uint32
+		prefix, suffix string
+	}{
+		// 0xe3c6a7c2 is the FDICT id in every SPDY/3 header block (Chrome,
+		// spdylay, node-spdy all emit 38 ea e3 c6 a7 c2 ...).
+		Version: {headerDictionary, 1423, 0xe3c6a7c2, "\x00\x00\x00\x07options", ",enq=0."},
+		// 907 bytes with the terminating NUL; 0xdfa251b2 is the FDICT id that
+		// node-spdy's zlib writes after 38 ea in every v2 header block
+		// (v2NodeBlock1 in draft2_test.go).
+		Version2: {headerDictionaryV2, 907, 0xdfa251b2, "optionsgethead", "statusversionurl\x00"},
 	}
-	// 0xe3c6a7c2 is the FDICT id in every SPDY/3 header block (Chrome,
-	// spdylay, node-spdy all emit 38 ea e3 c6 a7 c2 ...).
-	if id := adler32.Checksum(headerDictionary); id != 0xe3c6a7c2 {
-		t.Fatalf("dictionary adler32 %#08x, want 0xe3c6a7c2", id)
-	}
-	if !bytes.HasPrefix(headerDictionary, []byte("\x00\x00\x00\x07options")) ||
-		!bytes.HasSuffix(headerDictionary, []byte(",enq=0.")) {
-		t.Fatal("dictionary does not start with options / end with enq=0.")
+	for _, v := range Versions {
+		t.Run(subtestName(v.Proto), func(t *testing.T) {
+			d := dicts[v.Wire]
+			if len(d.dict) != d.n {
+				t.Fatalf("dictionary has %d bytes, the draft's has %d", len(d.dict), d.n)
+			}
+			if id := adler32.Checksum(d.dict); id != d.id {
+				t.Fatalf("dictionary adler32 %#08x, want %#08x", id, d.id)
+			}
+			if !bytes.HasPrefix(d.dict, []byte(d.prefix)) || !bytes.HasSuffix(d.dict, []byte(d.suffix)) {
+				t.Fatalf("dictionary does not start with %q / end with %q", d.prefix, d.suffix)
+			}
+		})
 	}
 }
 
-// Exact wire bytes for every frame without a header block.
+// vector is a frame's exact wire bytes in one wire version (hex, spaces
+// ignored) and what it reads back as when that differs from the frame; skip
+// says why the version has no such frame.
+type vector struct {
+	wire string
+	read Frame
+	skip string
+}
+
+// Exact wire bytes of every frame without a header block, in each version:
+// written and read back.
 func TestFrameVectors(t *testing.T) {
+	settingsA := &SettingsFrame{Entries: []Setting{
+		{ID: SettingInitialWindowSize, Value: 1 << 20},
+		{ID: SettingMaxConcurrentStreams, Value: 100, Flags: FlagSettingPersist},
+	}}
+	settingsARead := &SettingsFrame{Entries: []Setting{settingsA.Entries[1], settingsA.Entries[0]}} // read back in id order
+	settingsB := &SettingsFrame{Entries: []Setting{
+		{ID: SettingMaxConcurrentStreams, Value: 100, Flags: FlagSettingPersist},
+		{ID: SettingRoundTripTime, Value: 0x010203},
+	}}
+	settingsBRead := &SettingsFrame{Entries: []Setting{settingsB.Entries[1], settingsB.Entries[0]}}
 	cases := []struct {
-		name  string
-		frame Frame
-		wire  string
+		name   string
+		frame  Frame
+		v3, v2 vector
 	}{
-		{"data", &DataFrame{Stream: 1, Data: []byte("hello")}, "00000001 00 000005 68656c6c6f"},
-		{"data fin empty", &DataFrame{Stream: 0x7fffffff, Flags: FlagFin}, "7fffffff 01 000000"},
-		{"rst", &RstStreamFrame{Stream: 3, Status: RstCancel}, "8003 0003 00 000008 00000003 00000005"},
-		{"settings", &SettingsFrame{Entries: []Setting{
-			{ID: SettingInitialWindowSize, Value: 1 << 20},
-			{ID: SettingMaxConcurrentStreams, Value: 100, Flags: FlagSettingPersist},
-		}}, "8003 0004 00 000014 00000002 01000004 00000064 00000007 00100000"},
-		{"settings clear", &SettingsFrame{Flags: FlagSettingsClear, Entries: []Setting{}}, "8003 0004 01 000004 00000000"},
-		{"ping", &PingFrame{ID: 0xdeadbeef}, "8003 0006 00 000004 deadbeef"},
-		{"goaway", &GoAwayFrame{LastGoodStream: 9, Status: GoAwayProtocolError}, "8003 0007 00 000008 00000009 00000001"},
-		{"window update stream", &WindowUpdateFrame{Stream: 5, Delta: 65536}, "8003 0009 00 000008 00000005 00010000"},
-		{"window update session", &WindowUpdateFrame{Stream: 0, Delta: 0x7fffffff}, "8003 0009 00 000008 00000000 7fffffff"},
+		// DATA frames carry no version.
+		{"data", &DataFrame{Stream: 1, Data: []byte("hello")},
+			vector{wire: "00000001 00 000005 68656c6c6f"}, vector{wire: "00000001 00 000005 68656c6c6f"}},
+		{"data fin", &DataFrame{Stream: 1, Flags: FlagFin, Data: []byte("hi")},
+			vector{wire: "00000001 01 000002 6869"}, vector{wire: "00000001 01 000002 6869"}},
+		{"data fin empty", &DataFrame{Stream: 0x7fffffff, Flags: FlagFin},
+			vector{wire: "7fffffff 01 000000"}, vector{wire: "7fffffff 01 000000"}},
+		{"rst", &RstStreamFrame{Stream: 3, Status: RstCancel},
+			vector{wire: "8003 0003 00 000008 00000003 00000005"}, vector{wire: "8002 0003 00 000008 00000003 00000005"}},
+		{"rst flow control", &RstStreamFrame{Stream: 3, Status: RstFlowControlError},
+			vector{wire: "8003 0003 00 000008 00000003 00000007"}, vector{wire: "8002 0003 00 000008 00000003 00000007"}},
+		// Codes after 7 are SPDY/3's; a v2 peer gets PROTOCOL_ERROR.
+		{"rst v3-only status", &RstStreamFrame{Stream: 5, Status: RstFrameTooLarge},
+			vector{wire: "8003 0003 00 000008 00000005 0000000b"},
+			vector{wire: "8002 0003 00 000008 00000005 00000001", read: &RstStreamFrame{Stream: 5, Status: RstProtocolError}}},
+		// SPDY/3: flags byte, then the 24-bit id big-endian; draft 2: the
+		// 24-bit id little-endian, then the flags byte.
+		{"settings", settingsA,
+			vector{wire: "8003 0004 00 000014 00000002 01000004 00000064 00000007 00100000", read: settingsARead},
+			vector{wire: "8002 0004 00 000014 00000002 04000001 00000064 07000000 00100000", read: settingsARead}},
+		{"settings rtt", settingsB,
+			vector{wire: "8003 0004 00 000014 00000002 00000003 00010203 01000004 00000064", read: settingsBRead},
+			vector{wire: "8002 0004 00 000014 00000002 03000000 00010203 04000001 00000064", read: settingsBRead}},
+		{"settings clear", &SettingsFrame{Flags: FlagSettingsClear, Entries: []Setting{}},
+			vector{wire: "8003 0004 01 000004 00000000"}, vector{wire: "8002 0004 01 000004 00000000"}},
+		{"settings wide id", &SettingsFrame{Flags: FlagSettingsClear, Entries: []Setting{{ID: 0x0a0b0c, Value: 1}}},
+			vector{wire: "8003 0004 01 00000c 00000001 000a0b0c 00000001"}, vector{wire: "8002 0004 01 00000c 00000001 0c0b0a00 00000001"}},
+		{"noop", &NoopFrame{},
+			vector{skip: "NOOP is draft 2's; SPDY/3 removed it (writing one fails: TestFrameReadV2Quirks)"},
+			vector{wire: "8002 0005 00 000000"}},
+		{"ping", &PingFrame{ID: 0xdeadbeef},
+			vector{wire: "8003 0006 00 000004 deadbeef"}, vector{wire: "8002 0006 00 000004 deadbeef"}},
+		{"ping 7", &PingFrame{ID: 7},
+			vector{wire: "8003 0006 00 000004 00000007"}, vector{wire: "8002 0006 00 000004 00000007"}},
+		// No status in draft 2's GOAWAY.
+		{"goaway", &GoAwayFrame{LastGoodStream: 9, Status: GoAwayProtocolError},
+			vector{wire: "8003 0007 00 000008 00000009 00000001"},
+			vector{wire: "8002 0007 00 000004 00000009", read: &GoAwayFrame{LastGoodStream: 9}}},
+		// Draft 2 has no WINDOW_UPDATE; node-spdy's variant (and
+		// Config.SPDY2StreamWindows) sends SPDY/3's with version 2.
+		{"window update stream", &WindowUpdateFrame{Stream: 5, Delta: 65536},
+			vector{wire: "8003 0009 00 000008 00000005 00010000"}, vector{wire: "8002 0009 00 000008 00000005 00010000"}},
+		{"window update session", &WindowUpdateFrame{Stream: 0, Delta: 0x7fffffff},
+			vector{wire: "8003 0009 00 000008 00000000 7fffffff"},
+			vector{skip: "the session window (stream 0) is SPDY/3.1's; no draft 2 variant has one"}},
 		{"credential", &CredentialFrame{Slot: 1, Proof: []byte{0xaa}, Certificates: [][]byte{{0xbb, 0xcc}}},
-			"8003 000a 00 00000d 0001 00000001 aa 00000002 bbcc"},
+			vector{wire: "8003 000a 00 00000d 0001 00000001 aa 00000002 bbcc"},
+			vector{skip: "CREDENTIAL is SPDY/3's; type 10 is unknown in draft 2"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			fr := NewFramer(&buf, nil, 0)
-			if err := fr.WriteFrame(c.frame); err != nil {
-				t.Fatal(err)
-			}
-			fr.Flush()
-			want := unhex(t, c.wire)
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Fatalf("wire\n got %x\nwant %x", buf.Bytes(), want)
-			}
-			got, err := NewFramer(nil, bytes.NewReader(want), 0).ReadFrame()
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantFrame := c.frame
-			if s, ok := wantFrame.(*SettingsFrame); ok && len(s.Entries) > 0 { // read back in id order
-				s2 := *s
-				s2.Entries = append([]Setting(nil), s.Entries...)
-				if len(s2.Entries) == 2 {
-					s2.Entries[0], s2.Entries[1] = s2.Entries[1], s2.Entries[0]
-				}
-				wantFrame = &s2
-			}
-			if d, ok := got.(*DataFrame); ok && len(d.Data) == 0 {
-				d.Data = nil
-			}
-			if !reflect.DeepEqual(got, wantFrame) {
-				t.Fatalf("read back %#v, want %#v", got, wantFrame)
-			}
-			if got.String() == "" {
-				t.Fatal("empty String()")
+	for _, v := range Versions {
+		t.Run(subtestName(v.Proto), func(t *testing.T) {
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					vec := c.v3
+					if v.Wire == Version2 {
+						vec = c.v2
+					}
+					if vec.skip != "" {
+						t.Skip(vec.skip)
+					}
+					checkVector(t, v.Wire, c.frame, vec)
+				})
 			}
 		})
+	}
+}
+
+func checkVector(t *testing.T, version uint16, frame Frame, vec vector) {
+	var buf bytes.Buffer
+	fr := NewFramerVersion(version, &buf, nil, 0)
+	if err := fr.WriteFrame(frame); err != nil {
+		t.Fatal(err)
+	}
+	fr.Flush()
+	want := unhex(t, vec.wire)
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Fatalf("wire\n got %x\nwant %x", buf.Bytes(), want)
+	}
+	got, err := NewFramerVersion(version, nil, bytes.NewReader(want), 0).ReadFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFrame := vec.read
+	if wantFrame == nil {
+		wantFrame = frame
+	}
+	if d, ok := got.(*DataFrame); ok && len(d.Data) == 0 {
+		d.Data = nil
+	}
+	if !reflect.DeepEqual(got, wantFrame) {
+		t.Fatalf("read back %#v, want %#v", got, wantFrame)
+	}
+	if got.String() == "" {
+		t.Fatal("empty String()")
 	}
 }
 
@@ -205,64 +287,96 @@ func TestUnknownControlFrameIgnored(t *testing.T) {
 	}
 }
 
-// Stream-level problems the framer reports without ending the session.
+// Stream-level problems the framer reports without ending the session. The
+// wire bytes are one wire version's: each case runs for the versions that
+// speak it.
 func TestFrameStreamErrors(t *testing.T) {
 	cases := []struct {
-		name   string
-		wire   string
-		stream uint32
-		status RstStatus // 0: no error, the frame is returned
+		name    string
+		version uint16
+		wire    string
+		stream  uint32
+		status  RstStatus // 0: no error, the frame is returned
 	}{
 		// 2.6.3 / 2.4.2: a SYN_STREAM of another version is refused; its
 		// block belongs to another compression context, ours is intact.
-		{"bad version syn_stream", "8002 0001 00 00000a 00000005 00000000 0000", 5, RstUnsupportedVersion},
+		{"bad version syn_stream", Version, "8002 0001 00 00000a 00000005 00000000 0000", 5, RstUnsupportedVersion},
+		{"v3 syn_stream", Version2, "8003 0001 00 00000a 00000005 00000000 0000", 5, RstUnsupportedVersion},
 		// An undefined status still resets just that stream.
-		{"rst status 0", "8003 0003 00 000008 00000001 00000000", 1, 0},
+		{"rst status 0", Version, "8003 0003 00 000008 00000001 00000000", 1, 0},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			f, err := NewFramer(nil, bytes.NewReader(unhex(t, c.wire)), 0).ReadFrame()
-			if c.status == 0 {
-				if err != nil || f.StreamID() != c.stream {
-					t.Fatalf("got %v, %v", f, err)
-				}
-				return
+	forVersionCases(t, len(cases), func(i int) (string, uint16) { return cases[i].name, cases[i].version }, func(t *testing.T, i int) {
+		c := cases[i]
+		f, err := NewFramerVersion(c.version, nil, bytes.NewReader(unhex(t, c.wire)), 0).ReadFrame()
+		if c.status == 0 {
+			if err != nil || f.StreamID() != c.stream {
+				t.Fatalf("got %v, %v", f, err)
 			}
-			var se *StreamError
-			if !errors.As(err, &se) || se.Stream != c.stream || se.Status != c.status {
-				t.Fatalf("err = %v, want stream %d %s", err, c.stream, c.status)
-			}
-		})
-	}
+			return
+		}
+		var se *StreamError
+		if !errors.As(err, &se) || se.Stream != c.stream || se.Status != c.status {
+			t.Fatalf("err = %v, want stream %d %s", err, c.stream, c.status)
+		}
+	})
 }
 
+// Frames a framer must refuse with the session's GOAWAY PROTOCOL_ERROR (a
+// SYN_STREAM of another version is a stream error, TestFrameStreamErrors;
+// other control frames of another version are ignored on a v2 session,
+// TestOtherVersionIgnoredV2). Each case runs for the versions whose wire
+// version it is in.
 func TestFrameDecodeErrors(t *testing.T) {
 	cases := []struct {
 		name      string
+		version   uint16
 		wire      string
 		rstStream uint32
 		rstStatus RstStatus
 	}{
-		{"bad version ping", "8002 0006 00 000004 00000001", 0, 0},
-		{"rst wrong length", "8003 0003 00 000004 00000001", 0, 0},
-		{"rst stream 0", "8003 0003 00 000008 00000000 00000001", 0, 0},
-		{"ping wrong length", "8003 0006 00 000005 0000000100", 0, 0},
-		{"goaway wrong length", "8003 0007 00 000004 00000001", 0, 0},
-		{"window update wrong length", "8003 0009 00 000004 00000001", 0, 0},
-		{"settings count mismatch", "8003 0004 00 00000c 00000002 00000004 00000064", 0, 0},
-		{"syn_stream short", "8003 0001 00 000004 00000001", 0, 0},
-		{"data on stream 0", "00000000 00 000001 00", 0, 0},
-		{"credential truncated", "8003 000a 00 000006 0001 00000009", 0, 0},
+		{"bad version ping", Version, "8002 0006 00 000004 00000001", 0, 0},
+		{"rst wrong length", Version, "8003 0003 00 000004 00000001", 0, 0},
+		{"rst stream 0", Version, "8003 0003 00 000008 00000000 00000001", 0, 0},
+		{"ping wrong length", Version, "8003 0006 00 000005 0000000100", 0, 0},
+		{"goaway wrong length", Version, "8003 0007 00 000004 00000001", 0, 0},
+		{"window update wrong length", Version, "8003 0009 00 000004 00000001", 0, 0},
+		{"settings count mismatch", Version, "8003 0004 00 00000c 00000002 00000004 00000064", 0, 0},
+		{"syn_stream short", Version, "8003 0001 00 000004 00000001", 0, 0},
+		{"data on stream 0", Version, "00000000 00 000001 00", 0, 0},
+		{"credential truncated", Version, "8003 000a 00 000006 0001 00000009", 0, 0},
+		{"syn_reply without unused bytes", Version2, "8002 0002 00 000005 00000001 00", 0, 0},
+		{"headers without unused bytes", Version2, "8002 0008 00 000004 00000001", 0, 0},
+		{"goaway 6 bytes", Version2, "8002 0007 00 000006 00000001 0000", 0, 0},
+		{"noop with payload", Version2, "8002 0005 00 000001 00", 0, 0},
+		{"settings count mismatch", Version2, "8002 0004 00 00000c 00000002 04000000 00000064", 0, 0},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := NewFramer(nil, bytes.NewReader(unhex(t, c.wire)), 0).ReadFrame()
-			var se *SessionError
-			if !errors.As(err, &se) {
-				t.Fatalf("err = %v, want *SessionError", err)
-			}
-			if se.Status != GoAwayProtocolError || se.RstStream != c.rstStream || se.RstStatus != c.rstStatus {
-				t.Fatalf("got %+v", se)
+	forVersionCases(t, len(cases), func(i int) (string, uint16) { return cases[i].name, cases[i].version }, func(t *testing.T, i int) {
+		c := cases[i]
+		_, err := NewFramerVersion(c.version, nil, bytes.NewReader(unhex(t, c.wire)), 0).ReadFrame()
+		var se *SessionError
+		if !errors.As(err, &se) {
+			t.Fatalf("err = %v, want *SessionError", err)
+		}
+		if se.Status != GoAwayProtocolError || se.RstStream != c.rstStream || se.RstStatus != c.rstStatus {
+			t.Fatalf("got %+v", se)
+		}
+	})
+}
+
+// forVersionCases runs case i of n, named and in the wire version info
+// gives, as a subtest of every entry of Versions: run for the versions with
+// that wire version, skipped for the others.
+func forVersionCases(t *testing.T, n int, info func(i int) (string, uint16), run func(t *testing.T, i int)) {
+	for _, v := range Versions {
+		t.Run(subtestName(v.Proto), func(t *testing.T) {
+			for i := 0; i < n; i++ {
+				name, wire := info(i)
+				t.Run(name, func(t *testing.T) {
+					if wire != v.Wire {
+						t.Skipf("the case's bytes are wire version %d's (%s speaks %d)", wire, v.Proto, v.Wire)
+					}
+					run(t, i)
+				})
 			}
 		})
 	}

@@ -1,8 +1,10 @@
 package spdy
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"runtime"
@@ -117,19 +119,58 @@ func checkNoGoroutineLeak(t *testing.T, base int) {
 
 func both(t *testing.T, fn func(t *testing.T, version string)) {
 	for _, v := range []string{ProtoSPDY31, ProtoSPDY3} {
-		t.Run(strings.ReplaceAll(v, "/", "_"), func(t *testing.T) { fn(t, v) })
+		t.Run(subtestName(v), func(t *testing.T) { fn(t, v) })
 	}
 }
 
 // allVersions is both plus spdy/2, for behaviour that does not involve flow
 // control (spdy/2 has none). Select the v2 cases with -run '/spdy_2'.
 func allVersions(t *testing.T, fn func(t *testing.T, version string)) {
-	for _, v := range []string{ProtoSPDY31, ProtoSPDY3, ProtoSPDY2} {
-		t.Run(strings.ReplaceAll(v, "/", "_"), func(t *testing.T) { fn(t, v) })
+	for _, v := range VersionNames() {
+		t.Run(subtestName(v), func(t *testing.T) { fn(t, v) })
 	}
 }
+
+// subtestName is a version as a subtest name (-run '/spdy_2').
+func subtestName(proto string) string { return strings.ReplaceAll(proto, "/", "_") }
 
 func isRst(err error, status RstStatus) bool {
 	var re *RstError
 	return errors.As(err, &re) && re.Status == status
+}
+
+// recordingConn keeps a copy of everything written to it.
+type recordingConn struct {
+	net.Conn
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+func (c *recordingConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	c.out.Write(p)
+	c.mu.Unlock()
+	return c.Conn.Write(p)
+}
+
+func (c *recordingConn) frames(t *testing.T, version uint16) []Frame {
+	t.Helper()
+	c.mu.Lock()
+	wire := append([]byte(nil), c.out.Bytes()...)
+	c.mu.Unlock()
+	r := NewFramerVersion(version, nil, bytes.NewReader(wire), 0)
+	var out []Frame
+	for {
+		f, err := r.ReadFrame()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("frame %d of what was sent does not parse as version %d: %v", len(out), version, err)
+		}
+		if d, ok := f.(*DataFrame); ok {
+			f = &DataFrame{Stream: d.Stream, Flags: d.Flags}
+		}
+		out = append(out, f)
+	}
 }

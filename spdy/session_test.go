@@ -550,3 +550,112 @@ func TestGoroutinesGoneAfterClose(t *testing.T) {
 	}
 	checkNoGoroutineLeak(t, base)
 }
+
+// A session end to end in every version: what crosses the wire is that
+// version both ways (its framer reads every byte), bodies far larger than
+// the 16 KiB stream windows arrive while read slowly, WINDOW_UPDATEs flow
+// exactly as the version has windows (spdy/2 sends none at all, and
+// announces no window; only spdy/3.1 reopens the session window), and the
+// priority reaches the handler on the 0-7 scale (spdy/2 carries two bits).
+func TestSessionWireAndFlowControl(t *testing.T) {
+	for _, v := range Versions {
+		t.Run(subtestName(v.Proto), func(t *testing.T) { testSessionWireAndFlowControl(t, v) })
+	}
+}
+
+func testSessionWireAndFlowControl(t *testing.T, v VersionInfo) {
+	body := randomBytes(3<<20, 7)
+	var gotPri []uint8
+	var mu sync.Mutex
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		gotPri = append(gotPri, RequestPriority(r))
+		mu.Unlock()
+		if r.Method == http.MethodPost {
+			sum := sha256.New()
+			io.Copy(sum, r.Body)
+			w.Write(sum.Sum(nil))
+			return
+		}
+		w.Write(body)
+	})
+	c, s := tcpPipe(t)
+	rc, rs := &recordingConn{Conn: c}, &recordingConn{Conn: s}
+	cfg := Config{Version: v.Proto, InitialWindowSize: 16 << 10}
+	srv := &Server{Config: cfg, Handler: h}
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeConn(context.Background(), rs) }()
+	cc, err := NewClientConn(rc, &ClientConfig{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequestWithContext(WithPriority(context.Background(), 5), http.MethodGet, "https://example.test/big", nil)
+	resp, err := cc.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readSlowly(resp.Body)
+	resp.Body.Close()
+	if err != nil || sha256.Sum256(got) != sha256.Sum256(body) {
+		t.Fatalf("download: %d bytes, err %v, sha256 mismatch", len(got), err)
+	}
+	upload := randomBytes(1<<20, 8)
+	req, _ = http.NewRequest(http.MethodPost, "https://example.test/up", bytes.NewReader(upload))
+	resp, err = cc.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := sha256.Sum256(upload); !bytes.Equal(sum, want[:]) {
+		t.Fatal("upload: server's sha256 differs")
+	}
+	cc.Close()
+	<-served
+
+	// Two bits on the wire in draft 2: 5 travels as 2 and reads as 4.
+	pri, defaultPri := uint8(5), uint8(DefaultPriority)
+	if v.Wire == Version2 {
+		pri, defaultPri = 4, DefaultPriority&^1
+	}
+	for side, rec := range map[string]*recordingConn{"client": rc, "server": rs} {
+		frames := rec.frames(t, v.Wire)
+		var streamUpdates, sessionUpdates, announced int
+		for _, f := range frames {
+			if wu, ok := f.(*WindowUpdateFrame); ok && wu.Stream == 0 {
+				sessionUpdates++
+			} else if ok {
+				streamUpdates++
+			}
+			if s, ok := f.(*SettingsFrame); ok {
+				for _, e := range s.Entries {
+					if e.ID == SettingInitialWindowSize {
+						announced++
+						if !v.StreamWindows {
+							t.Errorf("%s announced a window: %v", side, f)
+						}
+					}
+				}
+			}
+		}
+		if !v.StreamWindows && streamUpdates+sessionUpdates > 0 {
+			t.Errorf("%s sent %d WINDOW_UPDATEs", side, streamUpdates+sessionUpdates)
+		}
+		if v.StreamWindows && (streamUpdates == 0 || announced != 1) {
+			t.Errorf("%s sent %d stream WINDOW_UPDATEs and announced its window %d times, want some and once", side, streamUpdates, announced)
+		}
+		if v.SessionWindow != (sessionUpdates > 0) {
+			t.Errorf("%s sent %d session WINDOW_UPDATEs; session window: %v", side, sessionUpdates, v.SessionWindow)
+		}
+		if side == "client" {
+			if syn, ok := frames[1].(*SynStreamFrame); !ok || syn.Priority != pri || syn.Headers.Get(":path") != "/big" {
+				t.Errorf("client's first stream frame %v, want SYN_STREAM /big at priority %d", frames[1], pri)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(gotPri) != 2 || gotPri[0] != pri || gotPri[1] != defaultPri {
+		t.Fatalf("handler priorities %v, want [%d %d]", gotPri, pri, defaultPri)
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/conform"
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/spdy"
 )
 
 func init() {
@@ -26,7 +28,7 @@ func init() {
 func runConform(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	version := fs.String("version", "spdy/3.1", "SPDY version to speak: spdy/3.1, spdy/3 or spdy/2 (draft 2)")
+	version := fs.String("version", spdy.ProtoSPDY31, "SPDY version to speak: "+probe.OneOf(spdy.VersionNames())+" (draft 2)")
 	plain := fs.Bool("plain", false, "plain TCP (no TLS) even for an https URL")
 	insecure := fs.Bool("insecure", false, "accept any TLS certificate (self-signed servers)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/spdylab/spdylab/client"
 	"github.com/spdylab/spdylab/internal/atomicfile"
+	"github.com/spdylab/spdylab/probe"
 )
 
 func init() {
@@ -78,7 +80,7 @@ func getParseFlags(args []string, stderr io.Writer) (*getOptions, []*url.URL, in
 	var o getOptions
 	var outputs, hdrs getFlagList
 	var data string
-	fs.StringVar(&o.proto, "proto", "", "protocol to insist on: spdy/3.1, spdy/3, spdy/2, h2, http/1.1 or h3 (default: offer all over TLS and use what the server picks; http/1.1 for http:// URLs)")
+	fs.StringVar(&o.proto, "proto", "", "protocol to insist on: "+probe.OneOf(append(slices.Clone(client.Protocols), client.ProtoH3))+" (default: offer all over TLS and use what the server picks; http/1.1 for http:// URLs)")
 	fs.BoolVar(&o.insecure, "insecure", false, "accept any server certificate (the lab's throw-away certificates)")
 	fs.BoolVar(&o.insecure, "k", false, "short for --insecure")
 	fs.Var(&outputs, "o", "write the body to `FILE` instead of stdout; give once per URL")
@@ -179,7 +181,7 @@ func getParseURLs(raw []string, proto string) ([]*url.URL, error) {
 		if u.Host == "" {
 			return nil, fmt.Errorf("URL %q has no host", r)
 		}
-		if u.Scheme == "http" && proto == "h2" {
+		if u.Scheme == "http" && proto == client.ProtoH2 {
 			return nil, fmt.Errorf("URL %q: h2 over plain TCP is not supported; use https", r)
 		}
 		parsed[i] = u

@@ -19,6 +19,7 @@ import (
 
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/server"
+	"github.com/spdylab/spdylab/spdy"
 )
 
 func init() {
@@ -85,7 +86,7 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg server.Config, listen
 	keyFile := fs.String("key", "", "PEM private key `FILE` for --cert")
 	hosts := fs.String("hosts", "", "comma-separated host names the throw-away certificate covers (localhost and 127.0.0.1 always)")
 	protocols := fs.String("protocols", strings.Join(server.DefaultProtocols, ","), "ALPN protocols offered over TLS, most preferred first")
-	plain := fs.String("plain", "", "serve this SPDY version (spdy/3.1, spdy/3 or spdy/2) over plain TCP without TLS")
+	plain := fs.String("plain", "", "serve this SPDY version ("+probe.OneOf(spdy.VersionNames())+") over plain TCP without TLS")
 	tlsMin := fs.String("tls-min", probe.TLS12, "lowest TLS version: "+probe.OneOf(probe.TLSVersionNames()))
 	tlsMax := fs.String("tls-max", probe.TLS13, "highest TLS version: "+probe.OneOf(probe.TLSVersionNames()))
 	maxStreams := fs.Int("max-streams", 0, "SPDY and h2 max concurrent streams advertised (0 = 100)")
