@@ -4,7 +4,6 @@
 package examples
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -56,16 +55,9 @@ func TestSlurmArray(t *testing.T) {
 	// Submit as a user would: the environment names the binary and the
 	// shared output folder; the script is the checked-in file.
 	out := filepath.Join(dir, "out")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	sb := exec.CommandContext(ctx, "sbatch", "--array=0-1", "--wait", script, studyFile)
-	sb.Dir = dir
-	sb.Env = append(c.env(), "SPDYLAB="+bin, "OUT_ROOT="+out)
-	sbOut, err := sb.CombinedOutput()
-	if err != nil {
+	if sbOut, err := c.sbatch(dir, []string{"SPDYLAB=" + bin, "OUT_ROOT=" + out}, script, studyFile); err != nil {
 		t.Fatalf("sbatch --array=0-1 --wait slurm-array.sh: %v\n%s\n%s", err, sbOut, c.logs())
 	}
-	t.Logf("sbatch: %s", bytes.TrimSpace(sbOut))
 
 	shards := []string{filepath.Join(out, "cluster-smoke.shard-0"), filepath.Join(out, "cluster-smoke.shard-1")}
 	merged := filepath.Join(dir, "merged")
@@ -74,6 +66,53 @@ func TestSlurmArray(t *testing.T) {
 		t.Fatalf("spdylab merge: %v\n%s\n%s", err, mout, c.logs())
 	}
 	checkMerged(t, merged, studyFile)
+
+	// A node without the binary, and a job without root, fail their tasks
+	// at once and say why in the task's log.
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"no binary", []string{"SPDYLAB=" + filepath.Join(dir, "nowhere", "spdylab")}, nil, "no spdylab binary on "},
+		{"not root", []string{"SPDYLAB=" + bin}, []string{"--uid=nobody", "--gid=nogroup"}, "without CAP_NET_ADMIN and CAP_SYS_ADMIN"},
+	} {
+		sub := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-"))
+		if err := os.Mkdir(sub, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(sub, 0o777) // past the umask: the job may run as nobody
+		env := append(tc.env, "OUT_ROOT="+filepath.Join(sub, "out"))
+		sbOut, err := c.sbatch(sub, env, append(tc.args, script, studyFile)...)
+		if err == nil {
+			t.Errorf("%s: sbatch --wait succeeded:\n%s", tc.name, sbOut)
+		}
+		logs, _ := filepath.Glob(filepath.Join(sub, "spdylab-*.log"))
+		if len(logs) != 2 {
+			t.Errorf("%s: task logs %q, want 2\n%s", tc.name, logs, c.logs())
+		}
+		for _, l := range logs {
+			if b, _ := os.ReadFile(l); !strings.Contains(string(b), tc.want) {
+				t.Errorf("%s: %s says %q, want %q", tc.name, filepath.Base(l), b, tc.want)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(sub, "out")); !os.IsNotExist(err) {
+			t.Errorf("%s: the failed tasks made their output folder", tc.name)
+		}
+	}
+}
+
+// sbatch submits the script (last but one of args, before its study
+// argument) as an array of 2 tasks from folder dir, with env added to the
+// cluster's environment, and waits for the tasks to end.
+func (c *cluster) sbatch(dir string, env []string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sbatch", append([]string{"--array=0-1", "--wait"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(c.env(), env...)
+	return cmd.CombinedOutput()
 }
 
 // checkMerged checks that the store in dir holds one successful load of
@@ -190,9 +229,12 @@ func (c *cluster) logs() string {
 // runs on the cluster and stops the daemons it started.
 func startCluster(t *testing.T, dir string) *cluster {
 	t.Helper()
-	// munged refuses a socket folder others cannot traverse.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
+	// munged wants a socket folder others can traverse, and a job that
+	// runs as another user must reach the binary.
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	c := &cluster{dir: dir, conf: filepath.Join(dir, "slurm.conf")}
 	t.Cleanup(c.stop)
