@@ -287,9 +287,13 @@ SchedulerType=sched/builtin
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 ReturnToService=2
+SlurmdParameters=config_overrides
 NodeName=%[1]s NodeAddr=127.0.0.1 CPUs=%[6]d State=UNKNOWN
 PartitionName=test Nodes=%[1]s Default=YES MaxTime=INFINITE State=UP
-`, host, freePort(t), freePort(t), sock, dir, runtime.NumCPU())
+`, host, freePort(t), freePort(t), sock, dir, max(2, runtime.NumCPU()))
+	// The script asks for 2 CPUs a task; config_overrides lets a 1-CPU
+	// machine declare 2. With --exclusive the two tasks run one after
+	// the other.
 	if err := os.WriteFile(c.conf, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
