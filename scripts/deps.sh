@@ -4,6 +4,29 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# `scripts/deps.sh slurm` installs, on demand, a Slurm controller, node daemon
+# and client with munge from Debian's packages: examples/'s test runs
+# slurm-array.sh on a one-node cluster on this machine. spdylab itself does not
+# need them. The test configures and starts its own daemons; the packages'
+# services are not used.
+if [ "${1:-}" = slurm ]; then
+	need_apt=()
+	[ -x /usr/sbin/slurmctld ] || need_apt+=(slurmctld)
+	[ -x /usr/sbin/slurmd ] || need_apt+=(slurmd)
+	command -v sbatch >/dev/null 2>&1 || need_apt+=(slurm-client)
+	[ -x /usr/sbin/munged ] || need_apt+=(munge)
+	if [ ${#need_apt[@]} -gt 0 ]; then
+		echo "deps: installing ${need_apt[*]} from apt" >&2
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >/dev/null
+		apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+	fi
+	exit 0
+elif [ $# -gt 0 ]; then
+	echo "usage: scripts/deps.sh [slurm]" >&2
+	exit 2
+fi
+
 need_apt=()
 command -v go >/dev/null 2>&1 || need_apt+=(golang-go)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs npm)
