@@ -142,7 +142,7 @@ func TestLinkCheckJSON(t *testing.T) {
 		t.Skip("needs root for network namespaces")
 	}
 	bin := spdylabBinary(t)
-	cmd := exec.Command(bin, "link", "check", "--json", "--rtt", "10ms", "--down", "20mbit", "--up", "5mbit",
+	cmd := exec.Command(bin, "link", "check", "--json", "--dns", "--rtt", "10ms", "--down", "20mbit", "--up", "5mbit",
 		"--transfer", "1s", "--probes", "100", "--pings", "5")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -211,6 +211,8 @@ func TestFingerprint(t *testing.T) {
 }
 
 func TestCanonicalValues(t *testing.T) {
+	canon := func(name string) func(string) (string, error) { f, _ := factorByName(name); return f.canon }
+	canonRatePair, canonLoss, canonDuration := canon("rate"), canon("loss"), canon("rtt")
 	for in, want := range map[string]string{"10mbit": "10mbit/10mbit", "10mbit/1mbit": "10mbit/1mbit", "1500kbit/256kbit": "1.5mbit/256kbit", "unlimited": "unlimited/unlimited"} {
 		if got, err := canonRatePair(in); err != nil || got != want {
 			t.Errorf("rate %q -> %q, %v; want %q", in, got, err, want)
