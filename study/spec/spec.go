@@ -185,8 +185,14 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 	}
 	canonPage := canonPageIn(dir)
 	canon := func(f *factor, raw string) (string, error) {
-		if f.name == "page" {
+		switch f.name {
+		case "page":
 			return canonPage(raw)
+		case "trace_down", "trace_up":
+			// Like manifest paths, taken from the study file's folder.
+			if raw != "" && !filepath.IsAbs(raw) && dir != "" {
+				raw = filepath.Join(s.Dir, raw)
+			}
 		}
 		return f.canon(raw)
 	}
