@@ -8,6 +8,7 @@ import (
 
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // `spdylab load` with no condition flags loads what a one-cell study of
@@ -17,7 +18,7 @@ func TestLoadDefaultsAreAOneCellStudy(t *testing.T) {
 	if status != -1 {
 		t.Fatalf("default flags: exit %d", status)
 	}
-	s, err := spec.Parse([]byte("name = \"one\"\nruns = 1\n[factors]\npage = \"pageA\"\nprotocol = \"spdy/3.1\"\n[baseline]\nprotocol = \"spdy/3.1\"\n"), "")
+	s, err := studyfile.Parse([]byte("name = \"one\"\nruns = 1\n[factors]\npage = \"pageA\"\nprotocol = \"spdy/3.1\"\n[baseline]\nprotocol = \"spdy/3.1\"\n"), "")
 	if err != nil {
 		t.Fatal(err)
 	}

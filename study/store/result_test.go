@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/spdylab/spdylab/probe"
-	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // A probe's result comes back from the store with the client's and the
 // servers' TCP_INFO, every field of them.
 func TestResultKeepsBothSidesTCPInfo(t *testing.T) {
-	s, err := spec.Parse([]byte("name = \"t\"\nruns = 1\n[factors]\nprotocol = \"https\"\npage = \"pageA\"\n"), "")
+	s, err := studyfile.Parse([]byte("name = \"t\"\nruns = 1\n[factors]\nprotocol = \"https\"\npage = \"pageA\"\n"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
