@@ -6,24 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // The store keeps the study model: reading it back needs no study file
 // parser, and gives the study that was stored.
 func TestStoreKeepsTheStudyModel(t *testing.T) {
-	s, err := studyfile.Parse([]byte("name = \"m\"\nruns = 2\n[factors]\nprotocol = [\"https\", \"h2\"]\npage = \"pageA\"\nge_down = \"p=1%,r=30%\"\n"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Override(1, false); err != nil {
-		t.Fatal(err)
-	}
-	st, err := CreateStore(filepath.Join(t.TempDir(), "out"), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, s := newStudyStore(t, "name = \"m\"\nruns = 2\n[factors]\nprotocol = [\"https\", \"h2\"]\npage = \"pageA\"\nge_down = \"p=1%,r=30%\"\n", 1)
 	defer UseStudyParser(studyParser)
 	UseStudyParser(nil)
 	got, err := st.Study()
@@ -38,15 +28,7 @@ func TestStoreKeepsTheStudyModel(t *testing.T) {
 // A store written before the model was stored holds only the study file:
 // it reads with the injected parser, and keeps the model from then on.
 func TestOldStoreReadsWithTheParser(t *testing.T) {
-	s, err := studyfile.Parse([]byte("name = \"old\"\nruns = 1\n[factors]\nprotocol = \"https\"\npage = \"pageA\"\n"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := CreateStore(filepath.Join(t.TempDir(), "out"), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, s := newStudyStore(t, "name = \"old\"\nruns = 1\n[factors]\nprotocol = \"https\"\npage = \"pageA\"\n", 0)
 	if _, err := st.db.Exec(`DELETE FROM meta WHERE key = ?`, metaModel); err != nil {
 		t.Fatal(err)
 	}
@@ -64,4 +46,23 @@ func TestOldStoreReadsWithTheParser(t *testing.T) {
 	if _, err := st.Study(); err != nil {
 		t.Errorf("the model was not kept after the one parse: %v", err)
 	}
+}
+
+// newStudyStore parses a study file (with runs overridden when > 0) and
+// creates its store in a temporary folder, closed when the test ends.
+func newStudyStore(t *testing.T, src string, runs int) (*Store, *spec.Study) {
+	t.Helper()
+	s, err := studyfile.Parse([]byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Override(runs, false); err != nil {
+		t.Fatal(err)
+	}
+	st, err := CreateStore(filepath.Join(t.TempDir(), "out"), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, s
 }
