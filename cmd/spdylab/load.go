@@ -16,6 +16,7 @@ import (
 	"github.com/spdylab/spdylab/harness"
 	"github.com/spdylab/spdylab/internal/atomicfile"
 	"github.com/spdylab/spdylab/netem"
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/report"
 	"github.com/spdylab/spdylab/study/spec"
@@ -183,6 +184,12 @@ func loadCondition(fields *probe.FieldFlags, link *netem.FlagValues) (probe.Cond
 	if err != nil {
 		return c, probe.FlagError(err)
 	}
+	// The page in a study's spelling (manifest and HAR paths absolute).
+	pg, err := page.CheckSpec(c.Page, "")
+	if err != nil {
+		return c, &probe.FieldError{Field: "--page", Value: c.Page, Err: err}
+	}
+	c.Page = pg
 	if !link.Fields.Given("shards") {
 		c.Shards = spec.ShardsFor(c.Page, c.Shards)
 	}

@@ -75,7 +75,7 @@ func TestLoadCommandRejectsBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		"page":         {[]string{"--page", "pageZ"}, `unknown page "pageZ"`},
+		"page":         {[]string{"--page", "pageZ"}, `--page "pageZ": unknown page`},
 		"proto":        {[]string{"--proto", "spdy/1"}, `--proto "spdy/1"`},
 		"runs":         {[]string{"--runs", "0"}, "--runs 0"},
 		"tls":          {[]string{"--tls", "1.0"}, `--tls "1.0"`},
