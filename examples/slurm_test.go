@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/testutil"
-	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/studyfile"
 	"github.com/spdylab/spdylab/study/store"
 )
 
@@ -120,7 +120,7 @@ func (c *cluster) sbatch(dir string, env []string, args ...string) ([]byte, erro
 // shards, and a report.
 func checkMerged(t *testing.T, dir, studyFile string) {
 	t.Helper()
-	want, err := spec.Load(studyFile)
+	want, err := studyfile.Load(studyFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,8 +54,8 @@ type Options struct {
 	// of that page). The harness never changes it; nil = open c.Page.
 	Page *page.Manifest
 	// Testbed, when set, adjusts the emulated testbed's configuration after
-	// it is derived from the condition (per-direction queues,
-	// Gilbert-Elliott loss, packet log: knobs a Condition does not carry).
+	// it is derived from the condition (the packet log: not part of a
+	// condition, whose Link holds every link setting).
 	Testbed func(*netem.Config)
 	// PcapDir, when set, receives one pcap file per load: the packets on
 	// the client's side of the emulated link, recorded by the emulator

@@ -37,21 +37,16 @@ func buildDirs(cfg *Config) (dirConfigs, error) {
 	var d dirConfigs
 	d.down.Delay, d.up.Delay = oneWayDelays(l)
 	d.down.RateBps, d.up.RateBps = l.DownBps, l.UpBps
-	d.down.QueuePkts, d.down.QueueBytes = l.QueuePkts, l.QueueBytes
-	d.up.QueuePkts, d.up.QueueBytes = l.QueuePkts, l.QueueBytes
-	if q := cfg.QueueDown; q != nil {
-		d.down.QueuePkts, d.down.QueueBytes = q.Pkts, q.Bytes
-	}
-	if q := cfg.QueueUp; q != nil {
-		d.up.QueuePkts, d.up.QueueBytes = q.Pkts, q.Bytes
-	}
+	qd, qu := l.Queues()
+	d.down.QueuePkts, d.down.QueueBytes = qd.Pkts, qd.Bytes
+	d.up.QueuePkts, d.up.QueueBytes = qu.Pkts, qu.Bytes
 	d.down.Loss, d.up.Loss = l.LossDown, l.LossUp
-	d.down.GE, d.up.GE = cfg.GEDown, cfg.GEUp
-	if d.down.GE != nil {
-		d.down.Loss = 0
+	// A Gilbert-Elliott model replaces the direction's Bernoulli loss.
+	if ge := l.GEDown; ge != (link.GilbertElliott{}) {
+		d.down.GE, d.down.Loss = &ge, 0
 	}
-	if d.up.GE != nil {
-		d.up.Loss = 0
+	if ge := l.GEUp; ge != (link.GilbertElliott{}) {
+		d.up.GE, d.up.Loss = &ge, 0
 	}
 	for _, t := range []struct {
 		path string

@@ -59,12 +59,6 @@ type Config struct {
 	// DNS runs a DNS server in the router namespace answering the host
 	// names; the client's Resolver then sends its queries over the link.
 	DNS bool
-	// QueueDown and QueueUp override Link.QueuePkts/QueueBytes for one
-	// direction (nil = use Link's).
-	QueueDown, QueueUp *Queue
-	// GEDown and GEUp replace Link.LossDown/LossUp with Gilbert-Elliott
-	// bursty loss in that direction (nil = Bernoulli loss from Link).
-	GEDown, GEUp *link.GilbertElliott
 	// PacketLog receives the emulator's per-packet log (one line per packet,
 	// from every pipe); nil disables it.
 	PacketLog io.Writer
@@ -84,7 +78,7 @@ type Config struct {
 }
 
 // Queue is a droptail limit; both zero means unlimited.
-type Queue struct{ Pkts, Bytes int }
+type Queue = probe.Queue
 
 // ServerName is the host name of server i (1-based).
 func ServerName(i int) string { return fmt.Sprintf("s%d.%s", i, Domain) }

@@ -124,11 +124,11 @@ func TestFlagsConfig(t *testing.T) {
 	if l.RTT != 100*time.Millisecond || l.DownBps != 10e6 || l.UpBps != 1e6 || l.QueuePkts != 50 {
 		t.Errorf("link %+v", l)
 	}
-	if cfg.QueueUp == nil || cfg.QueueUp.Bytes != 64000 || cfg.QueueDown != nil {
-		t.Errorf("queue overrides down %+v up %+v", cfg.QueueDown, cfg.QueueUp)
+	if l.QueueUp != (Queue{Bytes: 64000}) || l.QueueDown != (Queue{}) {
+		t.Errorf("queue overrides down %+v up %+v", l.QueueDown, l.QueueUp)
 	}
-	if l.LossUp != 0 || l.LossDown != 0 || cfg.GEDown == nil || cfg.GEDown.P != 0.01 {
-		t.Errorf("loss: down %g up %g ge %+v (Gilbert-Elliott replaces Bernoulli loss downstream)", l.LossDown, l.LossUp, cfg.GEDown)
+	if l.LossUp != 0 || l.LossDown != 0 || l.GEDown.P != 0.01 || l.GEDown.R != 0.3 {
+		t.Errorf("loss: down %g up %g ge %+v (Gilbert-Elliott replaces Bernoulli loss downstream)", l.LossDown, l.LossUp, l.GEDown)
 	}
 	if cfg.TCP.IW != 3 || cfg.TCP.CC != "reno" || cfg.Shards != 4 || l.Shared || cfg.DNS || l.Seed != 7 {
 		t.Errorf("config %+v", cfg)
@@ -145,7 +145,8 @@ func TestFlagsConfig(t *testing.T) {
 		t.Errorf("--delay-down 80ms of 100ms: %v/%v", d, u)
 	}
 	cfg, _ = parseFlags(t)
-	if !cfg.DNS || !cfg.Link.Shared || cfg.TCP.CC != "cubic" || cfg.TCP.IW != 10 || cfg.Link.QueuePkts != 50 {
+	// The studies' defaults (probe.Fields).
+	if cfg.DNS || !cfg.Link.Shared || cfg.TCP.CC != "" || cfg.TCP.IW != 0 || cfg.Link.QueuePkts != 100 || cfg.Link.Seed != 1 {
 		t.Errorf("defaults %+v", cfg)
 	}
 }
@@ -164,11 +165,11 @@ func TestFlagErrorsNameFlagAndValue(t *testing.T) {
 		{[]string{"--queue", "50 apples"}, []string{"--queue", "50 apples"}},
 		{[]string{"--shards", "9"}, []string{"--shards", "9"}},
 		{[]string{"--iw", "-1"}, []string{"--iw", "-1"}},
-		{[]string{"--cc", "vegas-nonexistent"}, []string{"--cc", "vegas-nonexistent", "not available"}},
+		{[]string{"--cc", "vegas-nonexistent"}, []string{"--cc", "vegas-nonexistent", "cubic"}},
 		{[]string{"--ge-up", "p=1%"}, []string{"--ge-up", "r"}},
 		{[]string{"--trace-down", bad}, []string{"--trace-down", bad, ":3", "fast"}},
 		{[]string{"--trace-up", "/nonexistent/trace"}, []string{"--trace-up", "/nonexistent/trace"}},
-		{[]string{"--rtt", "-5ms"}, []string{"--rtt", "negative"}},
+		{[]string{"--rtt", "-5ms"}, []string{"--rtt", "between 0"}},
 		{[]string{"--rtt", "10ms", "--delay-down", "20ms"}, []string{"--delay-down", "exceed"}},
 		{[]string{"--dns", "--no-dns"}, []string{"--dns", "--no-dns"}},
 	} {

@@ -104,8 +104,8 @@ func (cfg *Config) validate() error {
 	if l.QueuePkts < 0 || l.QueueBytes < 0 {
 		return fmt.Errorf("netem: negative queue limit (%d packets, %d bytes)", l.QueuePkts, l.QueueBytes)
 	}
-	for _, q := range []*Queue{cfg.QueueDown, cfg.QueueUp} {
-		if q != nil && (q.Pkts < 0 || q.Bytes < 0) {
+	for _, q := range []Queue{l.QueueDown, l.QueueUp} {
+		if q.Pkts < 0 || q.Bytes < 0 {
 			return fmt.Errorf("netem: negative queue limit (%d packets, %d bytes)", q.Pkts, q.Bytes)
 		}
 	}

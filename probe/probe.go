@@ -8,7 +8,10 @@
 // their names and JSON tags because stored results are decoded with them.
 package probe
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Protocol names (Condition.Proto). The list with their facts is
 // Protocols in conditions.go. "https" is HTTP/1.1 over TLS with
@@ -40,7 +43,50 @@ type Link struct {
 	TraceDown  string        `json:"trace_down,omitempty"`  // Mahimahi delivery trace replacing DownBps
 	TraceUp    string        `json:"trace_up,omitempty"`
 	Shared     bool          `json:"shared"` // one bottleneck for all shards (the studies' setup)
-	Seed       int64         `json:"seed"`   // loss RNG seed
+	Seed       int64         `json:"seed"`   // loss RNG seed; 0 = the run's seed
+	// QueueDown and QueueUp are a direction's droptail limit where it
+	// differs from QueuePkts/QueueBytes (zero = the same; Queues).
+	QueueDown Queue `json:"queue_down,omitzero"`
+	QueueUp   Queue `json:"queue_up,omitzero"`
+	// GEDown and GEUp replace LossDown/LossUp with Gilbert-Elliott bursty
+	// loss in that direction (zero = Bernoulli loss).
+	GEDown GilbertElliott `json:"ge_down,omitzero"`
+	GEUp   GilbertElliott `json:"ge_up,omitzero"`
+}
+
+// Queues are the droptail limits of each direction.
+func (l Link) Queues() (down, up Queue) {
+	down, up = Queue{Pkts: l.QueuePkts, Bytes: l.QueueBytes}, Queue{Pkts: l.QueuePkts, Bytes: l.QueueBytes}
+	if !l.QueueDown.Unlimited() {
+		down = l.QueueDown
+	}
+	if !l.QueueUp.Unlimited() {
+		up = l.QueueUp
+	}
+	return down, up
+}
+
+// Queue is a droptail limit in packets or bytes; zero is unlimited.
+type Queue struct {
+	Pkts  int `json:"pkts,omitempty"`
+	Bytes int `json:"bytes,omitempty"`
+}
+
+// Unlimited tells whether q has no limit.
+func (q Queue) Unlimited() bool { return q.Pkts == 0 && q.Bytes == 0 }
+
+// String spells q as a study file and the flags do ("50pkt", "64000b",
+// "unlimited").
+func (q Queue) String() string {
+	switch {
+	case q.Pkts > 0 && q.Bytes > 0:
+		return fmt.Sprintf("%dpkt+%db", q.Pkts, q.Bytes)
+	case q.Pkts > 0:
+		return fmt.Sprintf("%dpkt", q.Pkts)
+	case q.Bytes > 0:
+		return fmt.Sprintf("%db", q.Bytes)
+	}
+	return "unlimited"
 }
 
 // TCP are the per-server TCP knobs.

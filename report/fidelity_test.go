@@ -12,6 +12,7 @@ import (
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 const fidelityStudy = `name = "fid"
@@ -46,7 +47,7 @@ func fidelityPLT(v map[string]string) float64 {
 
 func fillFidelityStore(t *testing.T, dir string) {
 	t.Helper()
-	s, err := spec.Parse([]byte(fidelityStudy), "")
+	s, err := studyfile.Parse([]byte(fidelityStudy), "")
 	if err != nil {
 		t.Fatal(err)
 	}

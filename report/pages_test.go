@@ -12,6 +12,7 @@ import (
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 const corpusStudy = `
@@ -43,7 +44,7 @@ func corpusPLT(v map[string]string) float64 {
 
 func fillCorpusStore(t *testing.T, dir string) {
 	t.Helper()
-	s, err := spec.Parse([]byte(corpusStudy), "")
+	s, err := studyfile.Parse([]byte(corpusStudy), "")
 	if err != nil {
 		t.Fatal(err)
 	}

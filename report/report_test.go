@@ -20,6 +20,7 @@ import (
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // These tests feed the analysis hand-made results with known medians; the
@@ -64,7 +65,7 @@ func fakeHAR(start time.Time) []byte {
 
 func fillStore(t testing.TB, dir string, src string, failEvery map[string]int) *spec.Study {
 	t.Helper()
-	s, err := spec.Parse([]byte(src), "")
+	s, err := studyfile.Parse([]byte(src), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +371,7 @@ max_streams = [1, 6]
 // regression come out.
 func TestStreamsStudy(t *testing.T) {
 	dir := t.TempDir()
-	s, err := spec.Parse([]byte(streamsStudy), "")
+	s, err := studyfile.Parse([]byte(streamsStudy), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +439,7 @@ func TestStreamsStudy(t *testing.T) {
 // still gets a report that says so, not an error or a panic.
 func TestBuildEmptyStore(t *testing.T) {
 	dir := t.TempDir()
-	s, _ := spec.Parse([]byte(cableStudy), "")
+	s, _ := studyfile.Parse([]byte(cableStudy), "")
 	st, err := store.CreateStore(dir, s)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // googleShaped has study4-google's shape: a rate sweep at 60 ms, an RTT
@@ -57,7 +57,7 @@ func conditionCode(v map[string]string) float64 {
 // googleShapedAnalysis is the analysis of googleShaped with coded medians.
 func googleShapedAnalysis(t *testing.T) *Analysis {
 	t.Helper()
-	s, err := spec.Parse([]byte(googleShaped), "")
+	s, err := studyfile.Parse([]byte(googleShaped), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ rtt = ["20ms", "100ms", "300ms"]
 // PLT is its position in the study, from 1.
 func indexedAnalysis(t *testing.T, src string) *Analysis {
 	t.Helper()
-	s, err := spec.Parse([]byte(src), "")
+	s, err := studyfile.Parse([]byte(src), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 func TestTLSStatsCell(t *testing.T) {
@@ -75,7 +76,7 @@ func handshakesFor(c probe.Condition) probe.TLSHandshakes {
 // trips and handshake kinds per load.
 func TestReportShowsTLSRoundTrips(t *testing.T) {
 	dir := t.TempDir()
-	s, err := spec.Parse([]byte(tlsStudy), "")
+	s, err := studyfile.Parse([]byte(tlsStudy), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/netem"
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
 )
@@ -66,7 +67,7 @@ func RunInto(ctx context.Context, cfg RunConfig) (Summary, error) {
 	r := &Runner{Study: cfg.Study, Store: st, Open: cfg.Open, Jobs: cfg.Jobs, Shard: cfg.Shard, BrowserJobs: cfg.BrowserJobs,
 		BrowserAlone: cfg.BrowserAlone,
 		WorkDir:      filepath.Join(cfg.Out, ".work"), Progress: cfg.Progress, TTY: cfg.TTY, Args: cfg.Args,
-		pages: spec.Pages{}}
+		pages: page.Cache{}}
 	if !cfg.Quiet {
 		// The estimate opens the study's pages; the runner and its benches
 		// reuse them.

@@ -61,7 +61,7 @@ type Runner struct {
 	Args     string // command line, for provenance
 
 	weight map[string]float64 // modelled ms per load, by condition hash
-	pages  spec.Pages         // opened once per ManifestKey for the ETA, shared with the benches
+	pages  page.Cache         // opened once per ManifestKey for the ETA, shared with the benches
 }
 
 // Summary is what a run did.
@@ -217,12 +217,12 @@ func (r *Runner) prepareWorkDir() (func(), error) {
 func (r *Runner) modelWeights(tasks []task) float64 {
 	r.weight = map[string]float64{}
 	if r.pages == nil {
-		r.pages = spec.Pages{}
+		r.pages = page.Cache{}
 	}
 	var planned float64
 	for _, t := range tasks {
 		for _, c := range t.group.Conds {
-			if m, _ := r.pages.Open(c.Condition, r.Study.Seed); m != nil {
+			if m, _ := r.pages.Open(c.Page, c.Shards, r.Study.Seed, c.ShardMode); m != nil {
 				r.weight[c.Hash] = float64(spec.ModelledLoad(m, c.Condition)) / float64(time.Millisecond)
 			}
 		}
@@ -368,7 +368,7 @@ func (r *Runner) runTask(ctx context.Context, t task, sess int64, prog *progress
 		if err != nil {
 			return 0, 0, err
 		}
-		b, err = safeOpen(ctx, r.Open, cond0, r.pages.Opened(cond0), r.Study.Seed, dir)
+		b, err = safeOpen(ctx, r.Open, cond0, r.pages.Opened(cond0.Page, cond0.Shards, cond0.ShardMode), r.Study.Seed, dir)
 		if err == nil {
 			break
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // fakeBench stands in for the harness in unit tests of the runner's
@@ -147,7 +148,7 @@ func newTestStore(t *testing.T, s *spec.Study) (*store.Store, string) {
 
 func mustParse(t *testing.T, src string) *spec.Study {
 	t.Helper()
-	s, err := spec.Parse([]byte(src), "")
+	s, err := studyfile.Parse([]byte(src), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +313,7 @@ func TestRunnerCancelKeepsStoredAndClosesBenches(t *testing.T) {
 }
 
 func TestShardsPartitionTheStudy(t *testing.T) {
-	s, _ := spec.Builtin("study1-cablelabs")
+	s, _ := studyfile.Builtin("study1-cablelabs")
 	all := spec.Groups(s)
 	if len(all) != 144 { // 432 conditions, 3 protocols per bench
 		t.Fatalf("%d groups", len(all))
@@ -451,7 +452,7 @@ func TestMain(m *testing.M) {
 }
 
 func runChild(out string) int {
-	s, err := spec.Parse([]byte(tinyStudy), "")
+	s, err := studyfile.Parse([]byte(tinyStudy), "")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/spdylab/spdylab/internal/testutil"
-	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // logFailedProbes prints why loads failed, from the store.
@@ -61,7 +61,7 @@ func TestEveryBuiltinStudyRuns(t *testing.T) {
 		"study5-multiplexing": "0/40",
 		"fidelity":            "0/48",
 	}
-	for _, name := range spec.BuiltinNames() {
+	for _, name := range studyfile.BuiltinNames() {
 		shard, ok := slices[name]
 		if !ok {
 			t.Errorf("built-in study %s has no slice in this test: add one", name)

@@ -13,6 +13,7 @@ import (
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // TestRunNeedsPagesNamesHowToGetThem: a study over real pages without
@@ -94,7 +95,7 @@ func TestStudy4GoogleOverSharedPages(t *testing.T) {
 		t.Skip("loads recorded pages over emulated links")
 	}
 	corpus := smallestSharedRecordings(t, 2)
-	s, err := spec.LoadPages("study4-google", corpus)
+	s, err := studyfile.LoadPages("study4-google", corpus)
 	if err != nil {
 		t.Fatal(err)
 	}

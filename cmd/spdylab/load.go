@@ -12,13 +12,14 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"github.com/spdylab/spdylab/harness"
 	"github.com/spdylab/spdylab/internal/atomicfile"
 	"github.com/spdylab/spdylab/netem"
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/report"
+	"github.com/spdylab/spdylab/study/spec"
 )
 
 func init() {
@@ -106,29 +107,21 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // parseLoadFlags parses and checks the flags; status is -1 to go on, else
-// the exit status.
+// the exit status. The condition's flags are generated from probe.Fields,
+// the study factors' table, so `spdylab load` without flags loads what a
+// one-cell study of the same page and protocol does.
 func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status int) {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	pageName := fs.String("page", "pageA", "page: a built-in name (spdylab page list), generic:..., or a manifest.json")
-	shardMode := fs.String("shard-mode", probe.ShardEqual, "how resources are spread over the shards: "+probe.OneOf(probe.ShardModes))
+	fields := probe.RegisterFieldFlags(fs, probe.FlagLoad, map[string]string{"page": "pageA"})
 	protos := fs.String("proto", probe.ProtoSPDY31, "protocol(s), comma-separated: "+strings.Join(probe.ProtocolNames(), ", ")+" (several are interleaved load by load)")
-	tlsVer := fs.String("tls", probe.DefaultTLS, "TLS version: "+probe.OneOf(probe.TLSVersionNames())+" (1.2: full 2-RTT handshake, as in the studies)")
-	maxStreams := fs.Int("max-streams", 0, "server's SPDY/h2 max concurrent streams (0 = 100)")
-	initWin := fs.Int("initial-window", 0, "SPDY/h2/h3 initial stream window in bytes for server and client (0 = each side's default; the client's is its browser profile's: 64 KiB for chrome16, 6 MiB for chromium-modern)")
-	push := fs.String("push", "none", "server push policy: "+probe.OneOf(probe.PushPolicies))
-	client := fs.String("client", probe.ClientLoader, "who loads the page: "+probe.OneOf(probe.ClientNames())+" (real headless Chromium in the client namespace; no SPDY)")
-	profile := fs.String("browser-profile", probe.ProfileChrome16, "the browser the loader models: "+probe.OneOf(probe.BrowserProfiles)+" (loader only)")
-	renderer := fs.String("renderer-costs", probe.RendererFromProfile, "the loader's renderer costs: COMMIT/DISPATCH durations (e.g. 35ms/2ms; 0s/0s = none) or "+probe.RendererFromProfile+" (the browser profile's; loader only)")
 	fs.IntVar(&req.runs, "runs", 20, "loads per protocol")
 	fs.StringVar(&req.harDir, "har", "", "write one HAR file per load into `dir`")
 	fs.BoolVar(&req.asJSON, "json", false, "print a JSON summary per protocol instead of tables")
-	noLink := fs.Bool("no-link", false, "no emulated link: servers on 127.0.0.x in this namespace (no root needed)")
-	timeout := fs.Duration("timeout", 60*time.Second, "per-load timeout")
+	timeout := fs.Duration("timeout", 0, "per-load timeout (0 = 60s)")
 	workDir := fs.String("work-dir", "", "where generated pages are cached (default: $TMPDIR/spdylab-work)")
 	fs.StringVar(&req.serverLog, "server-log", "", "append the servers' connection and access log to `file`")
 	pcapDir := fs.String("pcap", "", "write one pcap file per load into `dir` (<page>-<proto>-runNNN.pcap): the packets on the client's side of the emulated link")
-	opts := registerOptionFlags(fs)
 	link := netem.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return req, flagExit(err)
@@ -142,34 +135,24 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 		return usageErr("unexpected argument %q (flags only; the page goes in --page)", fs.Arg(0))
 	case req.runs < 1:
 		return usageErr("--runs %d: need at least 1", req.runs)
-	case *timeout <= 0:
-		return usageErr("--timeout %v: must be positive", *timeout)
-	case *pcapDir != "" && *noLink:
+	case *timeout < 0:
+		return usageErr("--timeout %v: must not be negative", *timeout)
+	case *pcapDir != "" && fields.Given("no_link"):
 		return usageErr("--pcap needs the emulated link; drop --no-link")
 	}
 	for _, p := range strings.Split(*protos, ",") {
 		req.protos = append(req.protos, strings.TrimSpace(p))
 	}
-	cfg, err := link.Config()
-	if err != nil {
+	var err error
+	if req.link, err = link.Config(); err != nil {
 		return usageErr("%v", err)
 	}
-	req.link = cfg
-	req.cond = probe.Condition{Page: *pageName, Shards: cfg.Shards, ShardMode: *shardMode, TLS: *tlsVer,
-		MaxStreams: *maxStreams, InitialWindow: *initWin, Push: *push, DNS: cfg.DNS && !*noLink,
-		Link: cfg.Link, TCP: cfg.TCP, NoLink: *noLink, Timeout: *timeout, Client: *client}
-	req.cond.RendererCosts = *renderer
-	if *profile != probe.ProfileChrome16 {
-		req.cond.BrowserProfile = *profile
+	if req.cond, err = loadCondition(fields, link); err != nil {
+		return usageErr("%v", err)
 	}
-	opts.apply(&req.cond)
+	req.cond.Timeout = *timeout
 	if err := checkEachProto(req.cond, req.protos); err != nil {
 		return usageErr("%v", err)
-	}
-	shardsSet := false
-	fs.Visit(func(f *flag.Flag) { shardsSet = shardsSet || f.Name == "shards" })
-	if !shardsSet {
-		req.cond.Shards = 0 // the page's own default (1, or its domain count)
 	}
 	// Check the page (and every other condition field) before building a
 	// testbed, so a typo costs nothing and exits 2.
@@ -177,39 +160,40 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 		return usageErr("%v", err)
 	}
 	req.opt = harness.Options{WorkDir: *workDir, Seed: link.Seed, Timeout: *timeout, PcapDir: *pcapDir,
-		Testbed: func(c *netem.Config) {
-			c.QueueDown, c.QueueUp, c.GEDown, c.GEUp = cfg.QueueDown, cfg.QueueUp, cfg.GEDown, cfg.GEUp
-			c.PacketLog, c.PacketLogPath = cfg.PacketLog, cfg.PacketLogPath
-		}}
+		Testbed: func(c *netem.Config) { c.PacketLog, c.PacketLogPath = req.link.PacketLog, req.link.PacketLogPath }}
 	return req, -1
 }
 
-// optionFlags are load's flags for the TLS options and priority policies
-// (probe/policies.go owns their values).
-type optionFlags struct {
-	resume, early       *bool
-	priority, scheduler *string
-}
-
-func registerOptionFlags(fs *flag.FlagSet) optionFlags {
-	return optionFlags{
-		resume: fs.Bool("tls-resume", false, "a host's later connections in a load resume its first handshake's session, as a browser's do (each load starts without tickets)"),
-		early:  fs.Bool("early-data", false, "send requests in 0-RTT on resumed connections: needs --tls 1.3, --tls-resume and "+probe.OneOf(probe.EarlyDataProtocols())),
-		priority: fs.String("priority", probe.PriorityChrome, "the loader's request priorities: "+probe.OneOf(probe.PriorityPolicies)+
-			" (chrome: by resource type; none: all equal; depth: by depth in the page tree)"),
-		scheduler: fs.String("scheduler", probe.SchedulerPriority, "the SPDY server's DATA order: "+probe.OneOf(probe.Schedulers)+"; "+probe.SchedulerNote),
+// loadCondition builds the condition from load's own and the link's flag
+// values as a study builds a matrix point (probe.BuildCondition), with the
+// defaults stored empty in their stored spelling (probe.Normalize). Its
+// Link.Seed stays 0, as a study's: the load's seed (--seed) seeds the loss.
+func loadCondition(fields *probe.FieldFlags, link *netem.FlagValues) (probe.Condition, error) {
+	vals, err := fields.Values()
+	if err != nil {
+		return probe.Condition{}, err
 	}
-}
-
-// apply puts the flags' values into c (defaults stay empty, as stored).
-func (o optionFlags) apply(c *probe.Condition) {
-	c.TLSResume, c.EarlyData = *o.resume, *o.early
-	if *o.priority != probe.PriorityChrome {
-		c.Priority = *o.priority
+	linkVals, err := link.Fields.Values()
+	if err != nil {
+		return probe.Condition{}, err
 	}
-	if *o.scheduler != probe.SchedulerPriority {
-		c.Scheduler = *o.scheduler
+	for k, v := range linkVals {
+		vals[k] = v
 	}
+	c, err := probe.BuildCondition(vals)
+	if err != nil {
+		return c, probe.FlagError(err)
+	}
+	// The page in a study's spelling (manifest and HAR paths absolute).
+	pg, err := page.CheckSpec(c.Page, "")
+	if err != nil {
+		return c, &probe.FieldError{Field: "--page", Value: c.Page, Err: err}
+	}
+	c.Page = pg
+	if !link.Fields.Given("shards") {
+		c.Shards = spec.ShardsFor(c.Page, c.Shards)
+	}
+	return probe.Normalize(c)
 }
 
 // checkEachProto checks c, then c with each protocol to load

@@ -52,8 +52,8 @@ func TestLoadCommandRejectsBadPolicyFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		"priority":        {[]string{"--priority", "fair"}, `unknown priority policy "fair"`},
-		"scheduler":       {[]string{"--scheduler", "lifo"}, `unknown scheduler "lifo"`},
+		"priority":        {[]string{"--priority", "fair"}, `--priority "fair": must be one of`},
+		"scheduler":       {[]string{"--scheduler", "lifo"}, `--scheduler "lifo": must be one of`},
 		"scheduler h2":    {[]string{"--proto", "h2", "--scheduler", "roundrobin"}, "net/http"},
 		"early over 1.2":  {[]string{"--proto", "h3", "--tls-resume", "--early-data"}, "needs tls 1.3"},
 		"early no ticket": {[]string{"--proto", "h3", "--tls", "1.3", "--early-data"}, "needs tls_resume"},

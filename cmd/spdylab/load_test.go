@@ -76,18 +76,20 @@ func TestLoadCommandRejectsBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		"page":         {[]string{"--page", "pageZ"}, `unknown page "pageZ"`},
+		"page":         {[]string{"--page", "pageZ"}, `--page "pageZ": unknown page`},
 		"proto":        {[]string{"--proto", "spdy/1"}, `--proto "spdy/1"`},
 		"runs":         {[]string{"--runs", "0"}, "--runs 0"},
-		"tls":          {[]string{"--tls", "1.0"}, `unknown TLS version "1.0"`},
-		"push":         {[]string{"--push", "all"}, `unknown push policy "all"`},
-		"shard mode":   {[]string{"--shard-mode", "x"}, `unknown shard mode "x"`},
+		"tls":          {[]string{"--tls", "1.0"}, `--tls "1.0"`},
+		"push":         {[]string{"--push", "all"}, `--push "all"`},
+		"shard mode":   {[]string{"--shard-mode", "x"}, `--shard-mode "x"`},
 		"rtt":          {[]string{"--rtt", "-1ms"}, "--rtt"},
 		"loss":         {[]string{"--loss", "150%"}, "--loss"},
 		"positional":   {[]string{"pageA"}, "unexpected argument"},
 		"unknown flag": {[]string{"--bogus"}, "bogus"},
-		"timeout":      {[]string{"--timeout", "0s"}, "--timeout"},
+		"timeout":      {[]string{"--timeout", "-1s"}, "--timeout"},
 		"pcap no link": {[]string{"--pcap", "x"}, "--pcap needs the emulated link"},
+		"ge and loss":  {[]string{"--ge-down", "p=1%,r=30%", "--loss-down", "1%"}, `--ge-down "p=0.01,r=0.3,h=0,k=1": and loss_down both set`},
+		"sctp":         {[]string{"--sctp-streams", "1"}, `--sctp-streams "1"`},
 	}
 	for label, c := range cases {
 		var out, errb bytes.Buffer

@@ -10,6 +10,9 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/spdylab/spdylab/study/store"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // command is one `spdylab NAME ...` subcommand.
@@ -51,6 +54,10 @@ func usage() {
 	}
 	fmt.Fprintln(os.Stderr, "\nRun 'spdylab COMMAND -h' for a command's flags.")
 }
+
+// Stores written before the study model was stored hold only their study
+// file: reading one (report, merge) parses it, once.
+func init() { store.UseStudyParser(studyfile.ParsePages) }
 
 func main() {
 	if len(os.Args) < 2 {

@@ -21,6 +21,7 @@ import (
 	"github.com/spdylab/spdylab/report"
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // defaultJobs is the default number of parallel benches. The loads are
@@ -119,7 +120,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	s, err := spec.LoadPages(f.study, f.pages)
+	s, err := studyfile.LoadPages(f.study, f.pages)
 	if err != nil {
 		fmt.Fprintln(stderr, "spdylab run:", err)
 		return 1

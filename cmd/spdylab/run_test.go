@@ -12,8 +12,8 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // captureStderr runs fn with a buffer for the command's stderr and
@@ -173,7 +173,7 @@ func TestStudiesListsBuiltins(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, n := range spec.BuiltinNames() {
+	for _, n := range studyfile.BuiltinNames() {
 		if !strings.Contains(b.String(), n) {
 			t.Errorf("studies output lacks %s:\n%s", n, b.String())
 		}
@@ -195,7 +195,7 @@ func TestStudiesUnknownIsAnErrorAlone(t *testing.T) {
 		if !strings.Contains(errb.String(), `"nosuch"`) {
 			t.Errorf("studies %q: error %q does not name the study", args, errb.String())
 		}
-		for _, n := range spec.BuiltinNames() {
+		for _, n := range studyfile.BuiltinNames() {
 			if !strings.Contains(errb.String(), n) {
 				t.Errorf("studies %q: error %q does not name the known study %s", args, errb.String(), n)
 			}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/spdylab/spdylab/study"
-	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // Issue 14, item 6: a testbed that cannot be built is an error naming the
@@ -72,7 +72,7 @@ func testbedsOwnedByUs() []string {
 }
 
 func TestRunTestbedFailureNamesTheCause(t *testing.T) {
-	s, err := spec.Parse([]byte("name = \"no-cc\"\nruns = 1\nseed = 1\n[factors]\npage = \"pageC\"\nprotocol = \"https\"\n"), "")
+	s, err := studyfile.Parse([]byte("name = \"no-cc\"\nruns = 1\nseed = 1\n[factors]\npage = \"pageC\"\nprotocol = \"https\"\n"), "")
 	if err != nil {
 		t.Fatal(err)
 	}

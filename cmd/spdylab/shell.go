@@ -38,8 +38,8 @@ the emulated link, e.g.
       chromium --headless --dump-dom http://s1.spdylab.test:8080/
 
 Servers are s1.spdylab.test (10.200.1.2), s2.spdylab.test (10.200.2.2), ...
-CMD resolves them through the testbed's DNS server across the link (or, with
---no-dns, from its own /etc/hosts); CMD and the servers see a private
+CMD resolves them from its own /etc/hosts (or, with --dns, through the
+testbed's DNS server across the link); CMD and the servers see a private
 /etc/hosts and /etc/resolv.conf, nothing on the host changes.
 
 --server 'CMD ARGS' starts a server program with /bin/sh -c in the server

@@ -138,7 +138,7 @@ func TestShellAndLinkCheckRejectBadFlags(t *testing.T) {
 func TestLinkCheckJSON(t *testing.T) {
 	testutil.RequireRoot(t)
 	bin := spdylabBinary(t)
-	cmd := exec.Command(bin, "link", "check", "--json", "--rtt", "10ms", "--down", "20mbit", "--up", "5mbit",
+	cmd := exec.Command(bin, "link", "check", "--json", "--dns", "--rtt", "10ms", "--down", "20mbit", "--up", "5mbit",
 		"--transfer", "1s", "--probes", "100", "--pings", "5")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

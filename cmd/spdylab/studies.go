@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 func init() {
@@ -36,7 +37,7 @@ func studiesCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "spdylab studies: --pages describes one study over real pages: name it (e.g. spdylab studies study4-google --pages DIR)")
 		return 2
 	}
-	names := spec.BuiltinNames()
+	names := studyfile.BuiltinNames()
 	if len(pos) > 0 {
 		names, *verbose = pos, true
 	}
@@ -55,7 +56,7 @@ func loadStudies(names []string, pages string, stderr io.Writer) ([]*spec.Study,
 	var studies []*spec.Study
 	ok := true
 	for _, n := range names {
-		s, err := spec.LoadPages(n, pages)
+		s, err := studyfile.LoadPages(n, pages)
 		if err != nil {
 			fmt.Fprintln(stderr, "spdylab studies:", err)
 			ok = false

@@ -48,7 +48,7 @@ func (c *DirConfig) validate() error {
 		return fmt.Errorf("both Bernoulli loss (%v) and a Gilbert-Elliott model are set; choose one", c.Loss)
 	}
 	if c.GE != nil {
-		if err := c.GE.validate(); err != nil {
+		if err := c.GE.Validate(); err != nil {
 			return fmt.Errorf("Gilbert-Elliott model: %v", err)
 		}
 	}

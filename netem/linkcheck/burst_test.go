@@ -217,7 +217,7 @@ func TestShortCheckSmallAndByteQueues(t *testing.T) {
 	// Downlink: 10 packets; uplink: 15000 bytes, which the check's 500 B
 	// probes see as 30 packets.
 	tb := newBurstTestbed(t, "lcsq", probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 2e6}, func(c *netem.Config) {
-		c.QueueDown, c.QueueUp = &netem.Queue{Pkts: 10}, &netem.Queue{Bytes: 15000}
+		c.Link.QueueDown, c.Link.QueueUp = netem.Queue{Pkts: 10}, netem.Queue{Bytes: 15000}
 	})
 	lc := shortCheck(t, tb)
 	if !lc.OK {

@@ -134,45 +134,16 @@ func ModelledLoad(m *page.Manifest, c probe.Condition) time.Duration {
 // own overhead and do not divide: spdylab run runs browser benches alone
 // by default (study.Runner.BrowserAlone), one at a time.
 func EstimateDuration(s *Study, jobs int) (Estimate, error) {
-	return EstimateWith(s, jobs, Pages{})
-}
-
-// Pages holds each distinct page of a study opened once, by ManifestKey:
-// the estimate, the runner's schedule and its benches share them.
-type Pages map[string]*openedPage
-
-type openedPage struct {
-	m   *page.Manifest
-	err error
-}
-
-// Open returns c's page, opening it on first use.
-func (ps Pages) Open(c probe.Condition, seed int64) (*page.Manifest, error) {
-	key := ManifestKey(c)
-	p, ok := ps[key]
-	if !ok {
-		m, err := page.Open(c.Page, c.Shards, seed, c.ShardMode)
-		p = &openedPage{m, err}
-		ps[key] = p
-	}
-	return p.m, p.err
-}
-
-// Opened is c's page if it was opened successfully, else nil.
-func (ps Pages) Opened(c probe.Condition) *page.Manifest {
-	if p := ps[ManifestKey(c)]; p != nil {
-		return p.m
-	}
-	return nil
+	return EstimateWith(s, jobs, page.Cache{})
 }
 
 // EstimateWith is EstimateDuration with the study's pages opened in (or
 // taken from) pages.
-func EstimateWith(s *Study, jobs int, pages Pages) (Estimate, error) {
+func EstimateWith(s *Study, jobs int, pages page.Cache) (Estimate, error) {
 	jobs = max(jobs, 1)
 	var parallelSum, browserSum time.Duration
 	for _, c := range s.Conditions {
-		m, err := pages.Open(c.Condition, s.Seed)
+		m, err := pages.Open(c.Page, c.Shards, s.Seed, c.ShardMode)
 		if err != nil {
 			return Estimate{}, fmt.Errorf("page %s: %w", c.Page, err)
 		}
@@ -189,11 +160,5 @@ func EstimateWith(s *Study, jobs int, pages Pages) (Estimate, error) {
 	return e, nil
 }
 
-// ManifestKey names the page a condition loads.
-func ManifestKey(c probe.Condition) string {
-	mode := c.ShardMode
-	if mode == "" {
-		mode = probe.ShardEqual
-	}
-	return fmt.Sprintf("%s|%d|%s", c.Page, c.Shards, mode)
-}
+// ManifestKey names the page a condition loads (the page cache's key).
+func ManifestKey(c probe.Condition) string { return page.CacheKey(c.Page, c.Shards, c.ShardMode) }

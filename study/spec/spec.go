@@ -1,521 +1,58 @@
-// Package spec is what a study is: study files (TOML) and their factors,
-// the built-in studies that re-run the published SPDY experiments, the
-// matrix of conditions, its bench groups and shards, the lower bound on a
-// page load and the duration estimate. It runs nothing (package study runs
-// a spec; package study/store keeps the results).
+// Package spec is the study model, apart from any file format: a study's
+// conditions and their factor values and identities (hashes, fingerprint),
+// its bench groups and shards, sweeps, the lower bound on a page load and
+// the duration estimate. The factors are probe.Fields, the one table of a
+// condition's settings. Package study/studyfile reads study files (TOML)
+// and the built-in studies into a Study; package study runs one; package
+// study/store keeps it (as JSON) with the results.
 package spec
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
-
-	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
 
-// Study is a parsed, validated and expanded study file.
+// Study is a study: its conditions, expanded from a study file's matrix
+// (study/studyfile), and what they are compared by. Its JSON is what the
+// store keeps of it (ModelJSON).
 type Study struct {
-	Name        string
-	Description string
-	Note        string // caveats printed with the report (e.g. SPDY/3.1 instead of SPDY/2)
-	Runs        int    // loads per condition
-	Seed        int64
-	Timeout     time.Duration // per load; 0 = the harness default
+	Name        string        `json:"name"`
+	Description string        `json:"description,omitempty"`
+	Note        string        `json:"note,omitempty"` // caveats printed with the report (e.g. SPDY/3.1 instead of SPDY/2)
+	Runs        int           `json:"runs"`           // loads per condition
+	Seed        int64         `json:"seed"`
+	Timeout     time.Duration `json:"timeout_ns,omitempty"` // per load; 0 = the harness default
 	// Baseline is the factor values of the base case gains are computed
 	// against, e.g. {"protocol": "https"} or {"protocol": "https", "iw": "3"}.
-	Baseline map[string]string
+	Baseline map[string]string `json:"baseline"`
 	// Varied lists the factors that take more than one value, in matrix order.
-	Varied     []string
-	Conditions []Cond
-	Source     []byte // the study file as given
+	Varied     []string `json:"varied"`
+	Conditions []Cond   `json:"conditions"`
+	// Source is the study file as given (the store keeps it apart).
+	Source []byte `json:"-"`
 	// NoLink records that Override moved every condition onto loopback.
-	NoLink bool
+	NoLink bool `json:"no_link,omitempty"`
 	// Pages is the corpus folder that "dir:$PAGES" stood for (--pages);
 	// PagesOmitted counts the [[matrix]] blocks left out for want of one.
-	Pages        string
-	PagesOmitted int
+	Pages        string `json:"pages,omitempty"`
+	PagesOmitted int    `json:"pages_omitted,omitempty"`
 	// Dir is the folder relative page paths were taken from ("" = the
 	// current one); the store keeps it so the stored file reads the same.
-	Dir string
+	Dir string `json:"dir,omitempty"`
 }
 
 // Cond is one condition of a study: the probe.Condition plus the canonical
 // factor values it came from and a stable identity.
 type Cond struct {
-	probe.Condition
-	Values map[string]string // factor name -> canonical value
-	Hash   string            // hex SHA-256 prefix of the condition's JSON
-}
-
-// fileSpec is the TOML layout of a study file. Factor tables are decoded as
-// generic maps so that every key and value can be checked by hand and named
-// with its line in errors.
-type fileSpec struct {
-	Name        string           `toml:"name"`
-	Description string           `toml:"description"`
-	Note        string           `toml:"note"`
-	Runs        int              `toml:"runs"`
-	Seed        int64            `toml:"seed"`
-	Timeout     string           `toml:"timeout"`
-	Baseline    map[string]any   `toml:"baseline"`
-	Factors     map[string]any   `toml:"factors"`
-	Matrix      []map[string]any `toml:"matrix"`
-	Exclude     []map[string]any `toml:"exclude"`
-}
-
-// ParseFile reads and parses a study file; manifest paths in it are resolved
-// against the file's directory.
-func ParseFile(path string) (*Study, error) { return parseFile(path, "") }
-
-func parseFile(path, pages string) (*Study, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	s, err := ParsePages(src, filepath.Dir(path), pages)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
-}
-
-// Parse parses a study file's text. dir resolves relative manifest paths.
-func Parse(src []byte, dir string) (*Study, error) { return ParsePages(src, dir, "") }
-
-// ParsePages is Parse for a study that may run on a folder of real pages:
-// pages is the folder "dir:$PAGES" stands for ("" = none: the blocks that
-// need it are left out, see corpus.go).
-func ParsePages(src []byte, dir, pages string) (*Study, error) {
-	p, err := decodeStudy(src, dir, pages)
-	if err != nil {
-		return nil, err
-	}
-	blocks, err := p.factorBlocks()
-	if err != nil {
-		return nil, err
-	}
-	if err := p.parseBaseline(); err != nil {
-		return nil, err
-	}
-	if err := p.parseExclusions(); err != nil {
-		return nil, err
-	}
-	for bi, b := range blocks {
-		if err := p.expandBlock(bi, b); err != nil {
-			return nil, err
-		}
-	}
-	if err := p.finish(); err != nil {
-		return nil, err
-	}
-	return p.s, nil
-}
-
-// studyParser carries a study file through Parse's steps.
-type studyParser struct {
-	s     *Study
-	fs    fileSpec
-	lines lineIndex
-	canon func(f *factor, raw string) (string, error)
-	// values is canon for factor tables, where a corpus folder stands for
-	// several pages; corpusUsed says whether pages (--pages) was read.
-	values     func(f *factor, raw string) ([]string, error)
-	corpusUsed *bool
-	pages      string
-	excl       []exclusion
-	used       []bool // per exclusion: matched a condition
-	seen       map[string]bool
-	// varied[factor][value]: the values each factor takes in the matrix.
-	varied map[string]map[string]bool
-}
-
-type exclusion struct {
-	line  int
-	match map[string][]string
-}
-
-// decodeStudy reads the TOML and the top-level keys (name, runs, seed,
-// timeout, ...). Relative manifest paths are taken from dir.
-func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
-	var fs fileSpec
-	md, err := toml.Decode(string(src), &fs)
-	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)
-		}
-		return nil, err
-	}
-	lines := indexLines(src)
-	for _, k := range md.Undecoded() {
-		return nil, fmt.Errorf("line %d: unknown key %q (top-level keys: name, description, note, runs, seed, timeout, baseline, factors, matrix, exclude)", lines.line(k.String()), k.String())
-	}
-	s := &Study{Name: fs.Name, Description: fs.Description, Note: fs.Note, Runs: fs.Runs, Seed: fs.Seed, Source: src}
-	if dir != "" {
-		if s.Dir, err = filepath.Abs(dir); err != nil {
-			return nil, err
-		}
-	}
-	if !regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`).MatchString(s.Name) {
-		return nil, fmt.Errorf("line %d: name %q must be 1-64 letters, digits, '.', '_' or '-' (it names the output directory)", lines.line("name"), s.Name)
-	}
-	if s.Runs < 1 || s.Runs > 10000 {
-		return nil, fmt.Errorf("line %d: runs = %d: must be between 1 and 10000", lines.line("runs"), s.Runs)
-	}
-	if fs.Timeout != "" {
-		d, err := time.ParseDuration(fs.Timeout)
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("line %d: timeout %q: not a positive duration like \"60s\"", lines.line("timeout"), fs.Timeout)
-		}
-		s.Timeout = d
-	}
-	canonPage := canonPageIn(dir)
-	canon := func(f *factor, raw string) (string, error) {
-		if f.name == "page" {
-			return canonPage(raw)
-		}
-		return f.canon(raw)
-	}
-	values, used := expandingCanon(canon, dir, pages)
-	return &studyParser{s: s, fs: fs, lines: lines, canon: canon, values: values, corpusUsed: used, pages: pages,
-		seen: map[string]bool{}, varied: map[string]map[string]bool{}}, nil
-}
-
-// factorBlocks reads the factor lists: [factors] holds the defaults, every
-// [[matrix]] block overrides some of them; the study is the union of the
-// blocks.
-func (p *studyParser) factorBlocks() ([]map[string][]string, error) {
-	base, err := parseFactorTable(p.fs.Factors, "factors", p.lines, p.values)
-	if err != nil {
-		return nil, err
-	}
-	if len(p.fs.Matrix) == 0 {
-		return []map[string][]string{base}, p.s.checkCorpusUse(1, *p.corpusUsed, p.pages)
-	}
-	var blocks []map[string][]string
-	for i, m := range p.fs.Matrix {
-		over, err := parseFactorTable(m, fmt.Sprintf("matrix.%d", i), p.lines, p.values)
-		if errors.Is(err, page.ErrNoCorpus) {
-			p.s.PagesOmitted++
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		merged := map[string][]string{}
-		for k, v := range base {
-			merged[k] = v
-		}
-		for k, v := range over {
-			merged[k] = v
-		}
-		blocks = append(blocks, merged)
-	}
-	return blocks, p.s.checkCorpusUse(len(blocks), *p.corpusUsed, p.pages)
-}
-
-// parseBaseline reads [baseline] (default: protocol = https).
-func (p *studyParser) parseBaseline() error {
-	p.s.Baseline = map[string]string{"protocol": probe.ProtoHTTPS}
-	if p.fs.Baseline == nil {
-		return nil
-	}
-	p.s.Baseline = map[string]string{}
-	for k, raw := range p.fs.Baseline {
-		f, ok := factorByName(k)
-		if !ok {
-			return fmt.Errorf("line %d: baseline: unknown factor %q (factors: %s)", p.lines.line("baseline."+k), k, factorNames())
-		}
-		str, err := scalarString(f, raw)
-		if err == nil {
-			str, err = p.canon(f, str)
-		}
-		if err != nil {
-			return fmt.Errorf("line %d: baseline.%s = %v: %v", p.lines.line("baseline."+k), k, raw, err)
-		}
-		p.s.Baseline[k] = str
-	}
-	return nil
-}
-
-// parseExclusions reads the [[exclude]] tables.
-func (p *studyParser) parseExclusions() error {
-	for i, e := range p.fs.Exclude {
-		t, err := parseFactorTable(e, fmt.Sprintf("exclude.%d", i), p.lines, p.values)
-		if err != nil {
-			return err
-		}
-		if len(t) == 0 {
-			return fmt.Errorf("line %d: empty [[exclude]] table would exclude everything", p.lines.table(fmt.Sprintf("exclude.%d", i)))
-		}
-		p.excl = append(p.excl, exclusion{p.lines.table(fmt.Sprintf("exclude.%d", i)), t})
-	}
-	p.used = make([]bool, len(p.excl))
-	return nil
-}
-
-// checkBlock validates one block's required and exclusive factors and
-// turns down/up into the one "rate" dimension the rest of the lab uses.
-func (p *studyParser) checkBlock(bi int, b map[string][]string) error {
-	where := "factors"
-	if len(p.fs.Matrix) > 0 {
-		where = fmt.Sprintf("[[matrix]] block %d", bi+1)
-	}
-	line := p.lines.table("factors")
-	if len(b["page"]) == 0 {
-		return fmt.Errorf("line %d: %s: factor \"page\" is required", line, where)
-	}
-	if len(b["protocol"]) == 0 {
-		return fmt.Errorf("line %d: %s: factor \"protocol\" is required", line, where)
-	}
-	if len(b["rate"]) > 0 && (len(b["down"]) > 0 || len(b["up"]) > 0) {
-		return fmt.Errorf("line %d: %s: give either \"rate\" or \"down\"/\"up\", not both", line, where)
-	}
-	if len(b["down"]) > 0 || len(b["up"]) > 0 {
-		downs, ups := orDefault(b["down"], "unlimited"), orDefault(b["up"], "unlimited")
-		var pairs []string
-		for _, d := range downs {
-			for _, u := range ups {
-				pairs = append(pairs, d+"/"+u)
-			}
-		}
-		b["rate"] = pairs
-	}
-	return nil
-}
-
-// blockDims lists, in matrix order, each factor's name and values in a
-// block (a factor the block does not mention takes its default).
-func blockDims(b map[string][]string) (names []string, dims [][]string) {
-	for _, f := range factors {
-		if f.name == "down" || f.name == "up" {
-			continue
-		}
-		vals := b[f.name]
-		if len(vals) == 0 {
-			def := f.def
-			if f.name == "rate" {
-				def = "unlimited/unlimited"
-			}
-			vals = []string{def}
-		}
-		names = append(names, f.name)
-		dims = append(dims, vals)
-	}
-	return names, dims
-}
-
-// expandBlock adds every point of one block's matrix that no exclusion
-// matches (odometer order: the last factor varies fastest).
-func (p *studyParser) expandBlock(bi int, b map[string][]string) error {
-	if err := p.checkBlock(bi, b); err != nil {
-		return err
-	}
-	names, dims := blockDims(b)
-	idx := make([]int, len(dims))
-	for {
-		v := map[string]string{}
-		for i, n := range names {
-			v[n] = dims[i][idx[i]]
-		}
-		if err := p.addPoint(v); err != nil {
-			return err
-		}
-		k := len(idx) - 1
-		for ; k >= 0; k-- {
-			idx[k]++
-			if idx[k] < len(dims[k]) {
-				break
-			}
-			idx[k] = 0
-		}
-		if k < 0 {
-			return nil
-		}
-	}
-}
-
-// addPoint adds the condition at matrix point v unless it is excluded or
-// already there.
-func (p *studyParser) addPoint(v map[string]string) error {
-	for ei, e := range p.excl {
-		if matches(e.match, v) {
-			p.used[ei] = true
-			return nil
-		}
-	}
-	cond, err := buildCondition(v, p.s.Timeout)
-	if err != nil {
-		return err
-	}
-	c := Cond{Condition: cond, Values: v}
-	c.Hash = HashCondition(c.Condition)
-	if p.seen[c.Hash] {
-		return nil
-	}
-	p.seen[c.Hash] = true
-	p.s.Conditions = append(p.s.Conditions, c)
-	for n, val := range v {
-		if p.varied[n] == nil {
-			p.varied[n] = map[string]bool{}
-		}
-		p.varied[n][val] = true
-	}
-	return nil
-}
-
-// finish checks the matrix as a whole and records the varied factors.
-func (p *studyParser) finish() error {
-	s := p.s
-	for i, u := range p.used {
-		if !u {
-			return fmt.Errorf("line %d: this [[exclude]] matches no condition (check its values)", p.excl[i].line)
-		}
-	}
-	if len(s.Conditions) == 0 {
-		return fmt.Errorf("line %d: every condition is excluded: the study's matrix is empty", p.excl[len(p.excl)-1].line)
-	}
-	if len(s.Conditions) > 100000 {
-		return fmt.Errorf("the matrix has %d conditions; more than 100000 is surely a mistake", len(s.Conditions))
-	}
-	for _, f := range factors {
-		if len(p.varied[f.name]) > 1 {
-			s.Varied = append(s.Varied, f.name)
-		}
-	}
-	// The baseline must exist for the gains to mean anything.
-	for k, v := range s.Baseline {
-		if !p.varied[k][v] {
-			return fmt.Errorf("line %d: baseline %s = %q is not a value of any condition", p.lines.line("baseline."+k), k, v)
-		}
-	}
-	return nil
-}
-
-func orDefault(v []string, def string) []string {
-	if len(v) == 0 {
-		return []string{def}
-	}
-	return v
-}
-
-// matches reports whether a point of the matrix has every value an
-// exclusion names (an exclusion may list several values per factor).
-func matches(ex map[string][]string, v map[string]string) bool {
-	for k, want := range ex {
-		got := v[k]
-		switch k {
-		case "down":
-			got, _, _ = strings.Cut(v["rate"], "/")
-		case "up":
-			_, got, _ = strings.Cut(v["rate"], "/")
-		}
-		ok := false
-		for _, w := range want {
-			if w == got {
-				ok = true
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// parseFactorTable validates one table of factor -> value or list of
-// values; canon turns one written value into its canonical values (a
-// corpus folder stands for several pages).
-func parseFactorTable(t map[string]any, table string, lines lineIndex, canon func(*factor, string) ([]string, error)) (map[string][]string, error) {
-	out := map[string][]string{}
-	keys := make([]string, 0, len(t))
-	for k := range t {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		line := lines.line(table + "." + k)
-		f, ok := factorByName(factorAlias(k))
-		if !ok {
-			return nil, fmt.Errorf("line %d: unknown factor %q (factors: %s)", line, k, factorNames())
-		}
-		if k != f.name && t[f.name] != nil {
-			return nil, fmt.Errorf("line %d: give either %q or %q, not both", line, f.name, k)
-		}
-		var raws []any
-		switch x := t[k].(type) {
-		case []any:
-			raws = x
-			if len(x) == 0 {
-				return nil, fmt.Errorf("line %d: %s: empty list of values", line, k)
-			}
-		default:
-			raws = []any{x}
-		}
-		dup := map[string]bool{}
-		for _, raw := range raws {
-			str, err := scalarString(f, raw)
-			var strs []string
-			if err == nil {
-				strs, err = canon(f, str)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("line %d: %s = %s: %w", line, k, show(raw), err)
-			}
-			for _, str := range strs {
-				if dup[str] {
-					if len(strs) > 1 {
-						raw = str // name the page of the folder, not the folder
-					}
-					return nil, fmt.Errorf("line %d: %s: value %s given twice", line, k, show(raw))
-				}
-				dup[str] = true
-				out[f.name] = append(out[f.name], str)
-			}
-		}
-	}
-	return out, nil
-}
-
-func show(v any) string {
-	if s, ok := v.(string); ok {
-		return strconv.Quote(s)
-	}
-	return fmt.Sprint(v)
-}
-
-// scalarString checks a TOML value's type against the factor's kind.
-func scalarString(f *factor, raw any) (string, error) {
-	switch x := raw.(type) {
-	case string:
-		if f.kind == "string" {
-			return x, nil
-		}
-	case int64:
-		if f.kind == "int" {
-			return strconv.FormatInt(x, 10), nil
-		}
-	case bool:
-		if f.kind == "bool" {
-			return strconv.FormatBool(x), nil
-		}
-	}
-	want := map[string]string{"string": "a string", "int": "an integer", "bool": "true or false"}[f.kind]
-	return "", fmt.Errorf("must be %s (%s)", want, f.help)
+	probe.Condition `json:"condition"`
+	Values          map[string]string `json:"values"` // factor name -> canonical value
+	Hash            string            `json:"hash"`   // hex SHA-256 prefix of the condition's JSON
 }
 
 // HashCondition is a condition's identity in the store: the hex SHA-256
@@ -543,69 +80,6 @@ func (s *Study) Fingerprint() string {
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
-// lineIndex maps "table.key" (and "table" for table headers) to the line
-// where it appears, so errors about values can name their line.
-// Arrays of tables are numbered: "matrix.0", "exclude.1".
-type lineIndex map[string]int
-
-var (
-	reHeader = regexp.MustCompile(`^\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?`)
-	reKey    = regexp.MustCompile(`^\s*("?)([A-Za-z0-9_./-]+)("?)\s*=`)
-)
-
-func indexLines(src []byte) lineIndex {
-	idx := lineIndex{}
-	count := map[string]int{}
-	table := ""
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		l := sc.Text()
-		if m := reHeader.FindStringSubmatch(l); m != nil && !strings.Contains(l[:strings.Index(l, m[1])], "=") {
-			name := m[1]
-			if strings.HasPrefix(strings.TrimSpace(l), "[[") {
-				name = fmt.Sprintf("%s.%d", m[1], count[m[1]])
-				count[m[1]]++
-			}
-			table = name
-			if _, ok := idx[table]; !ok {
-				idx[table] = n
-			}
-			continue
-		}
-		if m := reKey.FindStringSubmatch(l); m != nil {
-			key := m[2]
-			if table != "" {
-				key = table + "." + key
-			}
-			if _, ok := idx[key]; !ok {
-				idx[key] = n
-			}
-		}
-	}
-	return idx
-}
-
-// line returns the line of a key, falling back to its table's line and
-// then to line 1 so an error always names a line.
-func (l lineIndex) line(key string) int {
-	for k := key; k != ""; {
-		if n, ok := l[k]; ok {
-			return n
-		}
-		i := strings.LastIndex(k, ".")
-		if i < 0 {
-			break
-		}
-		k = k[:i]
-	}
-	return 1
-}
-
-func (l lineIndex) table(t string) int { return l.line(t) }
-
 // Override applies command-line overrides: runs > 0 replaces the loads per
 // condition; noLink loads every condition over loopback (no emulated link).
 // Both change the fingerprint, so such a run never mixes with a full one.
@@ -629,7 +103,7 @@ func (s *Study) Override(runs int, noLink bool) error {
 		for _, f := range []string{"rate", "rtt", "loss", "loss_dir", "queue"} {
 			v[f] = "none"
 		}
-		cond, err := buildCondition(v, s.Timeout)
+		cond, err := BuildCondition(v, s.Timeout)
 		if err != nil {
 			return err
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/spdylab/spdylab/page"
-	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // TestStoredStudyReadsItsCorpusAgain: a study over a folder of pages,
@@ -28,7 +28,7 @@ func TestStoredStudyReadsItsCorpusAgain(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := spec.LoadPages(file, filepath.Join(root, "corpus"))
+	s, err := studyfile.LoadPages(file, filepath.Join(root, "corpus"))
 	if err != nil {
 		t.Fatal(err)
 	}

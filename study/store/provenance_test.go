@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 func quickStore(t *testing.T) (*Store, string) {
 	t.Helper()
-	s, err := spec.Load("quick")
+	s, err := studyfile.Load("quick")
 	if err != nil {
 		t.Fatal(err)
 	}

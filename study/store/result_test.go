@@ -1,26 +1,16 @@
 package store
 
 import (
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/spdylab/spdylab/probe"
-	"github.com/spdylab/spdylab/study/spec"
 )
 
 // A probe's result comes back from the store with the client's and the
 // servers' TCP_INFO, every field of them.
 func TestResultKeepsBothSidesTCPInfo(t *testing.T) {
-	s, err := spec.Parse([]byte("name = \"t\"\nruns = 1\n[factors]\nprotocol = \"https\"\npage = \"pageA\"\n"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := CreateStore(filepath.Join(t.TempDir(), "out"), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, s := newStudyStore(t, "name = \"t\"\nruns = 1\n[factors]\nprotocol = \"https\"\npage = \"pageA\"\n", 0)
 	conn := probe.TCPInfo{ConnID: 1, Host: "s1.spdylab.test", Retransmits: 4, SegsOut: 300, SegsIn: 150, SndCwnd: 14, SndSsthresh: 9,
 		RTTms: 41.5, RTTVarms: 2.5, BytesAcked: 400000, BytesRecv: 900, BytesSent: 405600, BytesRetrans: 5600, CongestionCC: "cubic"}
 	server := conn

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // shardStudy has 4 bench groups (page x rtt) of 2 protocols, 2 runs: 16 loads.
@@ -17,7 +18,7 @@ const shardStudy = "name = \"sh\"\nruns = 2\nseed = 3\n[factors]\npage = [\"page
 
 func parseStudy(t *testing.T, src string) *spec.Study {
 	t.Helper()
-	s, err := spec.Parse([]byte(src), "")
+	s, err := studyfile.Parse([]byte(src), "")
 	if err != nil {
 		t.Fatal(err)
 	}

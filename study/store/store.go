@@ -250,6 +250,10 @@ func (st *Store) init(s *spec.Study) error {
 	if err := upgradeSchema(tx); err != nil {
 		return err
 	}
+	model, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
 	meta := map[string]string{
 		"study":       s.Name,
 		"fingerprint": s.Fingerprint(),
@@ -260,6 +264,7 @@ func (st *Store) init(s *spec.Study) error {
 		"pages":       s.Pages,
 		"dir":         s.Dir,
 		"created":     time.Now().UTC().Format(time.RFC3339),
+		metaModel:     string(model),
 	}
 	for k, v := range meta {
 		// INSERT OR IGNORE keeps the creation time of a resumed store.
@@ -310,13 +315,61 @@ func (st *Store) Meta() (Meta, error) {
 	return m, nil
 }
 
-// Study re-parses the study file stored with the results.
+// metaModel is the meta key of the study model's JSON (spec.Study).
+// Stores written before it existed hold only the study file ("source"):
+// Study reads those with the StudyParser given to UseStudyParser, once,
+// and then keeps the model.
+const metaModel = "model"
+
+// StudyParser reads a stored study file (studyfile.ParsePages).
+type StudyParser func(src []byte, dir, pages string) (*spec.Study, error)
+
+// studyParser reads the study files of stores that hold no model; the
+// store itself knows no study file format, so the command injects it.
+var studyParser StudyParser
+
+// UseStudyParser lets Study read stores written before the model was
+// stored (the caller's study file parser, so reading a store needs no
+// file format unless the store is that old).
+func UseStudyParser(p StudyParser) { studyParser = p }
+
+// Study is the study stored with the results.
 func (st *Store) Study() (*spec.Study, error) {
 	m, err := st.Meta()
 	if err != nil {
 		return nil, err
 	}
-	s, err := spec.ParsePages(m.Source, m.Dir, m.Pages)
+	var s *spec.Study
+	var model string
+	err = st.db.QueryRow(`SELECT value FROM meta WHERE key = ?`, metaModel).Scan(&model)
+	switch {
+	case err == nil:
+		s = &spec.Study{}
+		if err := json.Unmarshal([]byte(model), s); err != nil {
+			return nil, fmt.Errorf("stored study model: %w", err)
+		}
+		s.Source = m.Source
+	case errors.Is(err, sql.ErrNoRows):
+		if s, err = st.migrateModel(m); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, err
+	}
+	if s.Fingerprint() != m.Fingerprint {
+		return nil, fmt.Errorf("stored study does not reproduce the stored fingerprint %s (written by another spdylab version?)", m.Fingerprint)
+	}
+	return s, nil
+}
+
+// migrateModel parses the study file of a store written before the model
+// was stored, and stores the model (when the store is writable) so the
+// file is parsed this once.
+func (st *Store) migrateModel(m Meta) (*spec.Study, error) {
+	if studyParser == nil {
+		return nil, errors.New("this store holds only its study file (written by an older spdylab): no study file parser to read it")
+	}
+	s, err := studyParser(m.Source, m.Dir, m.Pages)
 	if err != nil {
 		return nil, fmt.Errorf("stored study file: %w", err)
 	}
@@ -326,6 +379,10 @@ func (st *Store) Study() (*spec.Study, error) {
 	}
 	if s.Fingerprint() != m.Fingerprint {
 		return nil, fmt.Errorf("stored study file does not reproduce the stored fingerprint %s (written by another spdylab version?)", m.Fingerprint)
+	}
+	if model, err := json.Marshal(s); err == nil {
+		// A read-only store keeps working; it is parsed again next time.
+		st.db.Exec(`INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)`, metaModel, string(model))
 	}
 	return s, nil
 }

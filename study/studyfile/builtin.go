@@ -1,4 +1,4 @@
-package spec
+package studyfile
 
 import (
 	"embed"
@@ -6,15 +6,17 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/spdylab/spdylab/study/spec"
 )
 
 //go:embed builtin/*.toml
 var builtinFS embed.FS
 
 // Builtin returns the built-in study with the given name.
-func Builtin(name string) (*Study, error) { return builtin(name, "") }
+func Builtin(name string) (*spec.Study, error) { return builtin(name, "") }
 
-func builtin(name, pages string) (*Study, error) {
+func builtin(name, pages string) (*spec.Study, error) {
 	src, err := builtinFS.ReadFile("builtin/" + name + ".toml")
 	if err != nil {
 		return nil, fmt.Errorf("no built-in study %q (built-in: %s)", name, strings.Join(BuiltinNames(), ", "))
@@ -44,7 +46,7 @@ func BuiltinNames() []string {
 
 // Load resolves what the user named: a study file path if it exists or
 // looks like one, otherwise a built-in study.
-func Load(nameOrPath string) (*Study, error) { return LoadPages(nameOrPath, "") }
+func Load(nameOrPath string) (*spec.Study, error) { return LoadPages(nameOrPath, "") }
 
 // isStudyFile tells a study file from a built-in study's name.
 func isStudyFile(nameOrPath string) bool {

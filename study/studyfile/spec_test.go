@@ -1,4 +1,4 @@
-package spec
+package studyfile
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/spec"
 )
 
 func TestBuiltinsParse(t *testing.T) {
@@ -59,7 +60,7 @@ func TestStudy1Conditions(t *testing.T) {
 	if s.Baseline["protocol"] != "https" || s.Baseline["iw"] != "3" {
 		t.Errorf("baseline = %v", s.Baseline)
 	}
-	var c *Cond
+	var c *spec.Cond
 	for i := range s.Conditions {
 		v := s.Conditions[i].Values
 		if v["page"] == "pageB" && v["shards"] == "2" && v["rate"] == "20mbit/2mbit" && v["rtt"] == "100ms" && v["loss"] == "1%" && v["iw"] == "3" && v["protocol"] == "spdy/3.1" {
@@ -211,6 +212,8 @@ func TestFingerprint(t *testing.T) {
 }
 
 func TestCanonicalValues(t *testing.T) {
+	canon := func(name string) func(string) (string, error) { f, _ := factorByName(name); return f.canon }
+	canonRatePair, canonLoss, canonDuration := canon("rate"), canon("loss"), canon("rtt")
 	for in, want := range map[string]string{"10mbit": "10mbit/10mbit", "10mbit/1mbit": "10mbit/1mbit", "1500kbit/256kbit": "1.5mbit/256kbit", "unlimited": "unlimited/unlimited"} {
 		if got, err := canonRatePair(in); err != nil || got != want {
 			t.Errorf("rate %q -> %q, %v; want %q", in, got, err, want)
@@ -247,7 +250,7 @@ func TestSweepsFollowTheMatrixBlocks(t *testing.T) {
 	// passes through the rate sweep's 5 Mbit/s, 60 ms point.
 	count := map[string]int{"rate": 8 * 5, "rtt": 8 * 7, "iw": 8 * 6}
 	for f, held := range want {
-		sweeps := Sweeps(s, f)
+		sweeps := spec.Sweeps(s, f)
 		if len(sweeps) != 1 {
 			t.Errorf("%s: %d sweeps, want 1: %v", f, len(sweeps), sweeps)
 			continue
@@ -277,10 +280,10 @@ func TestSweepsFollowTheMatrixBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(Sweeps(q, "rtt")); n != 4 {
+	if n := len(spec.Sweeps(q, "rtt")); n != 4 {
 		t.Errorf("quick: %d RTT sweeps, want one per loss x shards = 4", n)
 	}
-	if n := len(Sweeps(q, "protocol")); n != 0 {
+	if n := len(spec.Sweeps(q, "protocol")); n != 0 {
 		t.Errorf("quick: %d protocol sweeps; the baseline's factor is the variants, not a sweep", n)
 	}
 }

@@ -1,8 +1,10 @@
-package spec
+package studyfile
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/spdylab/spdylab/study/spec"
 )
 
 func TestStudyRejectsChromiumSPDYNamingTheReason(t *testing.T) {
@@ -62,7 +64,7 @@ func TestFidelityStudy(t *testing.T) {
 	if s.Runs != 20 {
 		t.Errorf("runs %d, want 20", s.Runs)
 	}
-	for _, g := range Groups(s) {
+	for _, g := range spec.Groups(s) {
 		for _, c := range g.Conds {
 			if c.Client != g.Conds[0].Client {
 				t.Fatal("a bench group mixes clients")

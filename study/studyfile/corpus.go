@@ -1,10 +1,11 @@
-package spec
+package studyfile
 
 import (
 	"fmt"
 	"path/filepath"
 
 	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/study/spec"
 )
 
 // A study over real pages names a folder of them in its page factor:
@@ -56,7 +57,7 @@ func expandingCanon(canon func(*factor, string) (string, error), dir, pages stri
 // checkCorpusUse runs once the blocks are read: a study whose every block
 // needs the user's pages cannot run without them, and --pages given to a
 // study that has no use for it is a mistake worth saying.
-func (s *Study) checkCorpusUse(blocks int, used bool, pages string) error {
+func checkCorpusUse(s *spec.Study, blocks int, used bool, pages string) error {
 	switch {
 	case blocks == 0 && s.PagesOmitted > 0:
 		return fmt.Errorf("study %s runs on real pages: %w", s.Name, page.ErrNoCorpus)
@@ -75,7 +76,7 @@ func (s *Study) checkCorpusUse(blocks int, used bool, pages string) error {
 
 // LoadPages is Load for a study that may run on a folder of real pages
 // (--pages; "" = none).
-func LoadPages(nameOrPath, pages string) (*Study, error) {
+func LoadPages(nameOrPath, pages string) (*spec.Study, error) {
 	if isStudyFile(nameOrPath) {
 		return parseFile(nameOrPath, pages)
 	}

@@ -1,4 +1,4 @@
-package spec
+package studyfile
 
 import (
 	"strings"
@@ -88,37 +88,4 @@ func TestSCTPFactorErrors(t *testing.T) {
 	if _, err := Parse([]byte("name = \"x\"\nruns = 1\n[factors]\npage = \"pageA\"\nprotocol = \"spdy/3.1+sctp\"\n[baseline]\nprotocol = \"spdy/3.1+sctp\"\n"), ""); err == nil || !strings.Contains(err.Error(), `"none"`) {
 		t.Errorf("spdy/3.1+sctp over TLS 1.2: %v", err)
 	}
-}
-
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int{"65536": 65536, "64KiB": 65536, "64 kb": 65536, "1MiB": 1 << 20, "2m": 2 << 20, "100b": 100} {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "-1", "1.5kb", "kb", "99999999999999mb"} {
-		if _, err := parseSize(bad); err == nil {
-			t.Errorf("parseSize(%q) accepted", bad)
-		}
-	}
-}
-
-// FuzzParseSize: any study-file text gives a size or an error, never a
-// panic, and a canonical spelling parses back to the same size.
-func FuzzParseSize(f *testing.F) {
-	for _, s := range []string{"65536", "64KiB", "64 kb", "1MiB", "2m", "", "kb", "-1", "99999999999999mb"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		n, err := parseSize(s)
-		if err != nil {
-			return
-		}
-		if n < 0 {
-			t.Fatalf("parseSize(%q) = %d", s, n)
-		}
-		if back, err := parseSize(formatSize(n)); err != nil || back != n {
-			t.Fatalf("%q -> %d -> %q -> %d, %v", s, n, formatSize(n), back, err)
-		}
-	})
 }

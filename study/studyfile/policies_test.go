@@ -1,4 +1,4 @@
-package spec
+package studyfile
 
 import (
 	"strings"
