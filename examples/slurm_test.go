@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/testutil"
-	"github.com/spdylab/spdylab/study/studyfile"
 	"github.com/spdylab/spdylab/study/store"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 // smokeStudy is the study the cluster tests run: 4 conditions in 2 bench
