@@ -60,89 +60,122 @@ func CheckShards(dirs []string) (*ShardSet, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("no shard directories given")
 	}
-	set := &ShardSet{Dirs: map[int]string{}, N: -1}
-	var first Meta
-	var lastArgs = map[string]string{}
-	shardOf := map[string]spec.Shard{}
-	revs := map[string][]string{} // revision -> directories
-	attempts := map[ProbeKey]int{}
-	ok := map[ProbeKey]bool{}
+	sc := shardScan{
+		set:      &ShardSet{Dirs: map[int]string{}, N: -1},
+		lastArgs: map[string]string{}, shardOf: map[string]spec.Shard{},
+		revs: map[string][]string{}, attempts: map[ProbeKey]int{}, ok: map[ProbeKey]bool{},
+	}
 	for i, d := range dirs {
-		st, err := OpenStore(d)
-		if err != nil {
-			return nil, err
-		}
-		err = func() error {
-			defer st.Close()
-			m, err := st.Meta()
-			if err != nil {
-				return err
-			}
-			if i == 0 {
-				first = m
-				if set.Study, err = st.Study(); err != nil {
-					return fmt.Errorf("%s: %w", d, err)
-				}
-			} else if m.Fingerprint != first.Fingerprint {
-				return mixedStudies(fmt.Sprintf("cannot merge %s and %s: %s", dirs[0], d, whyOther(first, m)))
-			}
-			sess, err := st.Sessions()
-			if err != nil {
-				return err
-			}
-			var shards []string
-			for _, p := range sess {
-				if !slices.Contains(shards, p.Shard) {
-					shards = append(shards, p.Shard)
-				}
-				lastArgs[d] = p.Args
-			}
-			switch len(shards) {
-			case 0: // never run: holds nothing, claims no shard
-			case 1:
-				sh := spec.Shard{I: 0, N: 1}
-				if shards[0] != "" {
-					if sh, err = spec.ParseShard(shards[0]); err != nil {
-						return fmt.Errorf("%s: %w", d, err)
-					}
-				}
-				shardOf[d] = sh
-			default:
-				return fmt.Errorf("%s holds runs of shards %s: merge needs each shard in its own directory", d, strings.Join(quoteShards(shards), " and "))
-			}
-			rows, err := st.db.Query(`SELECT DISTINCT COALESCE(s.revision, '') FROM probes p JOIN sessions s ON s.id = p.session_id`)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var r string
-				if err := rows.Scan(&r); err != nil {
-					return err
-				}
-				revs[r] = append(revs[r], d)
-			}
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			states, err := st.States()
-			if err != nil {
-				return err
-			}
-			for k, s := range states {
-				attempts[k] += s.Attempts
-				ok[k] = ok[k] || s.OK
-			}
-			return nil
-		}()
-		if err != nil {
+		if err := sc.read(i, dirs[0], d); err != nil {
 			return nil, err
 		}
 	}
+	if err := sc.assignShards(dirs); err != nil {
+		return nil, err
+	}
+	sc.findGaps()
+	return sc.set, sc.revisionError()
+}
 
-	// One split: the same N everywhere, each index at most once.
+// shardScan is what CheckShards gathers from the shard directories.
+type shardScan struct {
+	set      *ShardSet
+	first    Meta                  // the first directory's study
+	lastArgs map[string]string     // directory -> command line of its last session
+	shardOf  map[string]spec.Shard // directory -> the shard it ran
+	revs     map[string][]string   // revision -> directories
+	attempts map[ProbeKey]int
+	ok       map[ProbeKey]bool
+}
+
+// read opens the i-th directory d and adds its study, shard, builds and
+// loads to the scan; first is the directory every other is compared with.
+func (sc *shardScan) read(i int, first, d string) error {
+	st, err := OpenStore(d)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	m, err := st.Meta()
+	if err != nil {
+		return err
+	}
+	if i == 0 {
+		sc.first = m
+		if sc.set.Study, err = st.Study(); err != nil {
+			return fmt.Errorf("%s: %w", d, err)
+		}
+	} else if m.Fingerprint != sc.first.Fingerprint {
+		return mixedStudies(fmt.Sprintf("cannot merge %s and %s: %s", first, d, whyOther(sc.first, m)))
+	}
+	if err := sc.readShard(st, d); err != nil {
+		return err
+	}
+	if err := sc.readRevisions(st, d); err != nil {
+		return err
+	}
+	states, err := st.States()
+	if err != nil {
+		return err
+	}
+	for k, s := range states {
+		sc.attempts[k] += s.Attempts
+		sc.ok[k] = sc.ok[k] || s.OK
+	}
+	return nil
+}
+
+// readShard finds the one shard d's sessions ran (none: d never ran).
+func (sc *shardScan) readShard(st *Store, d string) error {
+	sess, err := st.Sessions()
+	if err != nil {
+		return err
+	}
+	var shards []string
+	for _, p := range sess {
+		if !slices.Contains(shards, p.Shard) {
+			shards = append(shards, p.Shard)
+		}
+		sc.lastArgs[d] = p.Args
+	}
+	switch len(shards) {
+	case 0: // never run: holds nothing, claims no shard
+	case 1:
+		sh := spec.Shard{I: 0, N: 1}
+		if shards[0] != "" {
+			if sh, err = spec.ParseShard(shards[0]); err != nil {
+				return fmt.Errorf("%s: %w", d, err)
+			}
+		}
+		sc.shardOf[d] = sh
+	default:
+		return fmt.Errorf("%s holds runs of shards %s: merge needs each shard in its own directory", d, strings.Join(quoteShards(shards), " and "))
+	}
+	return nil
+}
+
+// readRevisions notes the builds that measured d's loads.
+func (sc *shardScan) readRevisions(st *Store, d string) error {
+	rows, err := st.db.Query(`SELECT DISTINCT COALESCE(s.revision, '') FROM probes p JOIN sessions s ON s.id = p.session_id`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			return err
+		}
+		sc.revs[r] = append(sc.revs[r], d)
+	}
+	return rows.Err()
+}
+
+// assignShards checks one split: the same N everywhere, each index at most once.
+func (sc *shardScan) assignShards(dirs []string) error {
+	set := sc.set
 	for _, d := range dirs {
-		sh, claimed := shardOf[d]
+		sh, claimed := sc.shardOf[d]
 		if !claimed {
 			continue
 		}
@@ -151,27 +184,34 @@ func CheckShards(dirs []string) (*ShardSet, error) {
 		} else if sh.N != set.N {
 			var other string
 			for _, d2 := range dirs {
-				if s2, ok := shardOf[d2]; ok && s2.N == set.N {
+				if s2, ok := sc.shardOf[d2]; ok && s2.N == set.N {
 					other = fmt.Sprintf("%s ran %s", d2, describeShard(s2))
 					break
 				}
 			}
-			return nil, fmt.Errorf("the shards split the study differently: %s, %s ran %s; run all shards with one N", other, d, describeShard(sh))
+			return fmt.Errorf("the shards split the study differently: %s, %s ran %s; run all shards with one N", other, d, describeShard(sh))
 		}
 		if prev, dup := set.Dirs[sh.I]; dup && sameDir(prev, d) {
-			return nil, fmt.Errorf("%s is given twice", d)
+			return fmt.Errorf("%s is given twice", d)
 		} else if dup {
-			return nil, fmt.Errorf("%s and %s both ran %s: give one directory per shard", prev, d, describeShard(sh))
+			return fmt.Errorf("%s and %s both ran %s: give one directory per shard", prev, d, describeShard(sh))
 		}
 		set.Dirs[sh.I] = d
 	}
 	if set.N < 0 {
 		set.N = 1
 	}
+	return nil
+}
 
+// findGaps lists, per shard, the conditions whose loads are missing (a
+// load is done when one attempt succeeded or two failed, as the runner
+// counts it), in study order, as the report lists them.
+func (sc *shardScan) findGaps() {
+	set := sc.set
 	s := set.Study
 	set.Loads = len(s.Conditions) * s.Runs
-	order := map[string]int{} // gaps list conditions in study order, as the report does
+	order := map[string]int{}
 	for i, c := range s.Conditions {
 		order[c.Hash] = i
 	}
@@ -183,7 +223,7 @@ func CheckShards(dirs []string) (*ShardSet, error) {
 				miss := 0
 				for run := 0; run < s.Runs; run++ {
 					key := ProbeKey{CondHash: c.Hash, Run: run}
-					if !ok[key] && attempts[key] < 2 {
+					if !sc.ok[key] && sc.attempts[key] < 2 {
 						miss++
 					}
 				}
@@ -197,21 +237,27 @@ func CheckShards(dirs []string) (*ShardSet, error) {
 			continue
 		}
 		slices.SortFunc(g.Conds, func(a, b CondGap) int { return order[a.Hash] - order[b.Hash] })
-		g.Rerun = rerunCommand(set, first, sh, lastArgs)
+		g.Rerun = rerunCommand(set, sc.first, sh, sc.lastArgs)
 		set.Missing = append(set.Missing, g)
 	}
-	for r := range revs {
+}
+
+// revisionError refuses loads measured by different builds (their timings
+// need not compare), naming each build's directories.
+func (sc *shardScan) revisionError() error {
+	set := sc.set
+	for r := range sc.revs {
 		set.Revisions = append(set.Revisions, r)
 	}
 	slices.Sort(set.Revisions)
-	if len(set.Revisions) > 1 {
-		var parts []string
-		for _, r := range set.Revisions {
-			parts = append(parts, fmt.Sprintf("%s in %s", orUnknown(r), strings.Join(revs[r], ", ")))
-		}
-		return set, fmt.Errorf("%w: %s; their timings need not compare", ErrOtherRevision, strings.Join(parts, "; "))
+	if len(set.Revisions) <= 1 {
+		return nil
 	}
-	return set, nil
+	var parts []string
+	for _, r := range set.Revisions {
+		parts = append(parts, fmt.Sprintf("%s in %s", orUnknown(r), strings.Join(sc.revs[r], ", ")))
+	}
+	return fmt.Errorf("%w: %s; their timings need not compare", ErrOtherRevision, strings.Join(parts, "; "))
 }
 
 // mixedStudies is an ErrOtherStudy that says only its own reason.
