@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/browser"
+	"github.com/spdylab/spdylab/har"
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -54,6 +57,36 @@ func TestChromiumBenchLoadsOverLoopback(t *testing.T) {
 	}
 	if !strings.Contains(string(r.HAR), `"_chromePriority"`) {
 		t.Error("the HAR is not Chromium's")
+	}
+}
+
+// TestChromiumBenchLoadsOverH3: with TLS 1.3 Chromium loads the page over
+// QUIC through the emulated link (forced to the lab's hosts); every page
+// response says h3 (browser fails a load that fell back to TCP) and the
+// load passes the TLS check, which sees QUIC as TLS 1.3.
+func TestChromiumBenchLoadsOverH3(t *testing.T) {
+	testutil.RequireRoot(t)
+	if _, err := browser.FindBinary(""); err != nil {
+		t.Skipf("no Chromium: %v", err)
+	}
+	c := probe.Condition{Page: "pageC", Client: probe.ClientChromium, TLS: probe.TLS13,
+		Link: probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 1e6}}
+	b := openBench(t, c, Options{})
+	r := b.Load(context.Background(), probe.ProtoH3, 0)
+	if r.Failed {
+		t.Fatal(r.Error)
+	}
+	if r.Resources != len(b.Manifest().Resources) {
+		t.Fatalf("%d of %d resources", r.Resources, len(b.Manifest().Resources))
+	}
+	var doc har.Document
+	if err := json.Unmarshal(r.HAR, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range doc.Log.Entries {
+		if e.Response.HTTPVersion != har.HTTPVersion(probe.ProtoH3) && !strings.HasSuffix(e.Request.URL, "favicon.ico") {
+			t.Errorf("%s answered over %q", e.Request.URL, e.Response.HTTPVersion)
+		}
 	}
 }
 

@@ -59,7 +59,7 @@ func TestEveryBuiltinStudyRuns(t *testing.T) {
 		"study3-sctp":         "0/24",
 		"study4-google":       "0/12",
 		"study5-multiplexing": "0/40",
-		"fidelity":            "0/48",
+		"fidelity":            "0/72",
 	}
 	for _, name := range studyfile.BuiltinNames() {
 		shard, ok := slices[name]

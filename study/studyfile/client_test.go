@@ -55,10 +55,10 @@ func TestFidelityStudy(t *testing.T) {
 	for _, c := range s.Conditions {
 		count[c.ClientName()+"/"+c.BrowserProfileName()]++
 	}
-	// 4 pages x 2 shard counts x 2 RTTs x 2 losses x 2 protocols = 64 cells.
+	// 4 pages x 2 shard counts x 2 RTTs x 2 losses x 3 protocols = 96 cells.
 	for _, k := range []string{"chromium/chrome16", "loader/chrome16", "loader/chromium-modern"} {
-		if count[k] != 64 {
-			t.Errorf("%s: %d conditions, want 64 (%v)", k, count[k], count)
+		if count[k] != 96 {
+			t.Errorf("%s: %d conditions, want 96 (%v)", k, count[k], count)
 		}
 	}
 	if s.Runs != 20 {

@@ -178,10 +178,10 @@ func TestFidelityRealPageMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plain.PagesOmitted != 1 || len(plain.Conditions) != 192 {
-		t.Fatalf("without --pages: %d blocks omitted, %d conditions, want 1 and 192", plain.PagesOmitted, len(plain.Conditions))
+	if plain.PagesOmitted != 1 || len(plain.Conditions) != 288 {
+		t.Fatalf("without --pages: %d blocks omitted, %d conditions, want 1 and 288", plain.PagesOmitted, len(plain.Conditions))
 	}
-	// Each page at 2 RTTs x 2 protocols, loaded by Chromium and by the
+	// Each page at 2 RTTs x 3 protocols, loaded by Chromium and by the
 	// loader at both profiles; every real-page cell has its Chromium
 	// reference, over the page's own hosts, without loss.
 	clients := map[string]int{}
@@ -195,8 +195,8 @@ func TestFidelityRealPageMatrix(t *testing.T) {
 		clients[c.ClientName()+"/"+c.BrowserProfileName()]++
 	}
 	for _, k := range []string{"chromium/chrome16", "loader/chrome16", "loader/chromium-modern"} {
-		if clients[k] != 2*2*2 {
-			t.Errorf("%s: %d real-page conditions, want 8 (%v)", k, clients[k], clients)
+		if clients[k] != 2*3*2 {
+			t.Errorf("%s: %d real-page conditions, want 12 (%v)", k, clients[k], clients)
 		}
 	}
 }
