@@ -19,7 +19,7 @@ type RunConfig struct {
 	Study  *spec.Study
 	Out    string // output directory: results.db, .run.lock, .work/
 	Resume bool   // false: an Out that already holds loads is an error
-	Jobs   int
+	Jobs   int    // parallel testbeds; JobsAuto sizes them while the run runs
 	Shard  spec.Shard
 	Open   Opener
 	// Progress receives the progress display (nil = none; TTY redraws a
@@ -68,14 +68,24 @@ func RunInto(ctx context.Context, cfg RunConfig) (Summary, error) {
 		WorkDir:      filepath.Join(cfg.Out, ".work"), Progress: cfg.Progress, TTY: cfg.TTY, Args: cfg.Args,
 		pages: spec.Pages{}}
 	if !cfg.Quiet {
-		// The estimate opens the study's pages; the runner and its benches
-		// reuse them.
-		if e, err := spec.EstimateWith(cfg.Study, cfg.Jobs, r.pages); err == nil {
-			fmt.Fprintf(log, "spdylab: study %s: %d conditions x %d loads into %s (estimate %s at -j %d%s)\n",
-				cfg.Study.Name, len(cfg.Study.Conditions), cfg.Study.Runs, cfg.Out, e.Total.Round(time.Second), cfg.Jobs, shardNote(cfg.Shard))
+		// The estimate reuses the pages the runner opened for its schedule,
+		// at the size the runner starts with.
+		r.Announce = func(testbeds int) {
+			if e, err := spec.EstimateWith(cfg.Study, testbeds, r.pages); err == nil {
+				fmt.Fprintf(log, "spdylab: study %s: %d conditions x %d loads into %s (estimate %s at %s%s)\n",
+					cfg.Study.Name, len(cfg.Study.Conditions), cfg.Study.Runs, cfg.Out, e.Total.Round(time.Second), jobsNote(cfg.Jobs, testbeds), shardNote(cfg.Shard))
+			}
 		}
 	}
 	return r.Run(ctx)
+}
+
+// jobsNote names the testbeds a run starts with.
+func jobsNote(jobs, testbeds int) string {
+	if jobs == JobsAuto {
+		return fmt.Sprintf("%d testbeds to start with, -j auto", testbeds)
+	}
+	return fmt.Sprintf("-j %d", testbeds)
 }
 
 func shardNote(sh spec.Shard) string {

@@ -1,0 +1,238 @@
+package study
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// JobsAuto as Runner.Jobs lets the runner size its testbeds itself (the
+// default of spdylab run): a jobsController starts from the modelled work
+// and adjusts from what the loads report while the study runs.
+const JobsAuto = 0
+
+// MaxJobs bounds the testbeds of a run, fixed or automatic.
+const MaxJobs = 64
+
+// The automatic sizing's rules. What a load waits on decides how many
+// testbeds a machine can run: a load over a 200 ms link spends most of its
+// wall time waiting on timers and uses little CPU, one over loopback is
+// CPU all along. The measure of "too many" is the link emulator's
+// lateness, which the runner stores with every load (probe.LinkDir): the
+// report flags a run when more than 1% of its loads had the emulator
+// release packets over lateLimitMs late, so the controller keeps the
+// share of late loads under that, and grows only well below it.
+const (
+	// targetCPUShare is the share of the CPUs the initial size plans the
+	// loads to use, leaving the rest to the emulators' timing.
+	targetCPUShare = 0.5
+	// initialPerCPU caps the initial size at this many testbeds per CPU:
+	// the feedback, not the model, takes a run beyond it (study3-sctp
+	// kept its emulators on time at -j 16 on 2 CPUs).
+	initialPerCPU = 8
+	// lateShrinkShare: more late loads than this share (and at least
+	// lateShrinkMin of them) shrinks the testbeds by a quarter.
+	lateShrinkShare = 0.01
+	lateShrinkMin   = 2
+	// lateGrowShare: growing needs the late share at most this, half the
+	// shrink threshold, so that a size between the two stays put.
+	lateGrowShare = 0.005
+	// growMinLoads is the fewest loads (started at the current size) a
+	// grow step needs as evidence; the controller also wants two per
+	// testbed, so that each testbed has been measured.
+	growMinLoads = 20
+	// growIdleCPU is the idle CPU share growing needs.
+	growIdleCPU = 0.25
+	// jobsCooldown is the least time between two changes of size.
+	jobsCooldown = 20 * time.Second
+	// ceilingHold is how long a size that ran late stays a ceiling for
+	// growth: without it the controller would grow back into the same
+	// lateness one cooldown later.
+	ceilingHold = 10 * time.Minute
+	// testbedMemMiB is a testbed's memory, roughly: namespaces, the link
+	// emulator's process, servers and loader with their buffers.
+	testbedMemMiB = 150
+	// memFloorMiB is the memory the controller leaves available.
+	memFloorMiB = 1024
+	// recentLoads is how many loads the late share shown in the progress
+	// is computed over.
+	recentLoads = 200
+)
+
+// jobsWork is the modelled work of a run, for the initial size: the
+// loads' modelled wall time and CPU time, both in milliseconds, of the
+// loads that run side by side (a browser's loads run alone and are CPU
+// time all along, so they are left out).
+type jobsWork struct {
+	WallMs, CPUMs float64
+}
+
+// machineSample is what the machine says at one moment: the share of CPU
+// time idle since the previous sample (negative = unknown) and the memory
+// available (MiB; 0 = unknown).
+type machineSample struct {
+	IdleCPU     float64
+	MemAvailMiB int
+}
+
+// jobsController sizes the testbeds of an automatic run. It is pure
+// logic: the runner feeds it each load's lateness and machine samples with
+// their times, and asks it for the size.
+type jobsController struct {
+	cpus    int
+	size    int
+	limit   int    // MaxJobs, or less when memory says so at the start
+	bound   string // what the modelled loads wait on: link-bound, CPU-bound, mixed
+	history []int  // every size it went through, the first one first
+
+	changed time.Time // when size last changed
+	// loads and late count the loads started since the last change (the
+	// evidence about the current size); recent is the late flags of the
+	// last recentLoads loads whatever the size, for the display.
+	loads, late int
+	recent      []bool
+	ceiling     int // a size that ran late (0 = none) ...
+	ceilingTill time.Time
+	machine     machineSample
+	why         string // the reason of the last decision
+}
+
+// newJobsController starts from the modelled work: as many testbeds as
+// keep targetCPUShare of the CPUs busy when each load uses CPU for
+// CPUMs/WallMs of its wall time.
+func newJobsController(w jobsWork, cpus int, m machineSample, now time.Time) *jobsController {
+	c := &jobsController{cpus: max(cpus, 1), limit: MaxJobs, changed: now, machine: m, ceiling: 0}
+	ratio := 1.0 // no loader work: browsers only, which run alone
+	if w.CPUMs > 0 && w.WallMs > 0 {
+		ratio = w.WallMs / w.CPUMs
+	}
+	switch {
+	case ratio >= 4:
+		c.bound = "link-bound"
+	case ratio <= 1.5:
+		c.bound = "CPU-bound"
+	default:
+		c.bound = "mixed"
+	}
+	if m.MemAvailMiB > 0 {
+		c.limit = clampJobs((m.MemAvailMiB - memFloorMiB) / testbedMemMiB)
+	}
+	size := int(math.Round(float64(c.cpus) * ratio * targetCPUShare))
+	c.size = clampJobs(min(size, initialPerCPU*c.cpus, c.limit))
+	c.history = []int{c.size}
+	c.why = fmt.Sprintf("modelled %.0f ms of wall time per CPU-second", 1000*ratio)
+	return c
+}
+
+func clampJobs(n int) int { return min(max(n, 1), MaxJobs) }
+
+// observe takes one finished load: when it started (loads started before
+// the last change say nothing about the current size) and whether its
+// link emulator ran late.
+func (c *jobsController) observe(started time.Time, late bool) {
+	c.recent = append(c.recent, late)
+	if len(c.recent) > recentLoads {
+		c.recent = c.recent[len(c.recent)-recentLoads:]
+	}
+	if started.Before(c.changed) {
+		return
+	}
+	c.loads++
+	if late {
+		c.late++
+	}
+}
+
+// sample takes a machine sample.
+func (c *jobsController) sample(m machineSample) { c.machine = m }
+
+// decide applies the rules at now and returns the size and whether it
+// changed. Shrinking comes first and needs no cooldown beyond fresh
+// evidence: loads late at this size are a measurement going wrong.
+func (c *jobsController) decide(now time.Time) (int, bool) {
+	old := c.size
+	memLow := c.machine.MemAvailMiB > 0 && c.machine.MemAvailMiB < memFloorMiB
+	switch {
+	case c.late >= lateShrinkMin && float64(c.late) > lateShrinkShare*float64(c.loads):
+		c.why = fmt.Sprintf("%d of %d loads late", c.late, c.loads)
+		c.ceiling, c.ceilingTill = c.size, now.Add(ceilingHold)
+		c.size = max(1, min(c.size-1, c.size*3/4))
+	case memLow && now.Sub(c.changed) >= jobsCooldown && c.size > 1:
+		c.why = fmt.Sprintf("%d MiB of memory available", c.machine.MemAvailMiB)
+		c.size = max(1, c.size*3/4)
+	case c.canGrow(now):
+		c.why = fmt.Sprintf("%d loads on time", c.loads)
+		if c.machine.IdleCPU >= 0 {
+			c.why += fmt.Sprintf(", CPU %.0f%% idle", 100*c.machine.IdleCPU)
+		}
+		c.size = min(c.size+max(1, c.size/4), c.growLimit(now))
+	}
+	if c.size == old {
+		return c.size, false
+	}
+	c.changed, c.loads, c.late = now, 0, 0
+	c.history = append(c.history, c.size)
+	return c.size, true
+}
+
+// canGrow tells whether the evidence at the current size allows a bigger
+// one: enough loads, nearly none late, idle CPU, memory to spare, and a
+// size below every limit.
+func (c *jobsController) canGrow(now time.Time) bool {
+	if now.Sub(c.changed) < jobsCooldown || c.loads < max(growMinLoads, 2*c.size) {
+		return false
+	}
+	if float64(c.late) > lateGrowShare*float64(c.loads) {
+		return false
+	}
+	if c.machine.IdleCPU >= 0 && c.machine.IdleCPU < growIdleCPU {
+		return false
+	}
+	if c.machine.MemAvailMiB > 0 && c.machine.MemAvailMiB-testbedMemMiB*max(1, c.size/4) < memFloorMiB {
+		return false
+	}
+	return c.size < c.growLimit(now)
+}
+
+// growLimit is the largest size growth may reach now.
+func (c *jobsController) growLimit(now time.Time) int {
+	lim := c.limit
+	if c.ceiling > 0 && now.Before(c.ceilingTill) {
+		lim = min(lim, c.ceiling-1)
+	}
+	return max(lim, 1)
+}
+
+// lateShare is the share of the recent loads whose emulator ran late.
+func (c *jobsController) lateShare() float64 {
+	if len(c.recent) == 0 {
+		return 0
+	}
+	n := 0
+	for _, l := range c.recent {
+		if l {
+			n++
+		}
+	}
+	return float64(n) / float64(len(c.recent))
+}
+
+// status is the progress display's note: "auto: link-bound, 0.2% late".
+func (c *jobsController) status() string {
+	s := "auto: " + c.bound
+	if len(c.recent) > 0 {
+		s += fmt.Sprintf(", %.1f%% late", 100*c.lateShare())
+	}
+	return s
+}
+
+// trace is the sizes the controller went through, for the provenance:
+// "auto 16 -> 20 -> 15".
+func (c *jobsController) trace() string {
+	parts := make([]string, len(c.history))
+	for i, n := range c.history {
+		parts[i] = fmt.Sprint(n)
+	}
+	return "auto " + strings.Join(parts, " -> ")
+}
