@@ -21,7 +21,7 @@ const MaxJobs = 64
 // CPU all along. The measure of "too many" is the link emulator's
 // lateness, which the runner stores with every load (probe.LinkDir): the
 // report flags a run when more than 1% of its loads had the emulator
-// release packets over lateLimitMs late, so the controller keeps the
+// release packets over report.LateLimitMs late, so the controller keeps the
 // share of late loads under that, and grows only well below it.
 const (
 	// targetCPUShare is the share of the CPUs the initial size plans the
@@ -35,17 +35,14 @@ const (
 	// lateShrinkMin of them) shrinks the testbeds by a quarter.
 	lateShrinkShare = 0.01
 	lateShrinkMin   = 2
-	// lateGrowShare: growing needs the late share at most this, half the
-	// shrink threshold, so that a size between the two stays put.
+	// lateGrowShare: growing needs the late share under this, half the
+	// shrink threshold, so that a size between the two stays put (over a
+	// window of recentLoads loads: growing needs none late, shrinking
+	// three).
 	lateGrowShare = 0.005
-	// growMinLoads is the fewest loads (started at the current size) a
-	// grow step needs as evidence; the controller also wants two per
-	// testbed, so that each testbed has been measured.
-	growMinLoads = 20
-	// growIdleCPU is the idle CPU share growing needs.
+	// growIdleCPU is the idle CPU share growing needs, besides the
+	// evidence of jobsRules.
 	growIdleCPU = 0.25
-	// jobsCooldown is the least time between two changes of size.
-	jobsCooldown = 20 * time.Second
 	// ceilingHold is how long a size that ran late stays a ceiling for
 	// growth: without it the controller would grow back into the same
 	// lateness one cooldown later.
@@ -59,6 +56,16 @@ const (
 	// is computed over.
 	recentLoads = 200
 )
+
+// jobsRules are the evidence a grow step needs; tests shorten them.
+type jobsRules struct {
+	// growMinLoads is the fewest loads started at the current size; the
+	// controller also wants two per testbed, so that each was measured.
+	growMinLoads int
+	cooldown     time.Duration // the least time between two changes
+}
+
+var defaultJobsRules = jobsRules{growMinLoads: 20, cooldown: 20 * time.Second}
 
 // jobsWork is the modelled work of a run, for the initial size: the
 // loads' modelled wall time and CPU time, both in milliseconds, of the
@@ -80,6 +87,7 @@ type machineSample struct {
 // logic: the runner feeds it each load's lateness and machine samples with
 // their times, and asks it for the size.
 type jobsController struct {
+	rules   jobsRules
 	cpus    int
 	size    int
 	limit   int    // MaxJobs, or less when memory says so at the start
@@ -87,9 +95,12 @@ type jobsController struct {
 	history []int  // every size it went through, the first one first
 
 	changed time.Time // when size last changed
-	// loads and late count the loads started since the last change (the
-	// evidence about the current size); recent is the late flags of the
-	// last recentLoads loads whatever the size, for the display.
+	// since is the late flags of the last recentLoads loads started
+	// since the last change (the evidence about the current size; a
+	// window, so that a long quiet spell does not dilute new lateness);
+	// loads and late count them. recent is the same whatever the size,
+	// for the display.
+	since       []bool
 	loads, late int
 	recent      []bool
 	ceiling     int // a size that ran late (0 = none) ...
@@ -102,7 +113,7 @@ type jobsController struct {
 // keep targetCPUShare of the CPUs busy when each load uses CPU for
 // CPUMs/WallMs of its wall time.
 func newJobsController(w jobsWork, cpus int, m machineSample, now time.Time) *jobsController {
-	c := &jobsController{cpus: max(cpus, 1), limit: MaxJobs, changed: now, machine: m, ceiling: 0}
+	c := &jobsController{rules: defaultJobsRules, cpus: max(cpus, 1), limit: MaxJobs, changed: now, machine: m}
 	ratio := 1.0 // no loader work: browsers only, which run alone
 	if w.CPUMs > 0 && w.WallMs > 0 {
 		ratio = w.WallMs / w.CPUMs
@@ -131,17 +142,31 @@ func clampJobs(n int) int { return min(max(n, 1), MaxJobs) }
 // the last change say nothing about the current size) and whether its
 // link emulator ran late.
 func (c *jobsController) observe(started time.Time, late bool) {
-	c.recent = append(c.recent, late)
-	if len(c.recent) > recentLoads {
-		c.recent = c.recent[len(c.recent)-recentLoads:]
-	}
+	c.recent = appendWindow(c.recent, late)
 	if started.Before(c.changed) {
 		return
 	}
-	c.loads++
-	if late {
-		c.late++
+	c.since = appendWindow(c.since, late)
+	c.loads, c.late = len(c.since), countTrue(c.since)
+}
+
+// appendWindow appends to a window of the last recentLoads flags.
+func appendWindow(w []bool, v bool) []bool {
+	w = append(w, v)
+	if len(w) > recentLoads {
+		w = append(w[:0], w[len(w)-recentLoads:]...)
 	}
+	return w
+}
+
+func countTrue(w []bool) int {
+	n := 0
+	for _, v := range w {
+		if v {
+			n++
+		}
+	}
+	return n
 }
 
 // sample takes a machine sample.
@@ -158,7 +183,7 @@ func (c *jobsController) decide(now time.Time) (int, bool) {
 		c.why = fmt.Sprintf("%d of %d loads late", c.late, c.loads)
 		c.ceiling, c.ceilingTill = c.size, now.Add(ceilingHold)
 		c.size = max(1, min(c.size-1, c.size*3/4))
-	case memLow && now.Sub(c.changed) >= jobsCooldown && c.size > 1:
+	case memLow && now.Sub(c.changed) >= c.rules.cooldown && c.size > 1:
 		c.why = fmt.Sprintf("%d MiB of memory available", c.machine.MemAvailMiB)
 		c.size = max(1, c.size*3/4)
 	case c.canGrow(now):
@@ -171,7 +196,7 @@ func (c *jobsController) decide(now time.Time) (int, bool) {
 	if c.size == old {
 		return c.size, false
 	}
-	c.changed, c.loads, c.late = now, 0, 0
+	c.changed, c.since, c.loads, c.late = now, c.since[:0], 0, 0
 	c.history = append(c.history, c.size)
 	return c.size, true
 }
@@ -180,10 +205,10 @@ func (c *jobsController) decide(now time.Time) (int, bool) {
 // one: enough loads, nearly none late, idle CPU, memory to spare, and a
 // size below every limit.
 func (c *jobsController) canGrow(now time.Time) bool {
-	if now.Sub(c.changed) < jobsCooldown || c.loads < max(growMinLoads, 2*c.size) {
+	if now.Sub(c.changed) < c.rules.cooldown || c.loads < max(c.rules.growMinLoads, 2*c.size) {
 		return false
 	}
-	if float64(c.late) > lateGrowShare*float64(c.loads) {
+	if float64(c.late) >= lateGrowShare*float64(c.loads) && c.late > 0 {
 		return false
 	}
 	if c.machine.IdleCPU >= 0 && c.machine.IdleCPU < growIdleCPU {
@@ -209,13 +234,7 @@ func (c *jobsController) lateShare() float64 {
 	if len(c.recent) == 0 {
 		return 0
 	}
-	n := 0
-	for _, l := range c.recent {
-		if l {
-			n++
-		}
-	}
-	return float64(n) / float64(len(c.recent))
+	return float64(countTrue(c.recent)) / float64(len(c.recent))
 }
 
 // status is the progress display's note: "auto: link-bound, 0.2% late".

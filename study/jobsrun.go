@@ -7,7 +7,6 @@ import (
 
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
-	"github.com/spdylab/spdylab/report"
 	"github.com/spdylab/spdylab/study/store"
 )
 
@@ -31,8 +30,8 @@ func modelledCPUMs(m *page.Manifest) float64 {
 type jobSizer struct {
 	mu      sync.Mutex
 	size    int
-	ctl     *jobsController // nil when fixed
-	sampler machineSampler
+	ctl     *jobsController      // nil when fixed
+	sample  func() machineSample // the machine now (/proc; tests fake it)
 	prog    *progress
 	st      *store.Store
 	sess    int64
@@ -62,8 +61,14 @@ func (r *Runner) newJobSizer(tasks []task, now time.Time) *jobSizer {
 			}
 		}
 	}
-	j := &jobSizer{}
-	j.ctl = newJobsController(w, runtime.NumCPU(), j.sampler.sample(), now)
+	j := &jobSizer{sample: r.machine}
+	if j.sample == nil {
+		j.sample = (&machineSampler{}).sample
+	}
+	j.ctl = newJobsController(w, runtime.NumCPU(), j.sample(), now)
+	if r.rules != nil {
+		j.ctl.rules = *r.rules
+	}
 	j.size, j.largest = j.ctl.size, j.ctl.size
 	return j
 }
@@ -79,13 +84,18 @@ func (j *jobSizer) attach(prog *progress, st *store.Store, sess int64) {
 	}
 }
 
+// lateLimitMs is report.LateLimitMs, the lateness above which the report
+// counts a load's emulator as late (a test keeps the two equal; the
+// runner does not import the report and its plotting).
+const lateLimitMs = 1.0
+
 // observe takes a finished load's feedback: whether the link emulator
-// released packets late (report.LateLimitMs, the report's own line).
+// released packets late (over lateLimitMs, the report's own line).
 func (j *jobSizer) observe(started time.Time, res probe.Result) {
 	if j.ctl == nil {
 		return
 	}
-	late := max(res.Link.Down.LateP99ms, res.Link.Up.LateP99ms) > report.LateLimitMs
+	late := max(res.Link.Down.LateP99ms, res.Link.Up.LateP99ms) > lateLimitMs
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.ctl.observe(started, late)
@@ -99,7 +109,7 @@ func (j *jobSizer) adjust(now time.Time) int {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.ctl.sample(j.sampler.sample())
+	j.ctl.sample(j.sample())
 	n, changed := j.ctl.decide(now)
 	why := ""
 	if changed {

@@ -135,8 +135,10 @@ func (p *progress) finish() {
 // to build.
 type etaModel struct {
 	// left is the modelled ms still to load; actual and modelled sum the
-	// loads done: index 0 for serial loads, 1 for parallel ones.
+	// loads done and loads counts them: index 0 for serial loads, 1 for
+	// parallel ones.
 	left, actual, modelled [2]float64
+	loads                  [2]int
 	benchesLeft            int // benches not yet built
 	benchesBuilt           int
 	benchTime              time.Duration // to build and check them
@@ -156,6 +158,7 @@ func (e *etaModel) loadDone(serial bool, modelledMs float64, took time.Duration)
 	e.left[k] = max(0, e.left[k]-modelledMs)
 	e.actual[k] += float64(took) / float64(time.Millisecond)
 	e.modelled[k] += modelledMs
+	e.loads[k]++
 }
 
 // benchOpened counts a bench built in d; first is false for another
@@ -171,25 +174,46 @@ func (e *etaModel) benchOpened(first bool, d time.Duration) {
 // timeLeft is the estimate with testbeds running side by side; false
 // before any load has told how the model compares with this machine.
 func (e *etaModel) timeLeft(testbeds int) (time.Duration, bool) {
-	var scale [2]float64
-	for k := range scale {
-		if e.modelled[k] > 0 {
-			scale[k] = e.actual[k] / e.modelled[k]
-		}
-	}
-	switch {
-	case scale[0] == 0 && scale[1] == 0:
-		return 0, false
-	case scale[0] == 0:
-		scale[0] = scale[1]
-	case scale[1] == 0:
-		scale[1] = scale[0]
-	}
 	n := float64(max(testbeds, 1))
+	scale, ok := e.scales(2 * n)
+	if !ok {
+		return 0, false
+	}
 	ms := scale[0]*e.left[0] + scale[1]*e.left[1]/n
 	if e.benchesBuilt > 0 {
 		perBench := float64(e.benchTime) / float64(time.Millisecond) / float64(e.benchesBuilt)
 		ms += perBench * float64(e.benchesLeft) / n
 	}
 	return time.Duration(ms * float64(time.Millisecond)), true
+}
+
+// scales are the measured ratios of actual to modelled time, serial and
+// parallel. A kind with few loads leans on the other kind's ratio, as if
+// it had prior more loads with it: its first loads to finish are the
+// quickest of those running (the slow ones are still running), and a
+// handful of conditions say little about the rest (fidelity's first
+// loader loads came after 640 browser loads). prior = two loads per
+// testbed.
+func (e *etaModel) scales(prior float64) (scale [2]float64, ok bool) {
+	var own [2]float64
+	for k := range own {
+		if e.modelled[k] > 0 {
+			own[k] = e.actual[k] / e.modelled[k]
+		}
+	}
+	for k := range scale {
+		o := 1 - k
+		switch {
+		case own[k] == 0 && own[o] == 0:
+			return scale, false
+		case own[o] == 0:
+			scale[k] = own[k]
+		case own[k] == 0:
+			scale[k] = own[o]
+		default:
+			nk := float64(e.loads[k])
+			scale[k] = (nk*own[k] + prior*own[o]) / (nk + prior)
+		}
+	}
+	return scale, true
 }

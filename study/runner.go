@@ -63,6 +63,11 @@ type Runner struct {
 	// the first bench opens.
 	Announce func(testbeds int)
 
+	// machine and rules replace the machine's /proc readings and the
+	// automatic sizing's evidence rules in tests (nil = the real ones).
+	machine func() machineSample
+	rules   *jobsRules
+
 	weight map[string]float64 // modelled ms per load, by condition hash
 	pages  spec.Pages         // opened once per ManifestKey for the ETA, shared with the benches
 }
@@ -325,8 +330,9 @@ type runEnv struct {
 	sizer *jobSizer
 }
 
-// jobsTick is how often the runner asks the sizer for the testbeds' size.
-const jobsTick = 5 * time.Second
+// jobsTick is how often the runner asks the sizer for the testbeds' size
+// (a variable for tests).
+var jobsTick = 5 * time.Second
 
 // runTasks runs the benches on as many workers as the sizer says at each
 // moment: it starts workers up to the size, and a worker over it stops
