@@ -46,7 +46,8 @@ const (
 	// ceilingHold is how long a size that ran late stays a ceiling for
 	// growth: without it the controller would grow back into the same
 	// lateness one cooldown later.
-	ceilingHold = 10 * time.Minute
+	ceilingHold    = 10 * time.Minute
+	maxCeilingHold = 80 * time.Minute
 	// testbedMemMiB is a testbed's memory, roughly: namespaces, the link
 	// emulator's process, servers and loader with their buffers.
 	testbedMemMiB = 150
@@ -60,7 +61,8 @@ const (
 // jobsRules are the evidence a grow step needs; tests shorten them.
 type jobsRules struct {
 	// growMinLoads is the fewest loads started at the current size; the
-	// controller also wants two per testbed, so that each was measured.
+	// controller also wants three per testbed, so that each was measured
+	// and a size a few percent late rarely passes for one on time.
 	growMinLoads int
 	cooldown     time.Duration // the least time between two changes
 }
@@ -103,10 +105,21 @@ type jobsController struct {
 	since       []bool
 	loads, late int
 	recent      []bool
-	ceiling     int // a size that ran late (0 = none) ...
+	// ceiling is the smallest size that ran late (0 = never), a limit
+	// until ceilingTill; once there was one, growth probes one testbed at
+	// a time.
+	ceiling     int
 	ceilingTill time.Time
-	machine     machineSample
-	why         string // the reason of the last decision
+	hold        time.Duration // how long the ceiling holds
+	// shrankAt is the late share that made the controller shrink last (0
+	// = it has grown since): if the smaller size is no better, the
+	// lateness is the machine's, baseline until baselineTill.
+	shrankAt     float64
+	baseline     float64
+	baselineTill time.Time
+	machine      machineSample
+	why          string    // the reason of the last change
+	lastDecision time.Time // when decide last ran
 }
 
 // newJobsController starts from the modelled work: as many testbeds as
@@ -132,7 +145,7 @@ func newJobsController(w jobsWork, cpus int, m machineSample, now time.Time) *jo
 	size := int(math.Round(float64(c.cpus) * ratio * targetCPUShare))
 	c.size = clampJobs(min(size, initialPerCPU*c.cpus, c.limit))
 	c.history = []int{c.size}
-	c.why = fmt.Sprintf("modelled %.0f ms of wall time per CPU-second", 1000*ratio)
+	c.why = fmt.Sprintf("their wall time modelled at %.1fx their CPU time", ratio)
 	return c
 }
 
@@ -169,6 +182,13 @@ func countTrue(w []bool) int {
 	return n
 }
 
+// settling tells the controller that more testbeds than its size are
+// still running (workers stop only between runs): the evidence about the
+// new size starts once they have stopped.
+func (c *jobsController) settling(now time.Time) {
+	c.changed, c.since, c.loads, c.late = now, c.since[:0], 0, 0
+}
+
 // sample takes a machine sample.
 func (c *jobsController) sample(m machineSample) { c.machine = m }
 
@@ -177,12 +197,26 @@ func (c *jobsController) sample(m machineSample) { c.machine = m }
 // evidence: loads late at this size are a measurement going wrong.
 func (c *jobsController) decide(now time.Time) (int, bool) {
 	old := c.size
+	c.lastDecision = now
 	memLow := c.machine.MemAvailMiB > 0 && c.machine.MemAvailMiB < memFloorMiB
 	switch {
-	case c.late >= lateShrinkMin && float64(c.late) > lateShrinkShare*float64(c.loads):
+	case c.late >= lateShrinkMin && float64(c.late) > (lateShrinkShare+c.machineLate(now))*float64(c.loads):
+		share := float64(c.late) / float64(c.loads)
+		if c.shrankAt > 0 {
+			if c.loads < c.rules.growMinLoads {
+				break // too few loads yet to tell whether the last shrink helped
+			}
+			if share >= 0.8*c.shrankAt {
+				// Fewer testbeds did not make fewer loads late: the
+				// lateness is the machine's (other programs on it), and
+				// shrinking further would only slow the run down.
+				c.baseline, c.baselineTill, c.shrankAt = share, now.Add(ceilingHold), 0
+				c.why = fmt.Sprintf("%.1f%% of the loads late at %d testbeds as at more: the machine's own lateness", 100*share, c.size)
+				break
+			}
+		}
 		c.why = fmt.Sprintf("%d of %d loads late", c.late, c.loads)
-		c.ceiling, c.ceilingTill = c.size, now.Add(ceilingHold)
-		c.size = max(1, min(c.size-1, c.size*3/4))
+		c.shrink(now, share)
 	case memLow && now.Sub(c.changed) >= c.rules.cooldown && c.size > 1:
 		c.why = fmt.Sprintf("%d MiB of memory available", c.machine.MemAvailMiB)
 		c.size = max(1, c.size*3/4)
@@ -191,7 +225,12 @@ func (c *jobsController) decide(now time.Time) (int, bool) {
 		if c.machine.IdleCPU >= 0 {
 			c.why += fmt.Sprintf(", CPU %.0f%% idle", 100*c.machine.IdleCPU)
 		}
-		c.size = min(c.size+max(1, c.size/4), c.growLimit(now))
+		step := max(1, c.size/4)
+		if c.ceiling > 0 {
+			step = 1 // near a size known to run late: probe one at a time
+		}
+		c.size = min(c.size+step, c.growLimit(now))
+		c.shrankAt = 0
 	}
 	if c.size == old {
 		return c.size, false
@@ -201,14 +240,35 @@ func (c *jobsController) decide(now time.Time) (int, bool) {
 	return c.size, true
 }
 
+// shrink takes testbeds away after share of the loads ran late: a quarter
+// of them, or one when a probe one above a known good size ran a little
+// late. A size that runs late again is held off twice as long each time
+// (up to maxCeilingHold), so that probing the machine's limit settles
+// instead of swinging every ceilingHold.
+func (c *jobsController) shrink(now time.Time, share float64) {
+	hold := ceilingHold
+	if c.ceiling > 0 && c.size >= c.ceiling {
+		hold = min(2*max(c.hold, ceilingHold), maxCeilingHold)
+	}
+	step := max(1, c.size/4)
+	if c.ceiling > 0 && share < 5*lateShrinkShare {
+		step = 1
+	}
+	if c.ceiling == 0 || now.After(c.ceilingTill) || c.size < c.ceiling {
+		c.ceiling = c.size
+	}
+	c.hold, c.ceilingTill, c.shrankAt = hold, now.Add(hold), share
+	c.size = max(1, c.size-step)
+}
+
 // canGrow tells whether the evidence at the current size allows a bigger
 // one: enough loads, nearly none late, idle CPU, memory to spare, and a
 // size below every limit.
 func (c *jobsController) canGrow(now time.Time) bool {
-	if now.Sub(c.changed) < c.rules.cooldown || c.loads < max(c.rules.growMinLoads, 2*c.size) {
+	if now.Sub(c.changed) < c.rules.cooldown || c.loads < max(c.rules.growMinLoads, 3*c.size) {
 		return false
 	}
-	if float64(c.late) >= lateGrowShare*float64(c.loads) && c.late > 0 {
+	if float64(c.late) >= (lateGrowShare+c.machineLate(now))*float64(c.loads) && c.late > 0 {
 		return false
 	}
 	if c.machine.IdleCPU >= 0 && c.machine.IdleCPU < growIdleCPU {
@@ -218,6 +278,16 @@ func (c *jobsController) canGrow(now time.Time) bool {
 		return false
 	}
 	return c.size < c.growLimit(now)
+}
+
+// machineLate is the share of loads the machine makes late whatever the
+// testbeds (learned when shrinking did not help; forgotten after
+// ceilingHold, as the machine's other load changes).
+func (c *jobsController) machineLate(now time.Time) float64 {
+	if now.Before(c.baselineTill) {
+		return c.baseline
+	}
+	return 0
 }
 
 // growLimit is the largest size growth may reach now.
@@ -242,6 +312,9 @@ func (c *jobsController) status() string {
 	s := "auto: " + c.bound
 	if len(c.recent) > 0 {
 		s += fmt.Sprintf(", %.1f%% late", 100*c.lateShare())
+	}
+	if c.baseline > 0 && c.baselineTill.After(c.lastDecision) {
+		s += fmt.Sprintf(", the machine's own %.1f%%", 100*c.baseline)
 	}
 	return s
 }

@@ -102,18 +102,22 @@ func (j *jobSizer) observe(started time.Time, res probe.Result) {
 }
 
 // adjust samples the machine, applies the controller's rules and returns
-// the size; a change is shown and recorded.
-func (j *jobSizer) adjust(now time.Time) int {
+// the size; a change is shown and recorded. running is the testbeds
+// running now.
+func (j *jobSizer) adjust(now time.Time, running int) int {
 	if j.ctl == nil {
 		return j.size
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if running > j.size {
+		j.ctl.settling(now)
+	}
 	j.ctl.sample(j.sample())
 	n, changed := j.ctl.decide(now)
 	why := ""
 	if changed {
-		why = j.ctl.status() + ": " + j.ctl.why
+		why = "auto: " + j.ctl.why
 		j.size, j.largest = n, max(j.largest, n)
 		if j.st != nil {
 			// Provenance only: a failed write must not stop the run.
@@ -122,6 +126,16 @@ func (j *jobSizer) adjust(now time.Time) int {
 	}
 	j.prog.resized(n, j.ctl.status(), why)
 	return n
+}
+
+// how says how the size was chosen ("" for a fixed size).
+func (j *jobSizer) how() string {
+	if j.ctl == nil {
+		return ""
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.ctl.bound + " loads, " + j.ctl.why
 }
 
 // trace is the session's JobsAuto ("" for a fixed size).

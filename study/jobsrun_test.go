@@ -13,21 +13,21 @@ import (
 	"github.com/spdylab/spdylab/study/spec"
 )
 
-// lateBench reports its emulator late (p99 5 ms) on every load, or on none.
+// lateBench reports its emulator late (p99 5 ms) when late says so.
 type lateBench struct {
 	Bench
-	late bool
+	late func() bool
 }
 
 func (b lateBench) Load(ctx context.Context, proto string, run int) probe.Result {
 	res := b.Bench.Load(ctx, proto, run)
-	if b.late {
+	if b.late() {
 		res.Link.Down.LateP99ms = 5
 	}
 	return res
 }
 
-func lateOpener(log *loadLog, delay time.Duration, late bool) Opener {
+func lateOpener(log *loadLog, delay time.Duration, late func() bool) Opener {
 	open := fakeOpener(log, delay, nil)
 	return func(ctx context.Context, c probe.Condition, pg *page.Manifest, seed int64, dir string) (Bench, error) {
 		b, err := open(ctx, c, pg, seed, dir)
@@ -38,18 +38,23 @@ func lateOpener(log *loadLog, delay time.Duration, late bool) Opener {
 	}
 }
 
-// autoRun runs tinyStudy at 20 runs with -j auto on fake benches and a
+// autoRun runs tinyStudy at 40 runs with -j auto on fake benches and a
 // machine with idle CPU, asking the sizer every millisecond, and checks
 // that every probe was stored once: workers that stopped between runs
 // left nothing behind. It returns the session's JobsAuto and Jobs.
-func autoRun(t *testing.T, late bool, rules jobsRules) (string, int) {
+func autoRun(t *testing.T, late func(open int) bool, rules jobsRules) (string, int) {
 	t.Helper()
 	defer func(d time.Duration) { jobsTick = d }(jobsTick)
 	jobsTick = time.Millisecond
-	s := mustParse(t, strings.Replace(tinyStudy, "runs = 3", "runs = 20", 1))
+	s := mustParse(t, strings.Replace(tinyStudy, "runs = 3", "runs = 40", 1))
 	st, dir := newTestStore(t, s)
 	log := &loadLog{}
-	r := &Runner{Study: s, Store: st, Open: lateOpener(log, 3*time.Millisecond, late), Jobs: JobsAuto, WorkDir: filepath.Join(dir, "w"),
+	lateNow := func() bool {
+		log.mu.Lock()
+		defer log.mu.Unlock()
+		return late(log.open)
+	}
+	r := &Runner{Study: s, Store: st, Open: lateOpener(log, 3*time.Millisecond, lateNow), Jobs: JobsAuto, WorkDir: filepath.Join(dir, "w"),
 		machine: func() machineSample { return machineSample{IdleCPU: 0.9, MemAvailMiB: 64 << 10} }, rules: &rules}
 	sum, err := r.Run(context.Background())
 	want := len(s.Conditions) * s.Runs
@@ -90,7 +95,7 @@ func sizesOf(t *testing.T, trace string) []int {
 
 // Loads on time on an idle machine: the runner adds testbeds as it runs.
 func TestAutoJobsGrowWhileRunning(t *testing.T) {
-	trace, jobs := autoRun(t, false, jobsRules{growMinLoads: 2})
+	trace, jobs := autoRun(t, func(int) bool { return false }, jobsRules{growMinLoads: 2})
 	t.Logf("sizes: %s", trace)
 	sizes := sizesOf(t, trace)
 	if len(sizes) < 2 || sizes[len(sizes)-1] <= sizes[0] {
@@ -101,10 +106,13 @@ func TestAutoJobsGrowWhileRunning(t *testing.T) {
 	}
 }
 
-// Every load late: the runner takes testbeds away down to one, workers
-// stopping between runs of their benches.
+// A machine that keeps one testbed on time, and beyond runs a quarter of
+// the loads late per testbed more: the runner takes testbeds away down to
+// one, workers stopping between runs of their benches.
 func TestAutoJobsShrinkOnLateLoads(t *testing.T) {
-	trace, _ := autoRun(t, true, defaultJobsRules)
+	n := 0
+	late := func(open int) bool { n++; return n%4 < open-1 }
+	trace, _ := autoRun(t, late, jobsRules{growMinLoads: 20, cooldown: time.Hour})
 	t.Logf("sizes: %s", trace)
 	sizes := sizesOf(t, trace)
 	for i := 1; i < len(sizes); i++ {

@@ -70,22 +70,22 @@ func RunInto(ctx context.Context, cfg RunConfig) (Summary, error) {
 	if !cfg.Quiet {
 		// The estimate reuses the pages the runner opened for its schedule,
 		// at the size the runner starts with.
-		r.Announce = func(testbeds int) {
+		r.Announce = func(testbeds int, how string) {
 			if e, err := spec.EstimateWith(cfg.Study, testbeds, r.pages); err == nil {
 				fmt.Fprintf(log, "spdylab: study %s: %d conditions x %d loads into %s (estimate %s at %s%s)\n",
-					cfg.Study.Name, len(cfg.Study.Conditions), cfg.Study.Runs, cfg.Out, e.Total.Round(time.Second), jobsNote(cfg.Jobs, testbeds), shardNote(cfg.Shard))
+					cfg.Study.Name, len(cfg.Study.Conditions), cfg.Study.Runs, cfg.Out, e.Total.Round(time.Second), jobsNote(testbeds, how), shardNote(cfg.Shard))
 			}
 		}
 	}
 	return r.Run(ctx)
 }
 
-// jobsNote names the testbeds a run starts with.
-func jobsNote(jobs, testbeds int) string {
-	if jobs == JobsAuto {
-		return fmt.Sprintf("%d testbeds to start with, -j auto", testbeds)
+// jobsNote names the testbeds a run starts with and, for -j auto, why.
+func jobsNote(testbeds int, how string) string {
+	if how == "" {
+		return fmt.Sprintf("-j %d", testbeds)
 	}
-	return fmt.Sprintf("-j %d", testbeds)
+	return fmt.Sprintf("%d testbeds to start with; -j auto: %s", testbeds, how)
 }
 
 func shardNote(sh spec.Shard) string {

@@ -60,8 +60,8 @@ type Runner struct {
 	TTY      bool
 	Args     string // command line, for provenance
 	// Announce, when set, is told the testbeds the run starts with before
-	// the first bench opens.
-	Announce func(testbeds int)
+	// the first bench opens, and how they were chosen ("" for -j N).
+	Announce func(testbeds int, how string)
 
 	// machine and rules replace the machine's /proc readings and the
 	// automatic sizing's evidence rules in tests (nil = the real ones).
@@ -186,7 +186,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		tasks = browsersFirst(tasks)
 	}
 	if r.Announce != nil {
-		r.Announce(sizer.size)
+		r.Announce(sizer.size, sizer.how())
 	}
 	prog := newProgress(r.Progress, r.TTY, sum.Planned, eta, sizer.size)
 	defer prog.finish()
@@ -394,7 +394,7 @@ func (r *Runner) runTasks(ctx context.Context, tasks []task, sizer *jobSizer, se
 		select {
 		case <-pool.changed:
 		case now := <-tick.C:
-			pool.setTarget(sizer.adjust(now))
+			pool.setTarget(sizer.adjust(now, pool.count()))
 		case <-runCtx.Done():
 			wg.Wait()
 		}
@@ -513,7 +513,11 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, c spec.Cond, run, attem
 			return done, failed, storeFailure(err)
 		}
 		done++
-		env.sizer.observe(t0, res)
+		if !serial {
+			// A load with no other testbed beside it says nothing about
+			// how many can run side by side.
+			env.sizer.observe(t0, res)
+		}
 		modelled := r.weight[c.Hash]
 		if attempt != attempts {
 			modelled = 0 // a retry: not in the plan
