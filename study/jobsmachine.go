@@ -47,13 +47,16 @@ func idleShare(prev, cur cpuTimes) float64 {
 }
 
 // memAvailableMiB is /proc/meminfo's MemAvailable (0 when unknown).
-func memAvailableMiB() int {
+func memAvailableMiB() int { return meminfoMiB("MemAvailable:") }
+
+// meminfoMiB is a /proc/meminfo field ("MemTotal:") in MiB, 0 when unknown.
+func meminfoMiB(field string) int {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
 			kb, _ := strconv.Atoi(f[1])
 			return kb / 1024
 		}
