@@ -73,7 +73,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 		fs.PrintDefaults()
 	}
 	f.jobs = study.JobsAuto
-	fs.Var((*jobsFlag)(&f.jobs), "j", "parallel testbeds (each has its own namespaces): N, or auto to size them from what the loads wait on and keep the link emulator on time")
+	fs.Var((*jobsFlag)(&f.jobs), "j", "parallel testbeds (each has its own namespaces): N, or auto (the default) to size them from what the loads wait on and resize them as the run goes, keeping the link emulator on time")
 	fs.IntVar(&f.browserJobs, "browser-jobs", study.DefaultBrowserJobs(), "with --browser-alone=false, at most this many testbeds with a real browser (client chromium: seconds of CPU per load)")
 	fs.BoolVar(&f.browserAlone, "browser-alone", true, "run each testbed with a real browser with no other testbed beside it: a browser's timings are its CPU time, which other testbeds would take")
 	fs.StringVar(&f.out, "out", "", "output directory (default out/STUDY)")
