@@ -32,7 +32,7 @@ const (
 	// kept its emulators on time at -j 16 on 2 CPUs).
 	initialPerCPU = 8
 	// lateShrinkShare: more late loads than this share (and at least
-	// lateShrinkMin of them) shrinks the testbeds by a quarter.
+	// lateShrinkMin of them) shrinks the testbeds (shrink).
 	lateShrinkShare = 0.01
 	lateShrinkMin   = 2
 	// lateGrowShare: growing needs the late share under this, half the
