@@ -99,6 +99,7 @@ func (j *jobSizer) observe(started time.Time, res probe.Result) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.ctl.observe(started, late)
+	j.prog.resized(j.size, j.ctl.status(), "") // the late share as of this load
 }
 
 // adjust samples the machine, applies the controller's rules and returns

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/store"
 )
 
 // lateBench reports its emulator late (p99 5 ms) when late says so.
@@ -144,5 +146,31 @@ func TestAutoJobsStartFromTheModelledWork(t *testing.T) {
 	r.Jobs = 5
 	if j := r.newJobSizer(tasks, time.Now()); j.ctl != nil || j.size != 5 || j.trace() != "" {
 		t.Errorf("-j 5 gave %+v", j)
+	}
+}
+
+// spdylab run's start line says how many testbeds -j auto starts with and
+// why; the progress lines say how many run and the late share.
+func TestAutoJobsSayWhatTheyChose(t *testing.T) {
+	s := mustParse(t, tinyStudy)
+	var log, prog strings.Builder
+	cfg := RunConfig{Study: s, Out: filepath.Join(t.TempDir(), "out"), Resume: true, Jobs: JobsAuto, Open: fakeOpener(&loadLog{}, 0, nil), Log: &log, Progress: &prog}
+	sum, err := RunInto(context.Background(), cfg)
+	if err != nil || sum.Done != len(s.Conditions)*s.Runs {
+		t.Fatalf("%+v, %v", sum, err)
+	}
+	if !regexp.MustCompile(`\(estimate \S+ at \d+ testbeds to start with; -j auto: (link-bound|mixed|CPU-bound) loads, their wall time modelled at [0-9.]+x their CPU time\)`).MatchString(log.String()) {
+		t.Errorf("start line %q", log.String())
+	}
+	if !strings.Contains(prog.String(), "testbeds ") || !regexp.MustCompile(`testbeds \d+ \(auto: \S+, 0.0% late\)`).MatchString(prog.String()) {
+		t.Errorf("progress %q", prog.String())
+	}
+	st, err := store.OpenStore(cfg.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if sess, _ := st.Sessions(); len(sess) != 1 || !strings.HasPrefix(sess[0].JobsAuto, "auto ") {
+		t.Errorf("sessions %+v: want the sizes of -j auto", sess)
 	}
 }
