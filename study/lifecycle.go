@@ -20,7 +20,7 @@ type RunConfig struct {
 	Study  *spec.Study
 	Out    string // output directory: results.db, .run.lock, .work/
 	Resume bool   // false: an Out that already holds loads is an error
-	Jobs   int
+	Jobs   int    // parallel testbeds; JobsAuto sizes them while the run runs
 	Shard  spec.Shard
 	Open   Opener
 	// Progress receives the progress display (nil = none; TTY redraws a
@@ -69,14 +69,24 @@ func RunInto(ctx context.Context, cfg RunConfig) (Summary, error) {
 		WorkDir:      filepath.Join(cfg.Out, ".work"), Progress: cfg.Progress, TTY: cfg.TTY, Args: cfg.Args,
 		pages: page.Cache{}}
 	if !cfg.Quiet {
-		// The estimate opens the study's pages; the runner and its benches
-		// reuse them.
-		if e, err := spec.EstimateWith(cfg.Study, cfg.Jobs, r.pages); err == nil {
-			fmt.Fprintf(log, "spdylab: study %s: %d conditions x %d loads into %s (estimate %s at -j %d%s)\n",
-				cfg.Study.Name, len(cfg.Study.Conditions), cfg.Study.Runs, cfg.Out, e.Total.Round(time.Second), cfg.Jobs, shardNote(cfg.Shard))
+		// The estimate reuses the pages the runner opened for its schedule,
+		// at the size the runner starts with.
+		r.Announce = func(testbeds int, how string) {
+			if e, err := spec.EstimateWith(cfg.Study, testbeds, r.pages); err == nil {
+				fmt.Fprintf(log, "spdylab: study %s: %d conditions x %d loads into %s (estimate %s at %s%s)\n",
+					cfg.Study.Name, len(cfg.Study.Conditions), cfg.Study.Runs, cfg.Out, e.Total.Round(time.Second), jobsNote(testbeds, how), shardNote(cfg.Shard))
+			}
 		}
 	}
 	return r.Run(ctx)
+}
+
+// jobsNote names the testbeds a run starts with and, for -j auto, why.
+func jobsNote(testbeds int, how string) string {
+	if how == "" {
+		return fmt.Sprintf("-j %d", testbeds)
+	}
+	return fmt.Sprintf("%d testbeds to start with; -j auto: %s", testbeds, how)
 }
 
 func shardNote(sh spec.Shard) string {

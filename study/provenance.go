@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -180,19 +179,7 @@ func cpuModel() string {
 }
 
 // memTotalMiB is /proc/meminfo's MemTotal.
-func memTotalMiB() int {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-			kb, _ := strconv.Atoi(f[1])
-			return kb / 1024
-		}
-	}
-	return 0
-}
+func memTotalMiB() int { return meminfoMiB("MemTotal:") }
 
 // toolVersion is the first line a program prints for args ("" when it is
 // missing or slow).

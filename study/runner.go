@@ -44,7 +44,7 @@ type Runner struct {
 	Study *spec.Study
 	Store *store.Store
 	Open  Opener
-	Jobs  int        // parallel benches; <1 = 1
+	Jobs  int        // parallel benches; JobsAuto (0) = sized as the run runs (jobsctl.go)
 	Shard spec.Shard // zero = everything
 	// BrowserJobs caps the benches among them whose client is a real
 	// browser; <1 = DefaultBrowserJobs (browserjobs.go). BrowserAlone runs
@@ -59,6 +59,14 @@ type Runner struct {
 	Progress io.Writer
 	TTY      bool
 	Args     string // command line, for provenance
+	// Announce, when set, is told the testbeds the run starts with before
+	// the first bench opens, and how they were chosen ("" for -j N).
+	Announce func(testbeds int, how string)
+
+	// machine and rules replace the machine's /proc readings and the
+	// automatic sizing's evidence rules in tests (nil = the real ones).
+	machine func() machineSample
+	rules   *jobsRules
 
 	weight map[string]float64 // modelled ms per load, by condition hash
 	pages  page.Cache         // opened once per ManifestKey for the ETA, shared with the benches
@@ -84,10 +92,12 @@ type task struct {
 	runs *runQueue
 }
 
-// runQueue is a bench's runs still to start.
+// runQueue is a bench's runs still to start, and how many workers have a
+// testbed of the bench open.
 type runQueue struct {
-	mu   sync.Mutex
-	runs []int
+	mu      sync.Mutex
+	runs    []int
+	workers int
 }
 
 func newRunQueue(pending map[int][]pendingProbe) *runQueue {
@@ -116,6 +126,26 @@ func (q *runQueue) left() int {
 	return len(q.runs)
 }
 
+func (q *runQueue) join() {
+	q.mu.Lock()
+	q.workers++
+	q.mu.Unlock()
+}
+
+func (q *runQueue) leave() {
+	q.mu.Lock()
+	q.workers--
+	q.mu.Unlock()
+}
+
+// orphaned tells a bench with runs left and no worker: one that a worker
+// stopped on when the testbeds shrank.
+func (q *runQueue) orphaned() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.workers == 0 && len(q.runs) > 0
+}
+
 // MinRunsToShare is how many runs a bench must have left for an idle
 // worker to open a second testbed for it: building one costs about a
 // load and a link check, so sharing fewer gains nothing. Without sharing,
@@ -134,12 +164,15 @@ type pendingProbe struct {
 // stored probes stay; Summary.Canceled is set and the error is ctx's).
 func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	start := time.Now()
-	jobs := max(r.Jobs, 1)
 	tasks, sum, err := r.plan()
 	if err != nil || sum.Planned == 0 {
 		return sum, err
 	}
-	sess, err := r.Store.StartSession(CollectProvenance(r.Study.Seed, jobs, r.Shard, r.Args))
+	eta := r.modelWeights(tasks)
+	sizer := r.newJobSizer(tasks, start)
+	prov := CollectProvenance(r.Study.Seed, sizer.size, r.Shard, r.Args)
+	prov.JobsAuto = sizer.trace()
+	sess, err := r.Store.StartSession(prov)
 	if err != nil {
 		return sum, err
 	}
@@ -148,14 +181,17 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		return sum, err
 	}
 	defer cleanup()
-	plannedWork := r.modelWeights(tasks)
 	tasks = r.longestFirst(tasks)
 	if r.BrowserAlone {
 		tasks = browsersFirst(tasks)
 	}
-	prog := newProgress(r.Progress, r.TTY, sum.Planned, plannedWork)
+	if r.Announce != nil {
+		r.Announce(sizer.size, sizer.how())
+	}
+	prog := newProgress(r.Progress, r.TTY, sum.Planned, eta, sizer.size)
 	defer prog.finish()
-	runErr := r.runTasks(ctx, tasks, jobs, sess, prog, &sum)
+	sizer.attach(prog, r.Store, sess)
+	runErr := r.runTasks(ctx, tasks, sizer, sess, prog, &sum)
 	sum.Elapsed = time.Since(start)
 	if ctx.Err() != nil {
 		sum.Canceled = true
@@ -211,25 +247,29 @@ func (r *Runner) prepareWorkDir() (func(), error) {
 	return func() { os.Remove(r.WorkDir) }, nil
 }
 
-// modelWeights models each condition's load time (ms) for the ETA and the
-// bench order, opening each page once (0 when its page cannot be built
-// here; the bench's Open will say why), and returns the planned total.
-func (r *Runner) modelWeights(tasks []task) float64 {
+// modelWeights models each condition's wall time per load (ms) for the
+// ETA, the bench order and the testbeds' size, opening each page once (0
+// when its page cannot be built here; the bench's Open will say why), and
+// returns the ETA's plan.
+func (r *Runner) modelWeights(tasks []task) etaModel {
 	r.weight = map[string]float64{}
 	if r.pages == nil {
 		r.pages = page.Cache{}
 	}
-	var planned float64
+	eta := etaModel{benchesLeft: len(tasks)}
 	for _, t := range tasks {
 		for _, c := range t.group.Conds {
 			if m, _ := r.pages.Open(c.Page, c.Shards, r.Study.Seed, c.ShardMode); m != nil {
-				r.weight[c.Hash] = float64(spec.ModelledLoad(m, c.Condition)) / float64(time.Millisecond)
+				r.weight[c.Hash] = float64(spec.ModelledWall(m, c.Condition)) / float64(time.Millisecond)
 			}
 		}
-		planned += r.taskWork(t)
+		eta.plan(r.serial(t.group), r.taskWork(t))
 	}
-	return planned
+	return eta
 }
+
+// serial tells a bench that runs with no other beside it.
+func (r *Runner) serial(g spec.Group) bool { return r.BrowserAlone && groupIsBrowser(g) }
 
 // taskWork is the modelled work of a bench's pending probes.
 func (r *Runner) taskWork(t task) float64 {
@@ -283,22 +323,37 @@ func browsersFirst(tasks []task) []task {
 	return out
 }
 
-// runTasks feeds the benches to jobs workers. A fatal error (a bench that
-// cannot be built twice, a store that cannot be written) stops the whole
-// run and is returned.
-func (r *Runner) runTasks(ctx context.Context, tasks []task, jobs int, sess int64, prog *progress, sum *Summary) error {
+// runEnv is what every worker of a run shares.
+type runEnv struct {
+	sess  int64
+	prog  *progress
+	sizer *jobSizer
+}
+
+// jobsTick is how often the runner asks the sizer for the testbeds' size
+// (a variable for tests).
+var jobsTick = 5 * time.Second
+
+// runTasks runs the benches on as many workers as the sizer says at each
+// moment: it starts workers up to the size, and a worker over it stops
+// between two runs. A fatal error (a bench that cannot be built twice, a
+// store that cannot be written) stops the whole run and is returned.
+func (r *Runner) runTasks(ctx context.Context, tasks []task, sizer *jobSizer, sess int64, prog *progress, sum *Summary) error {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	env := runEnv{sess, prog, sizer}
 	var mu sync.Mutex
 	browsers := newBenchGate(r.BrowserJobs, r.BrowserAlone)
-	work := make(chan task)
+	sched := &scheduler{tasks: tasks}
+	pool := newWorkerPool(sizer.size)
 	var wg sync.WaitGroup
-	runOne := func(t task) {
+	runOne := func(t task, first bool, stop func() bool) {
+		defer t.runs.leave()
 		release, ok := browsers.acquire(t.group, runCtx.Done())
 		if !ok {
 			return
 		}
-		done, failed, err := r.runTask(runCtx, t, sess, prog)
+		done, failed, err := r.runTask(runCtx, t, first, env, stop)
 		release()
 		mu.Lock()
 		sum.Done += done
@@ -308,32 +363,42 @@ func (r *Runner) runTasks(ctx context.Context, tasks []task, jobs int, sess int6
 			cancel(err)
 		}
 	}
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range work {
-				runOne(t)
+	worker := func() {
+		defer wg.Done()
+		retired := false
+		stop := func() bool {
+			retired = retired || pool.retire()
+			return retired
+		}
+		for runCtx.Err() == nil && !stop() {
+			t, first, ok := sched.take()
+			if !ok {
+				break
 			}
-			// Every bench has started: help the one with the most runs left.
-			for runCtx.Err() == nil {
-				t, ok := mostRunsLeft(tasks)
-				if !ok {
-					return
-				}
-				runOne(t)
-			}
-		}()
-	}
-feed:
-	for _, t := range tasks {
-		select {
-		case work <- t:
-		case <-runCtx.Done():
-			break feed
+			runOne(t, first, stop)
+		}
+		if !retired {
+			pool.exit()
 		}
 	}
-	close(work)
+	tick := time.NewTicker(jobsTick)
+	defer tick.Stop()
+	for {
+		for runCtx.Err() == nil && sched.hasWork() && pool.grow() {
+			wg.Add(1)
+			go worker()
+		}
+		if pool.count() == 0 && (runCtx.Err() != nil || !sched.hasWork()) {
+			break
+		}
+		select {
+		case <-pool.changed:
+		case now := <-tick.C:
+			pool.setTarget(sizer.adjust(now, pool.count()))
+		case <-runCtx.Done():
+			wg.Wait()
+		}
+	}
 	wg.Wait()
 	if err := context.Cause(runCtx); err != nil && !errors.Is(err, context.Canceled) {
 		return err
@@ -358,26 +423,17 @@ func mostRunsLeft(tasks []task) (task, bool) {
 
 // runTask opens one bench and runs its pending probes, protocols
 // interleaved run by run so that drift of the machine or the network hits
-// every protocol alike.
-func (r *Runner) runTask(ctx context.Context, t task, sess int64, prog *progress) (done, failed int, err error) {
+// every protocol alike. It stops between two runs when stop says so,
+// leaving the bench's other runs to the next worker; first tells the
+// bench's first testbed.
+func (r *Runner) runTask(ctx context.Context, t task, first bool, env runEnv, stop func() bool) (done, failed int, err error) {
 	cond0 := t.group.Conds[0].Condition
-	var b Bench
-	var dir string
-	for attempt := 0; attempt < 2; attempt++ {
-		dir, err = os.MkdirTemp(r.WorkDir, "bench-")
-		if err != nil {
-			return 0, 0, err
-		}
-		b, err = safeOpen(ctx, r.Open, cond0, r.pages.Opened(cond0.Page, cond0.Shards, cond0.ShardMode), r.Study.Seed, dir)
-		if err == nil {
-			break
-		}
-		os.RemoveAll(dir)
+	t0 := time.Now()
+	b, dir, err := r.openBench(ctx, cond0)
+	if err != nil {
 		if ctx.Err() != nil {
 			return 0, 0, ctx.Err()
 		}
-	}
-	if err != nil {
 		return 0, 0, fmt.Errorf("building the testbed for %s: %w", t.group.Conds[0].Describe(), err)
 	}
 	defer func() {
@@ -392,44 +448,85 @@ func (r *Runner) runTask(ctx context.Context, t task, sess int64, prog *progress
 		}
 	}
 	check := b.Check(ctx)
-	for run, ok := t.runs.next(); ok; run, ok = t.runs.next() {
+	env.prog.benchOpened(first, time.Since(t0))
+	serial := r.serial(t.group)
+	for !stop() {
+		run, ok := t.runs.next()
+		if !ok {
+			break
+		}
 		for _, pp := range t.pending[run] {
-			c := t.group.Conds[pp.cond]
-			for attempt := pp.attempts; attempt < 2; attempt++ {
-				if ctx.Err() != nil {
-					return done, failed, nil
-				}
-				t0 := time.Now()
-				res := safeLoad(ctx, b, c.Proto, run)
-				dur := time.Since(t0)
-				if ctx.Err() != nil {
-					// Interrupted mid-load: the result says nothing about
-					// the protocol; leave the probe for a resumed run.
-					return done, failed, nil
-				}
-				res.Condition = c.Condition
-				res.Run = run
-				if res.Started.IsZero() {
-					res.Started = t0
-				}
-				if res.Failed && res.Error == "" {
-					res.Error = "load failed without a reason"
-				}
-				if _, err := r.Store.Put(store.Probe{CondHash: c.Hash, Run: run, Attempt: attempt, SessionID: sess, Duration: dur, Result: res, Check: check}); err != nil {
-					return done, failed, storeFailure(err)
-				}
-				done++
-				if attempt == pp.attempts {
-					prog.add(res.Failed, r.weight[c.Hash])
-				} else {
-					prog.add(res.Failed, 0) // a retry: not in the plan
-				}
-				if !res.Failed {
-					break
-				}
-				failed++
+			d, f, err := r.loadProbe(ctx, b, t.group.Conds[pp.cond], run, pp.attempts, check, serial, env)
+			done, failed = done+d, failed+f
+			if err != nil || ctx.Err() != nil {
+				return done, failed, err
 			}
 		}
+	}
+	return done, failed, nil
+}
+
+// openBench builds a bench for c in a fresh scratch directory, trying
+// twice.
+func (r *Runner) openBench(ctx context.Context, c probe.Condition) (b Bench, dir string, err error) {
+	for attempt := 0; attempt < 2; attempt++ {
+		dir, err = os.MkdirTemp(r.WorkDir, "bench-")
+		if err != nil {
+			return nil, "", err
+		}
+		b, err = safeOpen(ctx, r.Open, c, r.pages.Opened(c.Page, c.Shards, c.ShardMode), r.Study.Seed, dir)
+		if err == nil {
+			return b, dir, nil
+		}
+		os.RemoveAll(dir)
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+	}
+	return nil, "", err
+}
+
+// loadProbe loads one probe, from its next attempt on, until it succeeds
+// or has failed twice, storing each attempt.
+func (r *Runner) loadProbe(ctx context.Context, b Bench, c spec.Cond, run, attempts int, check probe.LinkCheck, serial bool, env runEnv) (done, failed int, err error) {
+	for attempt := attempts; attempt < 2; attempt++ {
+		if ctx.Err() != nil {
+			return done, failed, nil
+		}
+		t0 := time.Now()
+		res := safeLoad(ctx, b, c.Proto, run)
+		dur := time.Since(t0)
+		if ctx.Err() != nil {
+			// Interrupted mid-load: the result says nothing about the
+			// protocol; leave the probe for a resumed run.
+			return done, failed, nil
+		}
+		res.Condition = c.Condition
+		res.Run = run
+		if res.Started.IsZero() {
+			res.Started = t0
+		}
+		if res.Failed && res.Error == "" {
+			res.Error = "load failed without a reason"
+		}
+		if _, err := r.Store.Put(store.Probe{CondHash: c.Hash, Run: run, Attempt: attempt, SessionID: env.sess, Duration: dur, Result: res, Check: check}); err != nil {
+			return done, failed, storeFailure(err)
+		}
+		done++
+		if !serial {
+			// A load with no other testbed beside it says nothing about
+			// how many can run side by side.
+			env.sizer.observe(t0, res)
+		}
+		modelled := r.weight[c.Hash]
+		if attempt != attempts {
+			modelled = 0 // a retry: not in the plan
+		}
+		env.prog.add(res.Failed, serial, modelled, dur)
+		if !res.Failed {
+			break
+		}
+		failed++
 	}
 	return done, failed, nil
 }

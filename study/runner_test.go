@@ -562,15 +562,22 @@ func TestOverridesSurviveTheStore(t *testing.T) {
 
 func TestProgressETAWeighsByModelledWork(t *testing.T) {
 	var buf strings.Builder
-	p := newProgress(&buf, false, 4, 100)
-	p.start = time.Unix(0, 0)
-	p.done, p.workDone = 3, 25 // three quick probes done, the slow one left
-	if got := p.eta(time.Unix(10, 0)); got != "30s" {
-		t.Errorf("ETA %s, want 30s (75 of 100 work units left at 2.5 per second)", got)
+	eta := etaModel{}
+	eta.plan(false, 100)
+	p := newProgress(&buf, false, 4, eta, 2)
+	if got := p.left(time.Now()); got != "?" {
+		t.Errorf("ETA %s before any load, want ?", got)
 	}
-	p.work = 0 // no model: by probe count
-	if got := p.eta(time.Unix(9, 0)); got != "3s" {
-		t.Errorf("count-based ETA %s, want 3s", got)
+	// Three quick probes done in twice their modelled time, the slow one
+	// left: 75 units at 2 ms per unit over 2 testbeds.
+	for _, w := range []float64{5, 10, 10} {
+		p.add(false, false, w, time.Duration(2*w)*time.Millisecond)
+	}
+	if got := p.left(time.Now()); got != "0s" {
+		t.Errorf("ETA %s, want 0s", got)
+	}
+	if d, _ := p.eta.timeLeft(2); d != 75*time.Millisecond {
+		t.Errorf("time left %s, want 75ms (75 units at 2 ms each over 2 testbeds)", d)
 	}
 	if !strings.Contains(buf.String(), "4 probes to run") {
 		t.Errorf("plain progress header missing: %q", buf.String())

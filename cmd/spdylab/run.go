@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -24,7 +25,9 @@ import (
 	"github.com/spdylab/spdylab/study/studyfile"
 )
 
-// defaultJobs is the default number of parallel benches. The loads are
+// defaultJobs is the number of parallel benches `spdylab studies` assumes
+// for its estimates (spdylab run sizes them itself by default: -j auto,
+// study/jobsctl.go). The loads are
 // bound by the emulated network, not the CPU: on a 2-core machine, with the
 // link emulator in its own process, quick's per-condition medians at -j 4,
 // 6 and 8 stayed within the noise of two -j 1 runs; study1-cablelabs at
@@ -70,7 +73,8 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 		fmt.Fprint(fs.Output(), runUsage)
 		fs.PrintDefaults()
 	}
-	fs.IntVar(&f.jobs, "j", defaultJobs, "parallel testbeds (each has its own namespaces)")
+	f.jobs = study.JobsAuto
+	fs.Var((*jobsFlag)(&f.jobs), "j", "parallel testbeds (each has its own namespaces): N, or auto (the default) to size them from what the loads wait on and resize them as the run goes, keeping the link emulator on time")
 	fs.IntVar(&f.browserJobs, "browser-jobs", study.DefaultBrowserJobs(), "with --browser-alone=false, at most this many testbeds with a real browser (client chromium: seconds of CPU per load)")
 	fs.BoolVar(&f.browserAlone, "browser-alone", true, "run each testbed with a real browser with no other testbed beside it: a browser's timings are its CPU time, which other testbeds would take")
 	fs.StringVar(&f.out, "out", "", "output directory (default out/STUDY)")
@@ -93,8 +97,6 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 	switch {
 	case len(pos) > 1:
 		return fail("one study at a time, got %q", pos)
-	case f.jobs < 1 || f.jobs > 64:
-		return fail("-j %d: want 1..64", f.jobs)
 	case f.browserJobs < 1 || f.browserJobs > 64:
 		return fail("--browser-jobs %d: want 1..64", f.browserJobs)
 	case f.runs < 0 || f.runs > 10000:
@@ -187,6 +189,30 @@ func finishRun(f runFlags, sum study.Summary, runErr error, stderr io.Writer) in
 		return 1
 	}
 	return 0
+}
+
+// jobsFlag is -j: a number of testbeds 1..study.MaxJobs, or auto
+// (study.JobsAuto).
+type jobsFlag int
+
+func (j *jobsFlag) String() string {
+	if j == nil || int(*j) == study.JobsAuto {
+		return "auto"
+	}
+	return strconv.Itoa(int(*j))
+}
+
+func (j *jobsFlag) Set(s string) error {
+	if s == "auto" {
+		*j = study.JobsAuto
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > study.MaxJobs {
+		return fmt.Errorf("want auto or 1..%d", study.MaxJobs)
+	}
+	*j = jobsFlag(n)
+	return nil
 }
 
 // isTerminal tells whether w is a terminal (the progress display redraws

@@ -12,6 +12,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/store"
 	"github.com/spdylab/spdylab/study/studyfile"
 )
@@ -28,6 +29,8 @@ func captureStderr(t *testing.T, fn func(stderr io.Writer)) string {
 func TestRunBadFlagsExit2(t *testing.T) {
 	for _, args := range [][]string{
 		{"-j", "0"},
+		{"-j", "65"},
+		{"-j", "many"},
 		{"--shard", "3/3"},
 		{"--shard", "x"},
 		{"--runs", "-1"},
@@ -51,6 +54,15 @@ func TestRunBadFlagsExit2(t *testing.T) {
 	captureStderr(t, func(stderr io.Writer) { code = reportCmd([]string{"--waterfall", "-3", "x"}, io.Discard, stderr) })
 	if code != 2 {
 		t.Errorf("report --waterfall -3: exit %d, want 2", code)
+	}
+}
+
+func TestRunJobsFlag(t *testing.T) {
+	for args, want := range map[string]int{"": study.JobsAuto, "-j auto": study.JobsAuto, "-j 12": 12, "-j=1": 1} {
+		f, status := parseRunFlags(strings.Fields(args), io.Discard)
+		if status >= 0 || f.jobs != want {
+			t.Errorf("%q: -j %d (status %d), want %d", args, f.jobs, status, want)
+		}
 	}
 }
 

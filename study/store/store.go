@@ -59,6 +59,7 @@ CREATE TABLE IF NOT EXISTS probes (
 // a store written before them gets them (empty) when opened.
 var columnsAdded = []struct{ table, column, decl string }{
 	{"sessions", "machine_json", "TEXT"},
+	{"sessions", "jobs_auto", "TEXT"},
 }
 
 type execQuerier interface {
@@ -115,6 +116,10 @@ type Provenance struct {
 	Seed     int64
 	Args     string
 	Jobs     int
+	// JobsAuto is how a session sized its testbeds automatically (-j
+	// auto): the sizes it went through ("auto 16 -> 20 -> 15"); Jobs is
+	// then the largest. Empty for a fixed -j.
+	JobsAuto string
 	Shard    string
 	// Machine is what else about the host can move a measurement (stored
 	// as JSON; empty in stores written before it existed).
@@ -393,8 +398,8 @@ func (st *Store) StartSession(p Provenance) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := st.db.Exec(`INSERT INTO sessions(started, hostname, kernel, go_version, revision, seed, args, jobs, shard, machine_json) VALUES (?,?,?,?,?,?,?,?,?,?)`,
-		p.Started.UTC().Format(time.RFC3339Nano), p.Hostname, p.Kernel, p.Go, p.Revision, p.Seed, p.Args, p.Jobs, p.Shard, string(mj))
+	res, err := st.db.Exec(`INSERT INTO sessions(started, hostname, kernel, go_version, revision, seed, args, jobs, shard, machine_json, jobs_auto) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+		p.Started.UTC().Format(time.RFC3339Nano), p.Hostname, p.Kernel, p.Go, p.Revision, p.Seed, p.Args, p.Jobs, p.Shard, string(mj), p.JobsAuto)
 	if err != nil {
 		return 0, err
 	}
@@ -403,7 +408,7 @@ func (st *Store) StartSession(p Provenance) (int64, error) {
 
 // Sessions lists the provenance of every invocation that wrote to the store.
 func (st *Store) Sessions() ([]Provenance, error) {
-	rows, err := st.db.Query(`SELECT started, hostname, kernel, go_version, revision, seed, args, jobs, shard, COALESCE(machine_json, '') FROM sessions ORDER BY id`)
+	rows, err := st.db.Query(`SELECT started, hostname, kernel, go_version, revision, seed, args, jobs, shard, COALESCE(machine_json, ''), COALESCE(jobs_auto, '') FROM sessions ORDER BY id`)
 	if err != nil {
 		return nil, err
 	}
@@ -412,7 +417,7 @@ func (st *Store) Sessions() ([]Provenance, error) {
 	for rows.Next() {
 		var p Provenance
 		var started, machine string
-		if err := rows.Scan(&started, &p.Hostname, &p.Kernel, &p.Go, &p.Revision, &p.Seed, &p.Args, &p.Jobs, &p.Shard, &machine); err != nil {
+		if err := rows.Scan(&started, &p.Hostname, &p.Kernel, &p.Go, &p.Revision, &p.Seed, &p.Args, &p.Jobs, &p.Shard, &machine, &p.JobsAuto); err != nil {
 			return nil, err
 		}
 		if machine != "" {

@@ -1,0 +1,330 @@
+package study
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// JobsAuto as Runner.Jobs lets the runner size its testbeds itself (the
+// default of spdylab run): a jobsController starts from the modelled work
+// and adjusts from what the loads report while the study runs.
+const JobsAuto = 0
+
+// MaxJobs bounds the testbeds of a run, fixed or automatic.
+const MaxJobs = 64
+
+// The automatic sizing's rules. What a load waits on decides how many
+// testbeds a machine can run: a load over a 200 ms link spends most of its
+// wall time waiting on timers and uses little CPU, one over loopback is
+// CPU all along. The measure of "too many" is the link emulator's
+// lateness, which the runner stores with every load (probe.LinkDir): the
+// report flags a run when more than 1% of its loads had the emulator
+// release packets over report.LateLimitMs late, so the controller keeps the
+// share of late loads under that, and grows only well below it.
+const (
+	// targetCPUShare is the share of the CPUs the initial size plans the
+	// loads to use, leaving the rest to the emulators' timing.
+	targetCPUShare = 0.5
+	// initialPerCPU caps the initial size at this many testbeds per CPU:
+	// the feedback, not the model, takes a run beyond it (study3-sctp
+	// kept its emulators on time at -j 16 on 2 CPUs).
+	initialPerCPU = 8
+	// lateShrinkShare: more late loads than this share (and at least
+	// lateShrinkMin of them) shrinks the testbeds (shrink).
+	lateShrinkShare = 0.01
+	lateShrinkMin   = 2
+	// lateGrowShare: growing needs the late share under this, half the
+	// shrink threshold, so that a size between the two stays put (over a
+	// window of recentLoads loads: growing needs none late, shrinking
+	// three).
+	lateGrowShare = 0.005
+	// growIdleCPU is the idle CPU share growing needs, besides the
+	// evidence of jobsRules.
+	growIdleCPU = 0.25
+	// ceilingHold is how long a size that ran late stays a ceiling for
+	// growth: without it the controller would grow back into the same
+	// lateness one cooldown later.
+	ceilingHold    = 10 * time.Minute
+	maxCeilingHold = 80 * time.Minute
+	// testbedMemMiB is a testbed's memory, roughly: namespaces, the link
+	// emulator's process, servers and loader with their buffers.
+	testbedMemMiB = 150
+	// memFloorMiB is the memory the controller leaves available.
+	memFloorMiB = 1024
+	// recentLoads is how many loads the late share shown in the progress
+	// is computed over.
+	recentLoads = 200
+)
+
+// jobsRules are the evidence a grow step needs; tests shorten them.
+type jobsRules struct {
+	// growMinLoads is the fewest loads started at the current size; the
+	// controller also wants three per testbed, so that each was measured
+	// and a size a few percent late rarely passes for one on time.
+	growMinLoads int
+	cooldown     time.Duration // the least time between two changes
+}
+
+var defaultJobsRules = jobsRules{growMinLoads: 20, cooldown: 20 * time.Second}
+
+// jobsWork is the modelled work of a run, for the initial size: the
+// loads' modelled wall time and CPU time, both in milliseconds, of the
+// loads that run side by side (a browser's loads run alone and are CPU
+// time all along, so they are left out).
+type jobsWork struct {
+	WallMs, CPUMs float64
+}
+
+// machineSample is what the machine says at one moment: the share of CPU
+// time idle since the previous sample (negative = unknown) and the memory
+// available (MiB; 0 = unknown).
+type machineSample struct {
+	IdleCPU     float64
+	MemAvailMiB int
+}
+
+// jobsController sizes the testbeds of an automatic run. It is pure
+// logic: the runner feeds it each load's lateness and machine samples with
+// their times, and asks it for the size.
+type jobsController struct {
+	rules   jobsRules
+	cpus    int
+	size    int
+	limit   int    // MaxJobs, or less when memory says so at the start
+	bound   string // what the modelled loads wait on: link-bound, CPU-bound, mixed
+	history []int  // every size it went through, the first one first
+
+	changed time.Time // when size last changed
+	// since is the late flags of the last recentLoads loads started
+	// since the last change (the evidence about the current size; a
+	// window, so that a long quiet spell does not dilute new lateness);
+	// loads and late count them. recent is the same whatever the size,
+	// for the display.
+	since       []bool
+	loads, late int
+	recent      []bool
+	// ceiling is the smallest size that ran late (0 = never), a limit
+	// until ceilingTill; once there was one, growth probes one testbed at
+	// a time.
+	ceiling     int
+	ceilingTill time.Time
+	hold        time.Duration // how long the ceiling holds
+	// shrankAt is the late share that made the controller shrink last (0
+	// = it has grown since): if the smaller size is no better, the
+	// lateness is the machine's, baseline until baselineTill.
+	shrankAt     float64
+	baseline     float64
+	baselineTill time.Time
+	machine      machineSample
+	why          string    // the reason of the last change
+	lastDecision time.Time // when decide last ran
+}
+
+// newJobsController starts from the modelled work: as many testbeds as
+// keep targetCPUShare of the CPUs busy when each load uses CPU for
+// CPUMs/WallMs of its wall time.
+func newJobsController(w jobsWork, cpus int, m machineSample, now time.Time) *jobsController {
+	c := &jobsController{rules: defaultJobsRules, cpus: max(cpus, 1), limit: MaxJobs, changed: now, machine: m}
+	ratio := 1.0 // no loader work: browsers only, which run alone
+	if w.CPUMs > 0 && w.WallMs > 0 {
+		ratio = w.WallMs / w.CPUMs
+	}
+	switch {
+	case ratio >= 4:
+		c.bound = "link-bound"
+	case ratio <= 1.5:
+		c.bound = "CPU-bound"
+	default:
+		c.bound = "mixed"
+	}
+	if m.MemAvailMiB > 0 {
+		c.limit = clampJobs((m.MemAvailMiB - memFloorMiB) / testbedMemMiB)
+	}
+	size := int(math.Round(float64(c.cpus) * ratio * targetCPUShare))
+	c.size = clampJobs(min(size, initialPerCPU*c.cpus, c.limit))
+	c.history = []int{c.size}
+	c.why = fmt.Sprintf("their wall time modelled at %.1fx their CPU time", ratio)
+	return c
+}
+
+func clampJobs(n int) int { return min(max(n, 1), MaxJobs) }
+
+// observe takes one finished load: when it started (loads started before
+// the last change say nothing about the current size) and whether its
+// link emulator ran late.
+func (c *jobsController) observe(started time.Time, late bool) {
+	c.recent = appendWindow(c.recent, late)
+	if started.Before(c.changed) {
+		return
+	}
+	c.since = appendWindow(c.since, late)
+	c.loads, c.late = len(c.since), countTrue(c.since)
+}
+
+// appendWindow appends to a window of the last recentLoads flags.
+func appendWindow(w []bool, v bool) []bool {
+	w = append(w, v)
+	if len(w) > recentLoads {
+		w = append(w[:0], w[len(w)-recentLoads:]...)
+	}
+	return w
+}
+
+func countTrue(w []bool) int {
+	n := 0
+	for _, v := range w {
+		if v {
+			n++
+		}
+	}
+	return n
+}
+
+// settling tells the controller that more testbeds than its size are
+// still running (workers stop only between runs): the evidence about the
+// new size starts once they have stopped.
+func (c *jobsController) settling(now time.Time) {
+	c.changed, c.since, c.loads, c.late = now, c.since[:0], 0, 0
+}
+
+// sample takes a machine sample.
+func (c *jobsController) sample(m machineSample) { c.machine = m }
+
+// decide applies the rules at now and returns the size and whether it
+// changed. Shrinking comes first and needs no cooldown beyond fresh
+// evidence: loads late at this size are a measurement going wrong.
+func (c *jobsController) decide(now time.Time) (int, bool) {
+	old := c.size
+	c.lastDecision = now
+	memLow := c.machine.MemAvailMiB > 0 && c.machine.MemAvailMiB < memFloorMiB
+	switch {
+	case c.late >= lateShrinkMin && float64(c.late) > (lateShrinkShare+c.machineLate(now))*float64(c.loads):
+		share := float64(c.late) / float64(c.loads)
+		if c.shrankAt > 0 {
+			if c.loads < c.rules.growMinLoads {
+				break // too few loads yet to tell whether the last shrink helped
+			}
+			if share >= 0.8*c.shrankAt {
+				// Fewer testbeds did not make fewer loads late: the
+				// lateness is the machine's (other programs on it), and
+				// shrinking further would only slow the run down.
+				c.baseline, c.baselineTill, c.shrankAt = share, now.Add(ceilingHold), 0
+				c.why = fmt.Sprintf("%.1f%% of the loads late at %d testbeds as at more: the machine's own lateness", 100*share, c.size)
+				break
+			}
+		}
+		c.why = fmt.Sprintf("%d of %d loads late", c.late, c.loads)
+		c.shrink(now, share)
+	case memLow && now.Sub(c.changed) >= c.rules.cooldown && c.size > 1:
+		c.why = fmt.Sprintf("%d MiB of memory available", c.machine.MemAvailMiB)
+		c.size = max(1, c.size*3/4)
+	case c.canGrow(now):
+		c.why = fmt.Sprintf("%d loads on time", c.loads)
+		if c.machine.IdleCPU >= 0 {
+			c.why += fmt.Sprintf(", CPU %.0f%% idle", 100*c.machine.IdleCPU)
+		}
+		step := max(1, c.size/4)
+		if c.ceiling > 0 {
+			step = 1 // near a size known to run late: probe one at a time
+		}
+		c.size = min(c.size+step, c.growLimit(now))
+		c.shrankAt = 0
+	}
+	if c.size == old {
+		return c.size, false
+	}
+	c.changed, c.since, c.loads, c.late = now, c.since[:0], 0, 0
+	c.history = append(c.history, c.size)
+	return c.size, true
+}
+
+// shrink takes testbeds away after share of the loads ran late: a quarter
+// of them, or one when a probe one above a known good size ran a little
+// late. A size that runs late again is held off twice as long each time
+// (up to maxCeilingHold), so that probing the machine's limit settles
+// instead of swinging every ceilingHold.
+func (c *jobsController) shrink(now time.Time, share float64) {
+	hold := ceilingHold
+	if c.ceiling > 0 && c.size >= c.ceiling {
+		hold = min(2*max(c.hold, ceilingHold), maxCeilingHold)
+	}
+	step := max(1, c.size/4)
+	if c.ceiling > 0 && share < 5*lateShrinkShare {
+		step = 1
+	}
+	if c.ceiling == 0 || now.After(c.ceilingTill) || c.size < c.ceiling {
+		c.ceiling = c.size
+	}
+	c.hold, c.ceilingTill, c.shrankAt = hold, now.Add(hold), share
+	c.size = max(1, c.size-step)
+}
+
+// canGrow tells whether the evidence at the current size allows a bigger
+// one: enough loads, nearly none late, idle CPU, memory to spare, and a
+// size below every limit.
+func (c *jobsController) canGrow(now time.Time) bool {
+	if now.Sub(c.changed) < c.rules.cooldown || c.loads < max(c.rules.growMinLoads, 3*c.size) {
+		return false
+	}
+	if float64(c.late) >= (lateGrowShare+c.machineLate(now))*float64(c.loads) && c.late > 0 {
+		return false
+	}
+	if c.machine.IdleCPU >= 0 && c.machine.IdleCPU < growIdleCPU {
+		return false
+	}
+	if c.machine.MemAvailMiB > 0 && c.machine.MemAvailMiB-testbedMemMiB*max(1, c.size/4) < memFloorMiB {
+		return false
+	}
+	return c.size < c.growLimit(now)
+}
+
+// machineLate is the share of loads the machine makes late whatever the
+// testbeds (learned when shrinking did not help; forgotten after
+// ceilingHold, as the machine's other load changes).
+func (c *jobsController) machineLate(now time.Time) float64 {
+	if now.Before(c.baselineTill) {
+		return c.baseline
+	}
+	return 0
+}
+
+// growLimit is the largest size growth may reach now.
+func (c *jobsController) growLimit(now time.Time) int {
+	lim := c.limit
+	if c.ceiling > 0 && now.Before(c.ceilingTill) {
+		lim = min(lim, c.ceiling-1)
+	}
+	return max(lim, 1)
+}
+
+// lateShare is the share of the recent loads whose emulator ran late.
+func (c *jobsController) lateShare() float64 {
+	if len(c.recent) == 0 {
+		return 0
+	}
+	return float64(countTrue(c.recent)) / float64(len(c.recent))
+}
+
+// status is the progress display's note: "auto: link-bound, 0.2% late".
+func (c *jobsController) status() string {
+	s := "auto: " + c.bound
+	if len(c.recent) > 0 {
+		s += fmt.Sprintf(", %.1f%% late", 100*c.lateShare())
+	}
+	if c.baseline > 0 && c.baselineTill.After(c.lastDecision) {
+		s += fmt.Sprintf(", the machine's own %.1f%%", 100*c.baseline)
+	}
+	return s
+}
+
+// trace is the sizes the controller went through, for the provenance:
+// "auto 16 -> 20 -> 15".
+func (c *jobsController) trace() string {
+	parts := make([]string, len(c.history))
+	for i, n := range c.history {
+		parts[i] = fmt.Sprint(n)
+	}
+	return "auto " + strings.Join(parts, " -> ")
+}

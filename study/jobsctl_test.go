@@ -1,0 +1,201 @@
+package study
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Unix(1_000_000, 0)
+
+// idle is a machine with most of its CPU idle and memory to spare.
+var idle = machineSample{IdleCPU: 0.6, MemAvailMiB: 32 << 10}
+
+// feed gives the controller n loads started at now, every lateEvery-th
+// one late (0: none), and lets it decide at now.
+func feed(c *jobsController, now time.Time, n, lateEvery int) (int, bool) {
+	for i := 1; i <= n; i++ {
+		c.observe(now, lateEvery > 0 && i%lateEvery == 0)
+	}
+	return c.decide(now)
+}
+
+func TestJobsStartFromWhatTheLoadsWaitOn(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		w     jobsWork
+		m     machineSample
+		size  int
+		bound string
+	}{
+		// 60 s loads using 0.5 s of CPU: capped at 8 per CPU.
+		{"long links", jobsWork{WallMs: 60000, CPUMs: 500}, idle, 16, "link-bound"},
+		// 2 s per 0.4 s of CPU: 2 CPUs x 5 x 0.5.
+		{"20 ms links", jobsWork{WallMs: 2000, CPUMs: 400}, idle, 5, "link-bound"},
+		// Loopback: a load is its CPU time.
+		{"0 ms links", jobsWork{WallMs: 450, CPUMs: 400}, idle, 1, "CPU-bound"},
+		{"browsers only", jobsWork{}, idle, 1, "CPU-bound"},
+		// Memory for three testbeds beyond the floor.
+		{"little memory", jobsWork{WallMs: 60000, CPUMs: 500}, machineSample{IdleCPU: -1, MemAvailMiB: memFloorMiB + 3*testbedMemMiB}, 3, "link-bound"},
+	} {
+		c := newJobsController(tc.w, 2, tc.m, t0)
+		if c.size != tc.size || c.bound != tc.bound {
+			t.Errorf("%s: %d testbeds, %s; want %d, %s", tc.name, c.size, c.bound, tc.size, tc.bound)
+		}
+	}
+}
+
+// On time and with idle CPU, the testbeds grow step by step, a cooldown
+// apart, up to MaxJobs and no further.
+func TestJobsGrowWhileLoadsStayOnTime(t *testing.T) {
+	c := newJobsController(jobsWork{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+	now, last := t0, c.size
+	var changes []time.Time
+	for i := 0; i < 200; i++ {
+		now = now.Add(5 * time.Second)
+		c.sample(idle)
+		n, changed := feed(c, now, 10, 0)
+		if n < last || n > MaxJobs {
+			t.Fatalf("step %d: %d testbeds after %d with every load on time (max %d)", i, n, last, MaxJobs)
+		}
+		if changed {
+			changes = append(changes, now)
+		}
+		last = n
+	}
+	if last != MaxJobs {
+		t.Errorf("grew to %d, want %d; sizes %s", last, MaxJobs, c.trace())
+	}
+	for i := 1; i < len(changes); i++ {
+		if d := changes[i].Sub(changes[i-1]); d < defaultJobsRules.cooldown {
+			t.Errorf("changes %s apart, want at least %s", d, defaultJobsRules.cooldown)
+		}
+	}
+	if !strings.HasPrefix(c.trace(), "auto 16 -> 20 -> ") {
+		t.Errorf("trace %q", c.trace())
+	}
+}
+
+// Busy CPUs or late loads in the band between the grow and shrink shares
+// keep the size where it is.
+func TestJobsHoldWhenBusyOrInTheBand(t *testing.T) {
+	c := newJobsController(jobsWork{WallMs: 2000, CPUMs: 400}, 2, idle, t0)
+	start := c.size
+	now := t0
+	for i := 0; i < 50; i++ {
+		now = now.Add(time.Minute)
+		c.sample(machineSample{IdleCPU: 0.1, MemAvailMiB: 32 << 10})
+		if n, _ := feed(c, now, 50, 0); n != start {
+			t.Fatalf("%d testbeds with the CPU 90%% busy, want %d", n, start)
+		}
+	}
+	c.sample(idle)
+	// One load in 150 late (0.7%): above the grow share, below the shrink
+	// share.
+	for i := 0; i < 50; i++ {
+		now = now.Add(time.Minute)
+		if n, _ := feed(c, now, 150, 150); n != start {
+			t.Fatalf("%d testbeds with 0.7%% of the loads late, want %d (%s)", n, start, c.trace())
+		}
+	}
+}
+
+// More than 1% late loads shrink the testbeds at once; the size that ran
+// late is not reached again for a while, and loads started before the
+// change do not count against the new size.
+func TestJobsShrinkOnLateReleases(t *testing.T) {
+	c := newJobsController(jobsWork{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+	now := t0.Add(time.Minute)
+	n, changed := feed(c, now, 100, 40) // 2 of 100 late
+	if !changed || n != 12 {
+		t.Fatalf("%d testbeds after 2%% late loads at 16 (changed %v), want 12", n, changed)
+	}
+	// Late loads that started at 16 testbeds say nothing about 12.
+	for i := 0; i < 10; i++ {
+		c.observe(now.Add(-time.Second), true)
+	}
+	if n, _ := c.decide(now.Add(time.Second)); n != 12 {
+		t.Fatalf("%d testbeds: shrank on loads started before the change", n)
+	}
+	// On time again: it grows, but not back to 16 within ceilingHold.
+	for i := 0; i < 50; i++ {
+		now = now.Add(5 * time.Second)
+		n, _ = feed(c, now, 20, 0)
+		if now.Sub(t0) < ceilingHold && n >= 16 {
+			t.Fatalf("back to %d testbeds %s after running late at 16", n, now.Sub(t0))
+		}
+	}
+	if n != 15 {
+		t.Errorf("%d testbeds, want 15 (below the ceiling of 16)", n)
+	}
+	// A fifth of the loads late at every size: the lateness is the
+	// machine's, and after one shrink that did not help the size holds.
+	held := n
+	for i := 0; i < 30; i++ {
+		now = now.Add(5 * time.Second)
+		n, _ = feed(c, now, 20, 5)
+	}
+	if n < held*3/4-1 || n > held {
+		t.Errorf("%d testbeds with a fifth of the loads late at %d and fewer, want one step down from %d and no further (%s)", n, held, held, c.trace())
+	}
+	if !strings.Contains(c.status(), "the machine's own 20.0%") {
+		t.Errorf("status %q does not blame the machine", c.status())
+	}
+	if !strings.Contains(c.status(), "% late") || !strings.HasPrefix(c.status(), "auto: link-bound") {
+		t.Errorf("status %q", c.status())
+	}
+}
+
+// On a machine that keeps up to 10 testbeds on time (beyond, a share of
+// the loads runs late that grows with the excess), the controller settles
+// near 10 and does not swing: after the first minutes it stays between 7
+// and 12, and changes at most once every few minutes.
+func TestJobsSettleAtTheMachinesCapacity(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	c := newJobsController(jobsWork{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+	now := t0
+	changes := 0
+	for i := 0; i < 1440; i++ { // two hours, a decision every 5 s
+		now = now.Add(5 * time.Second)
+		pLate := max(0, float64(c.size-10)) * 0.05
+		for j := 0; j < c.size/2+1; j++ {
+			c.observe(now.Add(-time.Millisecond), rng.Float64() < pLate)
+		}
+		n, changed := c.decide(now)
+		if i > 120 && (n < 7 || n > 12) {
+			t.Fatalf("%s: %d testbeds (%s)", now.Sub(t0), n, c.trace())
+		}
+		if changed && i > 120 {
+			changes++
+		}
+		if changed && testing.Verbose() {
+			t.Logf("%s: %d (%s) ceiling %d till %s hold %s", now.Sub(t0), n, c.why, c.ceiling, c.ceilingTill.Sub(t0), c.hold)
+		}
+	}
+	if changes > 30 {
+		t.Errorf("%d changes in 1 h 50 min: %s", changes, c.trace())
+	}
+	t.Logf("%s", c.trace())
+}
+
+// Whatever the feedback, the size stays within 1..MaxJobs and never
+// changes twice without fresh loads in between.
+func TestJobsStayWithinBounds(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	c := newJobsController(jobsWork{WallMs: 9000, CPUMs: 500}, 4, idle, t0)
+	now := t0
+	for i := 0; i < 5000; i++ {
+		now = now.Add(time.Duration(rng.Intn(10)) * time.Second)
+		c.sample(machineSample{IdleCPU: rng.Float64(), MemAvailMiB: 500 + rng.Intn(20000)})
+		n, changed := feed(c, now, rng.Intn(30), rng.Intn(60))
+		if n < 1 || n > MaxJobs {
+			t.Fatalf("step %d: %d testbeds", i, n)
+		}
+		if changed {
+			if n2, again := c.decide(now); again {
+				t.Fatalf("step %d: changed to %d and at once again to %d", i, n, n2)
+			}
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/store"
+)
+
+// lateBench reports its emulator late (p99 5 ms) when late says so.
+type lateBench struct {
+	Bench
+	late func() bool
+}
+
+func (b lateBench) Load(ctx context.Context, proto string, run int) probe.Result {
+	res := b.Bench.Load(ctx, proto, run)
+	if b.late() {
+		res.Link.Down.LateP99ms = 5
+	}
+	return res
+}
+
+func lateOpener(log *loadLog, delay time.Duration, late func() bool) Opener {
+	open := fakeOpener(log, delay, nil)
+	return func(ctx context.Context, c probe.Condition, pg *page.Manifest, seed int64, dir string) (Bench, error) {
+		b, err := open(ctx, c, pg, seed, dir)
+		if err != nil {
+			return nil, err
+		}
+		return lateBench{b, late}, nil
+	}
+}
+
+// autoRun runs tinyStudy at 40 runs with -j auto on fake benches and a
+// machine with idle CPU, asking the sizer every millisecond, and checks
+// that every probe was stored once: workers that stopped between runs
+// left nothing behind. It returns the session's JobsAuto and Jobs.
+func autoRun(t *testing.T, late func(open int) bool, rules jobsRules) (string, int) {
+	t.Helper()
+	defer func(d time.Duration) { jobsTick = d }(jobsTick)
+	jobsTick = time.Millisecond
+	s := mustParse(t, strings.Replace(tinyStudy, "runs = 3", "runs = 40", 1))
+	st, dir := newTestStore(t, s)
+	log := &loadLog{}
+	lateNow := func() bool {
+		log.mu.Lock()
+		defer log.mu.Unlock()
+		return late(log.open)
+	}
+	r := &Runner{Study: s, Store: st, Open: lateOpener(log, 3*time.Millisecond, lateNow), Jobs: JobsAuto, WorkDir: filepath.Join(dir, "w"),
+		machine: func() machineSample { return machineSample{IdleCPU: 0.9, MemAvailMiB: 64 << 10} }, rules: &rules}
+	sum, err := r.Run(context.Background())
+	want := len(s.Conditions) * s.Runs
+	if err != nil || sum.Done != want || sum.Failed != 0 {
+		t.Fatalf("%+v, %v; want %d loads done", sum, err, want)
+	}
+	probes, _ := st.Probes(false)
+	seen := map[string]bool{}
+	for _, p := range probes {
+		k := fmt.Sprintf("%s %d %d", p.CondHash, p.Run, p.Attempt)
+		if seen[k] || p.Attempt != 0 {
+			t.Fatalf("probe %s stored twice or retried", k)
+		}
+		seen[k] = true
+	}
+	if len(seen) != want {
+		t.Fatalf("%d probes stored, want %d", len(seen), want)
+	}
+	sess, err := st.Sessions()
+	if err != nil || len(sess) != 1 {
+		t.Fatalf("sessions %v, %v", sess, err)
+	}
+	return sess[0].JobsAuto, sess[0].Jobs
+}
+
+func sizesOf(t *testing.T, trace string) []int {
+	t.Helper()
+	var sizes []int
+	for _, f := range strings.Split(strings.TrimPrefix(trace, "auto "), " -> ") {
+		var n int
+		if _, err := fmt.Sscan(f, &n); err != nil {
+			t.Fatalf("trace %q: %v", trace, err)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes
+}
+
+// Loads on time on an idle machine: the runner adds testbeds as it runs.
+func TestAutoJobsGrowWhileRunning(t *testing.T) {
+	trace, jobs := autoRun(t, func(int) bool { return false }, jobsRules{growMinLoads: 2})
+	t.Logf("sizes: %s", trace)
+	sizes := sizesOf(t, trace)
+	if len(sizes) < 2 || sizes[len(sizes)-1] <= sizes[0] {
+		t.Fatalf("sizes %v: did not grow with every load on time", sizes)
+	}
+	if jobs != sizes[len(sizes)-1] {
+		t.Errorf("session -j %d, want the largest size %d", jobs, sizes[len(sizes)-1])
+	}
+}
+
+// A machine that keeps one testbed on time, and beyond runs a quarter of
+// the loads late per testbed more: the runner takes testbeds away down to
+// one, workers stopping between runs of their benches.
+func TestAutoJobsShrinkOnLateLoads(t *testing.T) {
+	n := 0
+	late := func(open int) bool { n++; return n%4 < open-1 }
+	trace, _ := autoRun(t, late, jobsRules{growMinLoads: 20, cooldown: time.Hour})
+	t.Logf("sizes: %s", trace)
+	sizes := sizesOf(t, trace)
+	for i := 1; i < len(sizes); i++ {
+		if sizes[i] >= sizes[i-1] {
+			t.Fatalf("sizes %v: grew with every load late", sizes)
+		}
+	}
+	if sizes[len(sizes)-1] != 1 {
+		t.Errorf("sizes %v, want down to 1", sizes)
+	}
+}
+
+// The work the initial size is computed from: the study's loads over
+// 20 and 100 ms links wait on the network more than on the CPU.
+func TestAutoJobsStartFromTheModelledWork(t *testing.T) {
+	s := mustParse(t, tinyStudy)
+	st, dir := newTestStore(t, s)
+	r := &Runner{Study: s, Store: st, Jobs: JobsAuto, WorkDir: filepath.Join(dir, "w"), pages: page.Cache{},
+		machine: func() machineSample { return machineSample{IdleCPU: -1} }}
+	tasks, _, err := r.plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.modelWeights(tasks)
+	j := r.newJobSizer(tasks, time.Now())
+	if j.ctl == nil || j.ctl.bound == "CPU-bound" || j.size < 2 {
+		t.Errorf("auto sizer %+v: want at least 2 testbeds for link-bound loads", j)
+	}
+	r.Jobs = 5
+	if j := r.newJobSizer(tasks, time.Now()); j.ctl != nil || j.size != 5 || j.trace() != "" {
+		t.Errorf("-j 5 gave %+v", j)
+	}
+}
+
+// spdylab run's start line says how many testbeds -j auto starts with and
+// why; the progress lines say how many run and the late share.
+func TestAutoJobsSayWhatTheyChose(t *testing.T) {
+	s := mustParse(t, tinyStudy)
+	var log, prog strings.Builder
+	cfg := RunConfig{Study: s, Out: filepath.Join(t.TempDir(), "out"), Resume: true, Jobs: JobsAuto, Open: fakeOpener(&loadLog{}, 0, nil), Log: &log, Progress: &prog}
+	sum, err := RunInto(context.Background(), cfg)
+	if err != nil || sum.Done != len(s.Conditions)*s.Runs {
+		t.Fatalf("%+v, %v", sum, err)
+	}
+	if !regexp.MustCompile(`\(estimate \S+ at \d+ testbeds to start with; -j auto: (link-bound|mixed|CPU-bound) loads, their wall time modelled at [0-9.]+x their CPU time\)`).MatchString(log.String()) {
+		t.Errorf("start line %q", log.String())
+	}
+	if !strings.Contains(prog.String(), "testbeds ") || !regexp.MustCompile(`testbeds \d+ \(auto: \S+, 0.0% late\)`).MatchString(prog.String()) {
+		t.Errorf("progress %q", prog.String())
+	}
+	st, err := store.OpenStore(cfg.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if sess, _ := st.Sessions(); len(sess) != 1 || !strings.HasPrefix(sess[0].JobsAuto, "auto ") {
+		t.Errorf("sessions %+v: want the sizes of -j auto", sess)
+	}
+}
