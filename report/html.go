@@ -159,7 +159,7 @@ figure{margin:1em 0}
 <tr><td>conditions</td><td>{{len .A.Conds}} ({{.A.Study.Runs}} loads each, baseline {{.A.BaseLabel}})</td></tr>
 <tr><td>probes stored</td><td>{{.A.Stored}} attempts for {{.A.Expected}} planned loads</td></tr>
 <tr><td>study fingerprint</td><td>{{.A.Meta.Fingerprint}} (seed {{.A.Meta.Seed}})</td></tr>
-{{range .A.Sessions}}<tr><td>run</td><td>{{.Started.UTC.Format "2006-01-02 15:04:05 MST"}} on {{.Hostname}}, {{.Kernel}}, {{.Go}}, spdylab {{.Revision}}, -j {{.Jobs}}{{if .Shard}}, shard {{.Shard}}{{end}}</td></tr>
+{{range .A.Sessions}}<tr><td>run</td><td>{{.Started.UTC.Format "2006-01-02 15:04:05 MST"}} on {{.Hostname}}, {{.Kernel}}, {{.Go}}, spdylab {{.Revision}}, -j {{.Jobs}}{{if .JobsAuto}} ({{.JobsAuto}}){{end}}{{if .Shard}}, shard {{.Shard}}{{end}}</td></tr>
 {{with .Machine}}{{if .CPUs}}<tr><td>machine</td><td>{{.CPUModel}}, {{.CPUs}} CPUs, {{.MemMiB}} MiB, load {{printf "%.2f %.2f %.2f" (index .LoadAvg 0) (index .LoadAvg 1) (index .LoadAvg 2)}} at start<br>
 {{range $k, $v := .Sysctls}}<code>{{$k}}={{$v}}</code> {{end}}<br>
 {{range $k, $v := .Deps}}{{$k}} {{$v}}; {{end}}</td></tr>{{end}}{{end}}{{end}}
