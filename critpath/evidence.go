@@ -16,6 +16,10 @@ type evidence struct {
 	shared         bool    // one bottleneck for every host
 	iwSegs         float64 // the servers' initial window
 
+	// busy are the intervals (ms, in order, disjoint) the uplink's
+	// bottleneck carried requests' bytes (departures).
+	busy [][2]float64
+
 	// loss: what the rest of a receive is (lossNone, lossSome, lossUnknown).
 	loss               int
 	noRate, noRTT, why string // why a merged category is merged
@@ -172,9 +176,29 @@ func (ev *evidence) departures(nodes []*node) {
 	for _, n := range order {
 		// 50 bytes of TLS record and framing per request, 52 of TCP/IP per segment.
 		wire := (n.reqBytes + 50) * (mss + 52) / mss
-		free = math.Max(free, sendStart(n)) + ms(wire*8/ev.upBps)
+		begin := math.Max(free, sendStart(n))
+		free = begin + ms(wire*8/ev.upBps)
 		n.departed = free
+		if k := len(ev.busy); k > 0 && ev.busy[k-1][1] >= begin {
+			ev.busy[k-1][1] = free
+		} else {
+			ev.busy = append(ev.busy, [2]float64{begin, free})
+		}
 	}
+}
+
+// uplinkBusy is how much of [from, to] the uplink spent carrying
+// requests' bytes: a request that waited in the client meanwhile waited
+// for the upload of the others (a multiplexed connection's write path, a
+// full socket buffer).
+func (ev *evidence) uplinkBusy(from, to float64) float64 {
+	t := 0.0
+	for _, b := range ev.busy {
+		if lo, hi := math.Max(b[0], from), math.Min(b[1], to); hi > lo {
+			t += hi - lo
+		}
+	}
+	return t
 }
 
 // ms converts seconds to milliseconds.

@@ -50,9 +50,10 @@ func (a *analysis) pieces(n *node) []piece {
 	one := func(cat string, ms float64) piece { return piece{ms, map[string]float64{cat: ms}} }
 	blocked := pos(tm.Blocked)
 	compute := math.Min(blocked, float64(a.rend.DispatchCost)/float64(time.Millisecond))
+	upload := math.Min(blocked-compute, a.ev.uplinkBusy(n.start, n.start+blocked))
 	ssl := math.Min(pos(tm.SSL), pos(tm.Connect))
 	return []piece{
-		{blocked, map[string]float64{probe.CatCompute: compute, probe.CatQueued: blocked - compute}},
+		{blocked, map[string]float64{probe.CatCompute: compute, probe.CatSend: upload, probe.CatQueued: blocked - compute - upload}},
 		one(probe.CatDNS, pos(tm.DNS)),
 		one(probe.CatConnect, pos(tm.Connect)-ssl),
 		one(probe.CatTLS, ssl),

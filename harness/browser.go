@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/browser"
+	"github.com/spdylab/spdylab/loader"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -72,5 +73,6 @@ func (b *Bench) browserLoad(ctx context.Context, cond probe.Condition, res probe
 		}
 	}
 	b.endLoadStats(&r)
+	b.explain(&r, loader.RendererCosts{})
 	return r
 }

@@ -571,6 +571,7 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		}
 	}
 	b.endLoadStats(&r)
+	b.explain(&r, opt.Renderer)
 	return r
 }
 
