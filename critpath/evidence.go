@@ -17,8 +17,8 @@ type evidence struct {
 	iwSegs         float64 // the servers' initial window
 
 	// busy are the intervals (ms, in order, disjoint) the uplink's
-	// bottleneck carried requests' bytes (departures).
-	busy [][2]float64
+	// bottleneck carried each connection's requests (departures).
+	busy map[string][][2]float64
 
 	// loss: what the rest of a receive is (lossNone, lossSome, lossUnknown).
 	loss               int
@@ -173,27 +173,26 @@ func (ev *evidence) departures(nodes []*node) {
 	}
 	sort.SliceStable(order, func(i, j int) bool { return sendStart(order[i]) < sendStart(order[j]) })
 	free := math.Inf(-1)
+	ev.busy = map[string][][2]float64{}
 	for _, n := range order {
 		// 50 bytes of TLS record and framing per request, 52 of TCP/IP per segment.
 		wire := (n.reqBytes + 50) * (mss + 52) / mss
 		begin := math.Max(free, sendStart(n))
 		free = begin + ms(wire*8/ev.upBps)
 		n.departed = free
-		if k := len(ev.busy); k > 0 && ev.busy[k-1][1] >= begin {
-			ev.busy[k-1][1] = free
-		} else {
-			ev.busy = append(ev.busy, [2]float64{begin, free})
-		}
+		ev.busy[n.conn] = append(ev.busy[n.conn], [2]float64{begin, free})
 	}
 }
 
-// uplinkBusy is how much of [from, to] the uplink spent carrying
-// requests' bytes: a request that waited in the client meanwhile waited
-// for the upload of the others (a multiplexed connection's write path, a
-// full socket buffer).
-func (ev *evidence) uplinkBusy(from, to float64) float64 {
+// uplinkBusy is how much of [from, to] the uplink spent carrying the
+// requests of connection conn: a request that waited in the client
+// meanwhile waited for its connection's write path (a multiplexed
+// session's other requests, a full socket buffer), so it waited for
+// their upload. Another connection's upload does not hold it back: an
+// HTTP/1.1 request waiting for a free connection waits for a response.
+func (ev *evidence) uplinkBusy(conn string, from, to float64) float64 {
 	t := 0.0
-	for _, b := range ev.busy {
+	for _, b := range ev.busy[conn] {
 		if lo, hi := math.Max(b[0], from), math.Min(b[1], to); hi > lo {
 			t += hi - lo
 		}

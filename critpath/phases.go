@@ -50,7 +50,7 @@ func (a *analysis) pieces(n *node) []piece {
 	one := func(cat string, ms float64) piece { return piece{ms, map[string]float64{cat: ms}} }
 	blocked := pos(tm.Blocked)
 	compute := math.Min(blocked, float64(a.rend.DispatchCost)/float64(time.Millisecond))
-	upload := math.Min(blocked-compute, a.ev.uplinkBusy(n.start, n.start+blocked))
+	upload := math.Min(blocked-compute, a.ev.uplinkBusy(n.conn, n.start, n.start+blocked))
 	ssl := math.Min(pos(tm.SSL), pos(tm.Connect))
 	return []piece{
 		{blocked, map[string]float64{probe.CatCompute: compute, probe.CatSend: upload, probe.CatQueued: blocked - compute - upload}},

@@ -1,0 +1,70 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/spdylab/spdylab/internal/stats"
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/spec"
+)
+
+// whyCond is a condition with n loads, each spending ms per category.
+func whyCond(hash, proto string, n int, ms map[string]float64) *Condition {
+	c := &Condition{Cond: spec.Cond{Hash: hash, Values: map[string]string{"protocol": proto, "rtt": "200ms"}}, Label: proto}
+	var plt []float64
+	for i := range n {
+		b := &probe.Breakdown{Ms: map[string]float64{}}
+		total := 0.0
+		for k, v := range ms {
+			b.Ms[k] = v * (1 + float64(i%3)/100) // a little spread
+			total += b.Ms[k]
+		}
+		c.CritPath.add(b)
+		plt = append(plt, total)
+	}
+	c.PLT = stats.Summarize(plt)
+	return c
+}
+
+func TestWhyNamesTheLargestSavingsAndLosses(t *testing.T) {
+	base := whyCond("b", probe.ProtoHTTPS, 6, map[string]float64{probe.CatQueued: 800, probe.CatTLS: 400, probe.CatTransfer: 300})
+	spdy := whyCond("s", probe.ProtoSPDY31, 6, map[string]float64{probe.CatQueued: 100, probe.CatTLS: 200, probe.CatTransfer: 300, probe.CatLoss: 250})
+	spdy.BaseHash = "b"
+	a := &Analysis{Study: &spec.Study{Varied: []string{"protocol", "rtt"}}, Conds: []*Condition{base, spdy}, ByHash: map[string]*Condition{"b": base, "s": spdy}}
+	cells := Why(a, "")
+	if len(cells) != 1 || cells[0].Terms[0].Cat != probe.CatQueued {
+		t.Fatalf("cells %+v, want one with queueing first", cells)
+	}
+	s := cells[0].Sentence
+	for _, want := range []string{"spdy/3.1 saved", "of client queueing", "of TLS handshakes", "lost", "to loss recovery"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("sentence %q lacks %q", s, want)
+		}
+	}
+	if strings.Contains(s, "transfer") {
+		t.Errorf("sentence %q names a category that did not change", s)
+	}
+	var out bytes.Buffer
+	WriteWhy(&out, cells)
+	if !strings.Contains(out.String(), s) || !strings.Contains(out.String(), "client queueing") {
+		t.Errorf("WriteWhy:\n%s", out.String())
+	}
+	if len(Why(a, "rtt=20ms")) != 0 || len(Why(a, "rtt=200ms,spdy")) != 1 {
+		t.Error("the cell filter does not select by value and word")
+	}
+}
+
+func TestCritPathKeepsLoadsAligned(t *testing.T) {
+	var cp CritPath
+	cp.add(&probe.Breakdown{Ms: map[string]float64{probe.CatTLS: 10}})
+	cp.add(&probe.Breakdown{None: "failed"})
+	cp.add(&probe.Breakdown{Ms: map[string]float64{probe.CatQueued: 30}})
+	if cp.Loads != 2 || len(cp.Ms[probe.CatTLS]) != 2 || len(cp.Ms[probe.CatQueued]) != 2 || cp.Ms[probe.CatQueued][0] != 0 {
+		t.Fatalf("%+v", cp)
+	}
+	if m := cp.Medians(); m[probe.CatTLS] != 5 || m[probe.CatQueued] != 15 {
+		t.Fatalf("medians %v", m)
+	}
+}
