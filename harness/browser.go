@@ -32,6 +32,7 @@ func serverTLSMax(c probe.Condition) uint16 {
 func (b *Bench) browserLoad(ctx context.Context, cond probe.Condition, res probe.Result) probe.Result {
 	fail := func(err error) probe.Result {
 		res.Failed, res.Error = true, err.Error()
+		b.explain(&res, loader.RendererCosts{}) // says there is none
 		return res
 	}
 	if err := probe.CheckClientProtocol(cond.Client, cond.Proto, cond.TLS); err != nil {
