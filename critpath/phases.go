@@ -43,7 +43,10 @@ func (a *analysis) exchange(n *node, from, to float64) {
 	a.add(probe.CatOther, to-from-covered)
 }
 
-// pieces are n's phases, each split by the evidence.
+// pieces are n's phases, each split by the evidence. Blocked is the
+// loader's dispatch cost (compute), then the time the uplink carried the
+// connection's other requests meanwhile (upload), and the rest client
+// queueing; dns, connect and tls are themselves; send is upload.
 func (a *analysis) pieces(n *node) []piece {
 	tm := n.t
 	pos := func(v float64) float64 { return math.Max(v, 0) }
