@@ -68,3 +68,17 @@ func TestCritPathKeepsLoadsAligned(t *testing.T) {
 		t.Fatalf("medians %v", m)
 	}
 }
+
+func TestWhySectionDrawsThePickedCells(t *testing.T) {
+	base := whyCond("b", probe.ProtoHTTPS, 6, map[string]float64{probe.CatQueued: 800, probe.CatTLS: 400})
+	spdy := whyCond("s", probe.ProtoSPDY31, 6, map[string]float64{probe.CatQueued: 100, probe.CatTLS: 200})
+	spdy.BaseHash, spdy.Gain = "b", base.PLT.Median/spdy.PLT.Median
+	a := &Analysis{Study: &spec.Study{Varied: []string{"protocol", "rtt"}}, Conds: []*Condition{base, spdy}, ByHash: map[string]*Condition{"b": base, "s": spdy}}
+	figs, tabs, err := whySection(a)
+	if err != nil || len(figs) != 1 || len(tabs) != 1 || len(tabs[0].Rows) != 1 {
+		t.Fatalf("figures %d, tables %v, err %v: want the one cell drawn and listed", len(figs), tabs, err)
+	}
+	if !strings.Contains(string(figs[0].SVG), "<svg") || !strings.Contains(figs[0].Caption, "saved") {
+		t.Errorf("figure %q: %.80s", figs[0].Caption, figs[0].SVG)
+	}
+}
