@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -80,5 +81,14 @@ func TestWhySectionDrawsThePickedCells(t *testing.T) {
 	}
 	if !strings.Contains(string(figs[0].SVG), "<svg") || !strings.Contains(figs[0].Caption, "saved") {
 		t.Errorf("figure %q: %.80s", figs[0].Caption, figs[0].SVG)
+	}
+}
+
+func TestFidelityGapsNameTheCategory(t *testing.T) {
+	loader := whyCond("l", probe.ProtoH2, 5, map[string]float64{probe.CatQueued: 100, probe.CatHOL: 300})
+	chromium := whyCond("c", probe.ProtoH2, 5, map[string]float64{probe.CatQueued: 400, probe.CatHOL: 290})
+	gaps := FidelityCell{Loader: loader, Browser: chromium}.CategoryGaps()
+	if len(gaps) != 2 || gaps[0].Cat != probe.CatQueued || math.Abs(gaps[0].GapMs+300) > 10 {
+		t.Fatalf("gaps %+v, want queueing about -300 first", gaps)
 	}
 }
