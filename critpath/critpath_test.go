@@ -136,10 +136,16 @@ func TestReceiveSplitsByEvidence(t *testing.T) {
 	}
 }
 
-func TestHeadOfLineCountsOtherStreamsOnTheConnection(t *testing.T) {
+// siblings is a 2000-byte root referencing a script and an image (both
+// kind ref), and the root's entry on connection 1, ending at 202 ms.
+func siblings() (*page.Manifest, har.Entry) {
 	m := twoLevel(2000, 100, 0)
 	m.Resources[2].Parent, m.Resources[2].Discovery = 0, page.Discovery{Kind: page.KindRef, Offset: 200}
-	root := entry(0, "1", 0, har.Timings{Blocked: 0, DNS: -1, Connect: 100, SSL: -1, Send: 0, Wait: 100, Receive: 2}, 2000)
+	return m, entry(0, "1", 0, har.Timings{Blocked: 0, DNS: -1, Connect: 100, SSL: -1, Send: 0, Wait: 100, Receive: 2}, 2000)
+}
+
+func TestHeadOfLineCountsOtherStreamsOnTheConnection(t *testing.T) {
+	m, root := siblings()
 	// The script (1 MB) and the image share the connection; the image's
 	// receive overlaps the script's whole receive.
 	js := entry(1, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 1000}, 1000000)
@@ -153,9 +159,7 @@ func TestHeadOfLineCountsOtherStreamsOnTheConnection(t *testing.T) {
 }
 
 func TestUploadBacklogCountsAsSend(t *testing.T) {
-	m := twoLevel(2000, 100, 0)
-	m.Resources[2].Parent, m.Resources[2].Discovery = 0, page.Discovery{Kind: page.KindRef, Offset: 200}
-	root := entry(0, "1", 0, har.Timings{Blocked: 0, DNS: -1, Connect: 100, SSL: -1, Send: 0, Wait: 100, Receive: 2}, 2000)
+	m, root := siblings()
 	js := entry(1, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 1100, Receive: 1}, 100)
 	img := entry(2, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 2100, Receive: 1}, 100)
 	// 1 MB of request headers each at 8 Mbit/s up: about 1 s per request.

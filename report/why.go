@@ -229,12 +229,7 @@ func WriteWhy(w io.Writer, cells []WhyCell) {
 
 // WhyDir opens dir's store and explains its cells (spdylab why).
 func WhyDir(dir, filter string) ([]WhyCell, error) {
-	st, err := store.OpenStore(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	a, err := Analyze(st)
+	a, err := AnalyzeDir(dir)
 	if err != nil {
 		return nil, err
 	}
