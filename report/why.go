@@ -14,6 +14,7 @@ import (
 
 	"github.com/spdylab/spdylab/critpath"
 	"github.com/spdylab/spdylab/internal/stats"
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
@@ -254,4 +255,15 @@ func printCritPath(w io.Writer, medians map[string]float64) {
 		parts[i] = fmt.Sprintf("%s %.0f", c, medians[c])
 	}
 	fmt.Fprintf(w, "  critical path (median ms): %s\n", strings.Join(parts, ", "))
+}
+
+// pathOf is a stored probe's critical path: the stored one, or computed
+// from its HAR for a load stored before breakdowns (m may be nil: then
+// the path is the last exchange alone).
+func pathOf(p store.Probe, m *page.Manifest) []probe.PathStep {
+	b := p.Result.Breakdown
+	if b == nil {
+		b = critpath.Analyze(critpath.Input{Result: &p.Result, Manifest: m})
+	}
+	return b.Path
 }

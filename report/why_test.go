@@ -92,3 +92,16 @@ func TestFidelityGapsNameTheCategory(t *testing.T) {
 		t.Fatalf("gaps %+v, want queueing about -300 first", gaps)
 	}
 }
+
+func TestWaterfallShadesTheCriticalPath(t *testing.T) {
+	doc := []byte(`{"log":{"pages":[{"startedDateTime":"2026-11-27T12:00:00.000Z","id":"page_1","title":"p","pageTimings":{"onContentLoad":1,"onLoad":1}}],
+	"entries":[{"startedDateTime":"2026-11-27T12:00:00.000Z","time":30,"request":{"url":"https://s1.spdylab.test/"},"response":{"status":200},
+	"timings":{"blocked":0,"dns":-1,"connect":10,"ssl":-1,"send":0,"wait":10,"receive":10}}]}}`)
+	svg, err := WaterfallPathSVG(doc, "t", []probe.PathStep{{URL: "https://s1.spdylab.test/", StartMs: 0, EndMs: 30}})
+	if err != nil || !strings.Contains(svg, "<title>critical path</title>") || !strings.Contains(svg, `font-weight="bold"`) {
+		t.Fatalf("err %v; svg lacks the shaded path:\n%.300s", err, svg)
+	}
+	if plain, _ := WaterfallSVG(doc, "t"); strings.Contains(plain, "critical path") {
+		t.Error("a waterfall without a path shades one")
+	}
+}
