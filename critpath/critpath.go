@@ -223,18 +223,22 @@ func (a *analysis) triggerOf(n *node) (parent *node, at float64, kind string, ex
 	explained = float64(r.Discovery.Delay) / float64(time.Millisecond)
 	switch r.Discovery.Kind {
 	case page.KindRef:
-		// The reference's bytes arrive during the parent's receive;
-		// assume they arrive evenly over it.
+		if r.Parent == 0 {
+			explained += float64(a.rend.CommitDelay) / float64(time.Millisecond)
+		}
+		// The reference's bytes arrive during the parent's receive: no
+		// earlier than if the parent's bytes arrived evenly over it, and
+		// as late as the child's start less the compute that explains
+		// its gap (other streams' bytes, a push, may hold the parent's
+		// back), but not after the parent ended.
 		recv := math.Max(p.t.Receive, 0)
 		size := float64(a.m.Resources[r.Parent].Size)
 		frac := 1.0
 		if size > 0 {
 			frac = math.Min(float64(r.Discovery.Offset+len(a.m.RefURL(n.res)))/size, 1)
 		}
-		at = p.end - recv + frac*recv
-		if r.Parent == 0 {
-			explained += float64(a.rend.CommitDelay) / float64(time.Millisecond)
-		}
+		even := p.end - recv + frac*recv
+		at = math.Min(math.Max(even, n.start-explained), p.end)
 	default: // onload, redirect: after the parent completed (and ran)
 		at = p.end
 	}

@@ -179,8 +179,15 @@ func explainCell(c, base *Condition, where string) WhyCell {
 func whySentence(label, baseLabel string, terms []WhyTerm, pltDiff float64) string {
 	floor := math.Max(1, 0.05*math.Abs(pltDiff))
 	var saved, lost []string
-	for _, t := range terms {
-		if math.IsNaN(t.Diff) || math.Abs(t.Diff) < floor || (!t.TooFew && !t.Excludes0()) {
+	var unclear *WhyTerm // the largest term whose interval includes zero, when it leads
+	for i, t := range terms {
+		if math.IsNaN(t.Diff) || math.Abs(t.Diff) < floor {
+			continue
+		}
+		if !t.TooFew && !t.Excludes0() {
+			if unclear == nil && len(saved)+len(lost) == 0 {
+				unclear = &terms[i]
+			}
 			continue
 		}
 		phrase := fmt.Sprintf("%.0f ms", math.Abs(t.Diff))
@@ -194,15 +201,21 @@ func whySentence(label, baseLabel string, terms []WhyTerm, pltDiff float64) stri
 	if pltDiff > 0 {
 		verdict = fmt.Sprintf("%s was %.0f ms slower than %s", label, pltDiff, baseLabel)
 	}
+	var out string
 	switch {
 	case len(saved) == 0 && len(lost) == 0:
-		return verdict + "; no category of the critical path differs clearly."
+		out = verdict + "; no category of the critical path differs clearly."
 	case len(lost) == 0:
-		return fmt.Sprintf("%s saved %s.", label, strings.Join(saved, " and "))
+		out = fmt.Sprintf("%s saved %s.", label, strings.Join(saved, " and "))
 	case len(saved) == 0:
-		return fmt.Sprintf("%s lost %s.", label, strings.Join(lost, " and "))
+		out = fmt.Sprintf("%s lost %s.", label, strings.Join(lost, " and "))
+	default:
+		out = fmt.Sprintf("%s saved %s, and lost %s.", label, strings.Join(saved, " and "), strings.Join(lost, " and "))
 	}
-	return fmt.Sprintf("%s saved %s, and lost %s.", label, strings.Join(saved, " and "), strings.Join(lost, " and "))
+	if unclear != nil {
+		out += fmt.Sprintf(" The largest change, %+.0f ms of %s, varies too much between loads to be sure (its 95%% interval includes zero).", unclear.Diff, probe.CategoryTitle(unclear.Cat))
+	}
+	return out
 }
 
 // WriteWhy prints each cell: the sentence, then the terms as a table.

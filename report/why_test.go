@@ -105,3 +105,14 @@ func TestWaterfallShadesTheCriticalPath(t *testing.T) {
 		t.Error("a waterfall without a path shades one")
 	}
 }
+
+func TestWhySentenceSaysWhenTheLargestChangeIsUnclear(t *testing.T) {
+	terms := []WhyTerm{
+		{probe.CatLoss, stats.DiffCI{Diff: 4000, Lo: -200, Hi: 8000}},
+		{probe.CatQueued, stats.DiffCI{Diff: -3000, Lo: -3100, Hi: -2900}},
+	}
+	s := whySentence("spdy/3.1", "https", terms, 3000)
+	if !strings.Contains(s, "saved 3000 ms of client queueing") || !strings.Contains(s, "+4000 ms of loss recovery, varies too much") {
+		t.Fatalf("sentence %q", s)
+	}
+}
