@@ -116,3 +116,20 @@ func TestWhySentenceSaysWhenTheLargestChangeIsUnclear(t *testing.T) {
 		t.Fatalf("sentence %q", s)
 	}
 }
+
+func TestCategorySweepFollowsTheFactor(t *testing.T) {
+	a := &Analysis{ByHash: map[string]*Condition{}}
+	var conds []*Condition
+	for i, rtt := range []string{"20ms", "100ms"} {
+		scale := float64(i + 1)
+		base := whyCond("b"+rtt, probe.ProtoHTTPS, 5, map[string]float64{probe.CatQueued: 500 * scale, probe.CatTLS: 100})
+		v := whyCond("s"+rtt, probe.ProtoSPDY31, 5, map[string]float64{probe.CatQueued: 100, probe.CatTLS: 100})
+		base.Values["rtt"], v.Values["rtt"], v.BaseHash = rtt, rtt, base.Hash
+		a.ByHash[base.Hash], a.ByHash[v.Hash] = base, v
+		conds = append(conds, base, v)
+	}
+	s := categorySweep(a, "rtt", conds, probe.ProtoSPDY31)
+	if len(s) == 0 || s[0].Name != probe.CatQueued || len(s[0].X) != 2 || s[0].X[0] != 20 || s[0].Y[1] > s[0].Y[0] {
+		t.Fatalf("series %+v: want queueing first, falling from 20 to 100 ms", s)
+	}
+}
