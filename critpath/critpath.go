@@ -146,16 +146,21 @@ func newAnalysis(doc *har.Document, m *page.Manifest, r *probe.Result, rend Rend
 	return a, nil
 }
 
-// last is the entry whose end is the PLT: the latest-ending page resource
-// (entries the manifest lacks count only when no entry has an ID, as
-// Chromium's PLT leaves the favicon out).
+// last is the entry whose end is the PLT: the one ending closest to it
+// (Chromium's PLT leaves the favicon out, the loader's counts every
+// fetch), a page resource rather than an unlisted fetch ending within a
+// millisecond of it.
 func (a *analysis) last() *node {
 	var best *node
-	for _, n := range a.nodes {
-		if len(a.byRes) > 0 && n.res < 0 {
-			continue
+	score := func(n *node) float64 {
+		s := math.Abs(n.end - a.plt)
+		if n.res < 0 {
+			s++
 		}
-		if best == nil || n.end > best.end {
+		return s
+	}
+	for _, n := range a.nodes {
+		if best == nil || score(n) < score(best) {
 			best = n
 		}
 	}
