@@ -184,3 +184,24 @@ func TestPLTBeyondTheLastEntryIsOtherTime(t *testing.T) {
 		t.Fatalf("bad HAR: %+v", b)
 	}
 }
+
+func TestPushAndRendererCosts(t *testing.T) {
+	m, root := siblings()
+	// The script was pushed: the client waited 50 ms for its bytes.
+	js := entry(1, "1", 202, har.Timings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 0, Receive: 50}, 1000)
+	js.Pushed = true
+	b := Analyze(Input{Result: linkResult(252), Doc: doc(root, js), Manifest: m})
+	checkSum(t, b, 252)
+	if b.Ms[probe.CatPush] != 50 {
+		t.Errorf("push %.1f ms, want 50: %v", b.Ms[probe.CatPush], b.Ms)
+	}
+	// The image starts 20 ms after the root ended: the renderer's commit
+	// delay (15 ms) and its dispatch cost (3 of its 5 blocked ms) are compute.
+	img := entry(2, "1", 222, har.Timings{Blocked: 5, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 1}, 100)
+	b = Analyze(Input{Result: linkResult(328), Doc: doc(root, img), Manifest: m,
+		Renderer: Renderer{CommitDelay: 15 * time.Millisecond, DispatchCost: 3 * time.Millisecond}})
+	checkSum(t, b, 328)
+	if math.Abs(b.Ms[probe.CatCompute]-18) > 0.01 || math.Abs(b.Ms[probe.CatOther]-5) > 0.01 || math.Abs(b.Ms[probe.CatQueued]-2) > 0.01 {
+		t.Errorf("compute %.2f (want 18), other %.2f (want 5), queued %.2f (want 2): %v", b.Ms[probe.CatCompute], b.Ms[probe.CatOther], b.Ms[probe.CatQueued], b.Ms)
+	}
+}
