@@ -16,7 +16,6 @@
 package critpath
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"time"
@@ -57,8 +56,8 @@ func Analyze(in Input) *probe.Breakdown {
 		if len(r.HAR) == 0 {
 			return &probe.Breakdown{None: "the load has no HAR"}
 		}
-		doc = new(har.Document)
-		if err := json.Unmarshal(r.HAR, doc); err != nil {
+		var err error
+		if doc, err = decodeHAR(r.HAR); err != nil {
 			return &probe.Breakdown{None: "the HAR does not decode: " + err.Error()}
 		}
 	}
