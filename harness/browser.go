@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/browser"
+	"github.com/spdylab/spdylab/loader"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -31,6 +32,7 @@ func serverTLSMax(c probe.Condition) uint16 {
 func (b *Bench) browserLoad(ctx context.Context, cond probe.Condition, res probe.Result) probe.Result {
 	fail := func(err error) probe.Result {
 		res.Failed, res.Error = true, err.Error()
+		b.explain(&res, loader.RendererCosts{}) // says there is none
 		return res
 	}
 	if err := probe.CheckClientProtocol(cond.Client, cond.Proto, cond.TLS); err != nil {
@@ -72,5 +74,6 @@ func (b *Bench) browserLoad(ctx context.Context, cond probe.Condition, res probe
 		}
 	}
 	b.endLoadStats(&r)
+	b.explain(&r, loader.RendererCosts{})
 	return r
 }

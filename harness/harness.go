@@ -492,6 +492,7 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 	res := probe.Result{Condition: cond, Run: run, Started: time.Now()}
 	fail := func(err error) probe.Result {
 		res.Failed, res.Error = true, err.Error()
+		b.explain(&res, loader.RendererCosts{}) // says there is none
 		return res
 	}
 	if _, err := probe.Normalize(cond); err != nil { // the condition's options with this protocol
@@ -571,6 +572,7 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		}
 	}
 	b.endLoadStats(&r)
+	b.explain(&r, opt.Renderer)
 	return r
 }
 

@@ -325,6 +325,10 @@ type Result struct {
 	// TCP and QUIC, whose counters are in TCP and the HAR).
 	SCTP *SCTPCounters `json:"sctp,omitempty"`
 
+	// Breakdown is the load's critical path and its PLT by category
+	// (breakdown.go; the critpath package computes it).
+	Breakdown *Breakdown `json:"breakdown,omitempty"`
+
 	// HAR is the HAR 1.2 document of this load, JSON encoded.
 	HAR []byte `json:"-"`
 }

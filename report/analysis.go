@@ -73,6 +73,8 @@ type Condition struct {
 	Handshakes                    TLSStats // TLS handshakes per load (medians)
 	Resources                     int      // resources in the page
 	CheckProblem                  string
+	// CritPath are the loads' critical paths by category (why.go).
+	CritPath CritPath
 	// MedianProbe is the stored probe id of the successful load closest to
 	// the median PLT (for waterfalls).
 	MedianProbe int64
@@ -129,6 +131,9 @@ func Analyze(st *store.Store) (*Analysis, error) {
 		return nil, err
 	}
 	byValues := a.indexConditions()
+	if err := explainStored(st, a); err != nil {
+		return nil, fmt.Errorf("explaining stored loads: %w", err)
+	}
 	samples, late := a.collectSamples()
 	a.summarizeSamples(samples)
 	a.judgeLateLoads(late)
@@ -248,6 +253,7 @@ func (a *Analysis) collectSamples() (map[string]*sample, []lateLoad) {
 			continue
 		}
 		sm.runsOK[p.Run] = true
+		c.CritPath.add(r.Breakdown)
 		if lateMs := sm.add(p.ID, r); lateMs > LateLimitMs {
 			late = append(late, lateLoad{p.CondHash, r.PLTms})
 		}

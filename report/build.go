@@ -62,7 +62,7 @@ func WriteWaterfall(dir string, id int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	svg, err := WaterfallSVG(p.Result.HAR, probeTitle(p))
+	svg, err := WaterfallPathSVG(p.Result.HAR, probeTitle(p), pathOf(p, nil))
 	if err != nil {
 		return "", fmt.Errorf("probe %d: %w", id, err)
 	}

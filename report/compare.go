@@ -55,21 +55,23 @@ type CompareRow struct {
 	WithinNoise bool
 }
 
-// Compare matches the conditions of two stores by hash.
-func Compare(dirA, dirB string) (*Comparison, error) {
-	load := func(dir string) (*Analysis, error) {
-		st, err := store.OpenStore(dir)
-		if err != nil {
-			return nil, err
-		}
-		defer st.Close()
-		return Analyze(st)
-	}
-	a, err := load(dirA)
+// AnalyzeDir reads the store in dir and analyses it.
+func AnalyzeDir(dir string) (*Analysis, error) {
+	st, err := store.OpenStore(dir)
 	if err != nil {
 		return nil, err
 	}
-	b, err := load(dirB)
+	defer st.Close()
+	return Analyze(st)
+}
+
+// Compare matches the conditions of two stores by hash.
+func Compare(dirA, dirB string) (*Comparison, error) {
+	a, err := AnalyzeDir(dirA)
+	if err != nil {
+		return nil, err
+	}
+	b, err := AnalyzeDir(dirB)
 	if err != nil {
 		return nil, err
 	}

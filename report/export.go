@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
 )
 
@@ -37,6 +38,9 @@ type conditionRow struct {
 	CheckProblem  string            `json:"link_check_problem,omitempty"`
 	MedianProbeID int64             `json:"median_probe_id,omitempty"`
 	GainBounds                      // the gains' 95% intervals (intervals.go), as fields of the row
+	// CritPath is the median over loads of each critical-path category
+	// (probe.Categories; why.go); absent without breakdowns.
+	CritPath map[string]float64 `json:"critical_path_median_ms,omitempty"`
 }
 
 func num(f float64) *float64 {
@@ -59,6 +63,7 @@ func conditionsJSON(a *Analysis) []conditionRow {
 			ToWMedian: num(c.ToW.Median), ToWP25: num(c.ToW.P25), ToWP75: num(c.ToW.P75),
 			Baseline: c.BaseHash, Gain: num(c.Gain), ToWReduction: num(c.ToWRedPct), Bound: num(c.BoundMs), PLTOverBound: num(c.PLTOverBound),
 			Gateway: c.Gateway, Errors: c.Errors, CheckProblem: c.CheckProblem, MedianProbeID: c.MedianProbe,
+			CritPath: c.CritPath.Medians(),
 		})
 	}
 	return rows
@@ -86,6 +91,9 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 		"tls_round_trips_median", "tls_full_median", "tls_resumed_median", "tls_early_data_median", "median_probe_id",
 		// New columns go last: readers that index columns keep working.
 		"gain_lo", "gain_hi", "significance", "tow_gain", "tow_gain_lo", "tow_gain_hi", "tow_reduction_lo_pct", "tow_reduction_hi_pct", "tow_significance")
+	for _, cat := range probe.Categories {
+		head = append(head, "cp_"+cat+"_ms") // critical-path medians (why.go); empty without breakdowns
+	}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -113,6 +121,17 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 		redLo, redHi := c.ToWRedInterval()
 		rec = append(rec, f(c.GainCI.Lo), f(c.GainCI.Hi), string(c.Significance),
 			f(c.ToWGainCI.Ratio), f(c.ToWGainCI.Lo), f(c.ToWGainCI.Hi), f(redLo), f(redHi), string(c.ToWSignificance))
+		cp := c.CritPath.Medians()
+		for _, cat := range probe.Categories {
+			v, ok := cp[cat]
+			if !ok && cp != nil {
+				v, ok = 0, true
+			}
+			if !ok {
+				v = math.NaN()
+			}
+			rec = append(rec, f(v))
+		}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

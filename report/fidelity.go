@@ -207,7 +207,8 @@ func fidelityTables(a *Analysis) []table {
 			{Text: fmtNum(c.Ratio, 3), Class: "num"}, {Text: fmtNum(c.Lo, 3) + " – " + fmtNum(c.Hi, 3), Class: "num"},
 			{Text: fmtNum(c.ErrPct, 1), Class: cls}})
 	}
-	return append([]table{sum, per}, rendererTable(a)...)
+	tabs := append([]table{sum, per}, fidelityCategoryTable(a)...) // fidelitywhy.go
+	return append(tabs, rendererTable(a)...)
 }
 
 // rendererTable shows the renderer costs measured per client, the numbers

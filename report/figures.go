@@ -290,7 +290,7 @@ func waterfalls(a *Analysis, st *store.Store) []figure {
 			if err != nil {
 				continue
 			}
-			svg, err := WaterfallSVG(p.Result.HAR, probeTitle(p))
+			svg, err := WaterfallPathSVG(p.Result.HAR, probeTitle(p), pathOf(p, a.Manifests[spec.ManifestKey(c.Condition)]))
 			if err != nil {
 				out = append(out, figure{Title: "waterfall", Caption: err.Error()})
 				continue

@@ -78,6 +78,17 @@ func renderHTML(a *Analysis, st *store.Store) ([]byte, error) {
 		return nil, err
 	}
 	d.Figures = append(d.Figures, more...)
+	whyFigs, whyTabs, err := whySection(a) // whyfigs.go: the critical paths
+	if err != nil {
+		return nil, err
+	}
+	d.Figures = append(d.Figures, whyFigs...)
+	sweepWhy, err := whySweepFigures(a) // whysweeps.go
+	if err != nil {
+		return nil, err
+	}
+	d.Figures = append(d.Figures, sweepWhy...)
+	d.Tables = append(d.Tables, whyTabs...)
 	pageFigs, pageTabs, err := pageViews(a) // per-page views (pages.go)
 	if err != nil {
 		return nil, err

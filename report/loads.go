@@ -34,6 +34,9 @@ type LoadSummary struct {
 	Condition         probe.Condition  `json:"condition"`
 	LinkCheck         *probe.LinkCheck `json:"link_check,omitempty"` // before the first load (emulated links only)
 	SCTP              *SCTPLoads       `json:"sctp,omitempty"`       // spdy/3.1+sctp loads only (sctp.go)
+	// CritPath is the median over loads of each critical-path category
+	// (probe.Breakdown; why.go); absent without breakdowns.
+	CritPath map[string]float64 `json:"critical_path_median_ms,omitempty"`
 	// Against is the gain against the baseline protocol (CompareWith);
 	// absent for the baseline itself and with fewer than 2 loads a side.
 	Against *LoadGain `json:"against_baseline,omitempty"`
@@ -123,6 +126,13 @@ func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result)
 		tls = append(tls, r.TLS)
 	}
 	s.fillMedians(ph, pushed, conns, retrans, serverRetrans, drops)
+	var cp CritPath
+	for _, r := range rs {
+		if !r.Failed {
+			cp.add(r.Breakdown)
+		}
+	}
+	s.CritPath = cp.Medians()
 	s.TLS = summarizeTLS(tls)
 	s.SCTP = summarizeSCTP(rs)
 	return s
@@ -167,6 +177,7 @@ func (s LoadSummary) Print(w io.Writer) {
 	if s.TLS.Full+s.TLS.Resumed > 0 {
 		fmt.Fprintf(w, "  TLS round trips %s per load (medians; handshakes only, TCP's not counted)\n", s.TLS)
 	}
+	printCritPath(w, s.CritPath)
 	s.SCTP.print(w)
 	s.Against.print(w)
 	for _, e := range s.Errors {

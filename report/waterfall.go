@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/har"
+	"github.com/spdylab/spdylab/probe"
 )
 
 var phaseColors = []struct{ name, color string }{
@@ -21,6 +22,15 @@ var phaseColors = []struct{ name, color string }{
 // WaterfallSVG renders a HAR document as a request waterfall: one row per
 // entry, bars coloured by phase, in start order.
 func WaterfallSVG(doc []byte, title string) (string, error) {
+	return WaterfallPathSVG(doc, title, nil)
+}
+
+// criticalColor shades the part of a row that lies on the critical path.
+const criticalColor = "#fff0a0"
+
+// WaterfallPathSVG is WaterfallSVG with the load's critical path
+// (probe.Breakdown.Path) shaded behind its rows and their names in bold.
+func WaterfallPathSVG(doc []byte, title string, path []probe.PathStep) (string, error) {
 	if len(doc) == 0 {
 		return "", fmt.Errorf("the probe has no HAR (failed before the first request?)")
 	}
@@ -36,6 +46,7 @@ func WaterfallSVG(doc []byte, title string) (string, error) {
 	if len(d.Log.Pages) > 0 {
 		t0, _ = time.Parse(time.RFC3339Nano, d.Log.Pages[0].StartedDateTime)
 	}
+	pageT0 := t0 // the critical path's clock
 	type row struct {
 		start float64
 		e     har.Entry
@@ -58,6 +69,15 @@ func WaterfallSVG(doc []byte, title string) (string, error) {
 		end = math.Max(end, rows[i].start+rows[i].e.Time)
 	}
 	sort.SliceStable(rows, func(a, b int) bool { return rows[a].start < rows[b].start })
+	onPath := map[string]probe.PathStep{}
+	shift := 0.0 // page start on the waterfall's clock
+	if !pageT0.IsZero() {
+		shift = float64(pageT0.Sub(t0)) / float64(time.Millisecond)
+	}
+	for _, st := range path {
+		st.StartMs, st.EndMs = st.StartMs+shift, st.EndMs+shift
+		onPath[st.URL] = st
+	}
 	const labelW, chartW, rowH, top = 260.0, 760.0, 14.0, 40.0
 	scale := chartW / math.Max(end, 1)
 	h := top + rowH*float64(len(rows)) + 50
@@ -87,7 +107,13 @@ func WaterfallSVG(doc []byte, title string) (string, error) {
 		if r.e.Error != "" || r.e.Response.Status >= 400 || r.e.Response.Status == 0 {
 			fill = "#c00"
 		}
-		fmt.Fprintf(&b, `<text x="0" y="%.1f" fill="%s">%s</text>`, y+10, fill, html.EscapeString(name))
+		weight := "normal"
+		if st, ok := onPath[r.e.Request.URL]; ok {
+			weight = "bold"
+			fmt.Fprintf(&b, `<rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" fill="%s"><title>critical path</title></rect>`,
+				labelW+st.StartMs*scale, y, math.Max((st.EndMs-st.StartMs)*scale, 0.5), rowH, criticalColor)
+		}
+		fmt.Fprintf(&b, `<text x="0" y="%.1f" fill="%s" font-weight="%s">%s</text>`, y+10, fill, weight, html.EscapeString(name))
 		x := labelW + r.start*scale
 		t := r.e.Timings
 		for j, v := range []float64{t.Blocked, t.DNS, t.Connect, t.SSL, t.Send, t.Wait, t.Receive} {
@@ -109,6 +135,10 @@ func WaterfallSVG(doc []byte, title string) (string, error) {
 	for i, pc := range phaseColors {
 		x := labelW + float64(i)*80
 		fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="%s"/><text x="%.0f" y="%.0f">%s</text>`, x, ly-9, pc.color, x+14, ly, pc.name)
+	}
+	if len(onPath) > 0 {
+		x := labelW + float64(len(phaseColors))*80
+		fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="%s"/><text x="%.0f" y="%.0f">critical path</text>`, x, ly-9, criticalColor, x+14, ly)
 	}
 	b.WriteString(`</svg>`)
 	return b.String(), nil

@@ -267,6 +267,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	}
 
 	meta := s.meta[urlPath]
+	think(r, meta.Headers)
 	h := w.Header()
 	for k, v := range meta.Headers {
 		h.Set(k, v)

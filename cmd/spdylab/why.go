@@ -1,0 +1,37 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/spdylab/spdylab/report"
+)
+
+func init() {
+	register(command{name: "why", summary: "explain each condition's gain: the critical path's categories, variant minus baseline", run: whyCmd})
+}
+
+func whyCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("why", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: spdylab why [--cell FILTER] DIR\n\nFor each condition of the study in DIR and its baseline twin: the difference\nper critical-path category (median over loads, variant minus baseline, with a\n95%% bootstrap interval), largest first, and a sentence from the largest terms.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	cell := fs.String("cell", "", "only conditions matching every comma-separated term: factor=value, or a word of the condition's description (e.g. page=pageA,rtt=200ms)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return 2
+	}
+	cells, err := report.WhyDir(pos[0], *cell)
+	if err != nil {
+		fmt.Fprintln(stderr, "spdylab why:", err)
+		return 1
+	}
+	report.WriteWhy(stdout, cells)
+	return 0
+}

@@ -1,0 +1,258 @@
+// Package critpath explains a page load: it finds the load's critical
+// path (the chain of exchanges, triggers and client gaps that ends with
+// the page's last byte) and splits the PLT along it into categories
+// (probe.Categories): connection set-up, client queueing, upload, round
+// trips, server wait, transfer at the link's rate, head-of-line blocking,
+// the sender's window, loss recovery, client compute and other client
+// time. Every millisecond of PLT lands in exactly one category.
+//
+// It is pure logic over what a load records: its HAR (har.Document, whose
+// entries carry the manifest's resource IDs for both clients), the page
+// manifest (each resource's parent and how it is discovered), the
+// condition (RTT, link rates) and the load's counters (the servers'
+// TCP_INFO, the emulator's link counters). Where that evidence cannot
+// tell two categories apart they are merged and named as such
+// (Breakdown.Merged).
+package critpath
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/spdylab/spdylab/har"
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// Renderer are the loader's renderer costs (loader.RendererCosts): the
+// client compute that explains a gap or part of a request's queueing.
+// Zero for Chromium, whose main thread is not traced.
+type Renderer struct {
+	CommitDelay  time.Duration // the root's bytes reach the scanner this late
+	DispatchCost time.Duration // each request's turn on the renderer's thread
+}
+
+// Input is one load and what is known about it.
+type Input struct {
+	Result   *probe.Result // PLT, condition, counters; HAR unless Doc is set
+	Doc      *har.Document // nil: decoded from Result.HAR
+	Manifest *page.Manifest
+	Renderer Renderer
+}
+
+// Analyze is the load's breakdown. A failed load, or one without a HAR,
+// gets a breakdown that says why it has none.
+func Analyze(in Input) *probe.Breakdown {
+	r := in.Result
+	if r == nil {
+		return &probe.Breakdown{None: "no result"}
+	}
+	if r.Failed {
+		return &probe.Breakdown{None: "the load failed, so it has no critical path"}
+	}
+	doc := in.Doc
+	if doc == nil {
+		if len(r.HAR) == 0 {
+			return &probe.Breakdown{None: "the load has no HAR"}
+		}
+		var err error
+		if doc, err = decodeHAR(r.HAR); err != nil {
+			return &probe.Breakdown{None: "the HAR does not decode: " + err.Error()}
+		}
+	}
+	a, err := newAnalysis(doc, in.Manifest, r, in.Renderer)
+	if err != nil {
+		return &probe.Breakdown{None: err.Error()}
+	}
+	return a.walk()
+}
+
+// analysis is one load's entries on a common clock (ms since navigation
+// start) and the evidence that splits their phases.
+type analysis struct {
+	nodes []*node
+	byRes map[int]*node // resource ID -> its (first successful) entry
+	m     *page.Manifest
+	ev    evidence
+	rend  Renderer
+	plt   float64
+
+	ms     map[string]float64
+	path   []probe.PathStep
+	merged map[string]string // merged category -> why
+}
+
+// node is one HAR entry on the load's clock.
+type node struct {
+	res        int // resource ID, -1 when not in the manifest
+	url, conn  string
+	host       string
+	start, end float64
+	t          har.Timings
+	bytes      float64 // response bytes on the wire (headers and body)
+	reqBytes   float64 // request bytes on the wire (estimated)
+	pushed     bool
+	// derived by the upload model: when the request's last byte left the
+	// uplink's bottleneck (ms); NaN without an uplink rate.
+	departed float64
+}
+
+func newAnalysis(doc *har.Document, m *page.Manifest, r *probe.Result, rend Renderer) (*analysis, error) {
+	if len(doc.Log.Pages) == 0 {
+		return nil, fmt.Errorf("the HAR has no page")
+	}
+	t0, err := time.Parse(time.RFC3339Nano, doc.Log.Pages[0].StartedDateTime)
+	if err != nil {
+		return nil, fmt.Errorf("the HAR's page start: %w", err)
+	}
+	a := &analysis{byRes: map[int]*node{}, m: m, rend: rend, plt: r.PLTms,
+		ms: map[string]float64{}, merged: map[string]string{}}
+	a.ev = newEvidence(r)
+	headerRatio := 1.0
+	if r.HeaderBytesRaw > 0 && r.HeaderBytesCompressed > 0 {
+		headerRatio = float64(r.HeaderBytesCompressed) / float64(r.HeaderBytesRaw)
+	}
+	for i := range doc.Log.Entries {
+		e := &doc.Log.Entries[i]
+		if e.Error != "" {
+			continue
+		}
+		st, err := time.Parse(time.RFC3339Nano, e.StartedDateTime)
+		if err != nil {
+			continue
+		}
+		n := &node{res: -1, url: e.Request.URL, conn: e.Connection, host: hostOf(e.Request.URL), t: e.Timings, pushed: e.Pushed}
+		n.start = float64(st.Sub(t0)) / float64(time.Millisecond)
+		n.end = n.start + e.Time
+		n.bytes = responseBytes(e)
+		n.reqBytes = requestBytes(e) * headerRatio
+		if e.ResourceID != nil {
+			n.res = *e.ResourceID
+			if _, dup := a.byRes[n.res]; !dup {
+				a.byRes[n.res] = n
+			}
+		}
+		a.nodes = append(a.nodes, n)
+	}
+	if len(a.nodes) == 0 {
+		return nil, fmt.Errorf("the HAR has no completed entry")
+	}
+	if !(a.plt > 0) {
+		return nil, fmt.Errorf("the load has no PLT")
+	}
+	a.ev.departures(a.nodes)
+	return a, nil
+}
+
+// last is the entry whose end is the PLT: the one ending closest to it
+// (Chromium's PLT leaves the favicon out, the loader's counts every
+// fetch), a page resource rather than an unlisted fetch ending within a
+// millisecond of it.
+func (a *analysis) last() *node {
+	var best *node
+	score := func(n *node) float64 {
+		s := math.Abs(n.end - a.plt)
+		if n.res < 0 {
+			s++
+		}
+		return s
+	}
+	for _, n := range a.nodes {
+		if best == nil || score(n) < score(best) {
+			best = n
+		}
+	}
+	return best
+}
+
+// walk follows the critical path back from the last byte to navigation
+// start. Each step covers [trigger, cut] of the clock exactly: the part
+// of an exchange that lies before cut, then the gap back to what
+// triggered it, so the categories add up to the PLT by construction.
+func (a *analysis) walk() *probe.Breakdown {
+	cut := a.plt
+	n := a.last()
+	seen := map[*node]bool{}
+	var steps []probe.PathStep
+	for n != nil && !seen[n] && cut > 0 {
+		seen[n] = true
+		end := math.Min(n.end, cut)
+		if cut > end {
+			a.add(probe.CatOther, cut-end) // after the last byte: the client's own bookkeeping
+		}
+		start := math.Max(math.Min(n.start, end), 0)
+		a.exchange(n, start, end)
+		parent, trigger, kind, explained := a.triggerOf(n)
+		trigger = math.Max(math.Min(trigger, start), 0)
+		gap := start - trigger
+		compute := math.Min(gap, explained)
+		a.add(probe.CatCompute, compute)
+		a.add(probe.CatOther, gap-compute)
+		steps = append(steps, probe.PathStep{ResourceID: n.res, URL: n.url, StartMs: round3(start), EndMs: round3(end), Trigger: kind})
+		cut, n = trigger, parent
+	}
+	a.add(probe.CatOther, cut) // navigation start to the first step
+	for i, j := 0, len(steps)-1; i < j; i, j = i+1, j-1 {
+		steps[i], steps[j] = steps[j], steps[i]
+	}
+	b := &probe.Breakdown{Ms: map[string]float64{}, Path: steps}
+	for c, v := range a.ms {
+		if v > 0 {
+			b.Ms[c] = round3(v)
+		}
+	}
+	for _, c := range probe.Categories {
+		if why, ok := a.merged[c]; ok && a.ms[c] > 0 {
+			b.Merged = append(b.Merged, probe.CategoryTitle(c)+": "+why)
+		}
+	}
+	return b
+}
+
+// triggerOf is what made n start: its parent's entry, the time the parent
+// triggered it (ms), the kind of trigger, and how much of the gap before
+// n's start the manifest's delay and the renderer's costs explain. A
+// resource without a parent on the path (the root, an unlisted fetch) is
+// triggered by navigation start.
+func (a *analysis) triggerOf(n *node) (parent *node, at float64, kind string, explained float64) {
+	if a.m == nil || n.res < 0 || n.res >= len(a.m.Resources) {
+		return nil, 0, "", 0
+	}
+	r := &a.m.Resources[n.res]
+	p := a.byRes[r.Parent]
+	if r.Parent < 0 || p == nil {
+		return nil, 0, r.Discovery.Kind, 0
+	}
+	explained = float64(r.Discovery.Delay) / float64(time.Millisecond)
+	switch r.Discovery.Kind {
+	case page.KindRef:
+		if r.Parent == 0 {
+			explained += float64(a.rend.CommitDelay) / float64(time.Millisecond)
+		}
+		// The reference's bytes arrive during the parent's receive: no
+		// earlier than if the parent's bytes arrived evenly over it, and
+		// as late as the child's start less the compute that explains
+		// its gap (other streams' bytes, a push, may hold the parent's
+		// back), but not after the parent ended.
+		recv := math.Max(p.t.Receive, 0)
+		size := float64(a.m.Resources[r.Parent].Size)
+		frac := 1.0
+		if size > 0 {
+			frac = math.Min(float64(r.Discovery.Offset+len(a.m.RefURL(n.res)))/size, 1)
+		}
+		even := p.end - recv + frac*recv
+		at = math.Min(math.Max(even, n.start-explained), p.end)
+	default: // onload, redirect: after the parent completed (and ran)
+		at = p.end
+	}
+	return p, math.Max(at, p.start), r.Discovery.Kind, explained
+}
+
+func (a *analysis) add(cat string, ms float64) {
+	if ms > 0 {
+		a.ms[cat] += ms
+	}
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

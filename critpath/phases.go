@@ -1,0 +1,198 @@
+package critpath
+
+import (
+	"math"
+	"net/url"
+	"time"
+
+	"github.com/spdylab/spdylab/har"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// piece is one phase of an exchange, split into categories (ms).
+type piece struct {
+	ms    float64
+	split map[string]float64 // adds up to ms
+}
+
+// exchange attributes the part [from, to] of n's exchange. Its phases lie
+// end to end from n.start in HAR order (blocked, dns, connect, tls, send,
+// wait, receive); what of [from, to] they do not cover is other client
+// time, and a phase cut by the window counts in proportion.
+func (a *analysis) exchange(n *node, from, to float64) {
+	if to <= from {
+		return
+	}
+	if n.pushed {
+		a.add(probe.CatPush, to-from) // no request: the client waited for the server's push
+		return
+	}
+	t := n.start
+	covered := 0.0
+	for _, p := range a.pieces(n) {
+		lo, hi := math.Max(t, from), math.Min(t+p.ms, to)
+		if hi > lo && p.ms > 0 {
+			f := (hi - lo) / p.ms
+			for c, v := range p.split {
+				a.add(c, v*f)
+			}
+			covered += hi - lo
+		}
+		t += p.ms
+	}
+	a.add(probe.CatOther, to-from-covered)
+}
+
+// pieces are n's phases, each split by the evidence. Blocked is the
+// loader's dispatch cost (compute), then the time the uplink carried the
+// connection's other requests meanwhile (upload), and the rest client
+// queueing; dns, connect and tls are themselves; send is upload.
+func (a *analysis) pieces(n *node) []piece {
+	tm := n.t
+	pos := func(v float64) float64 { return math.Max(v, 0) }
+	one := func(cat string, ms float64) piece { return piece{ms, map[string]float64{cat: ms}} }
+	blocked := pos(tm.Blocked)
+	compute := math.Min(blocked, float64(a.rend.DispatchCost)/float64(time.Millisecond))
+	upload := math.Min(blocked-compute, a.ev.uplinkBusy(n.conn, n.start, n.start+blocked))
+	ssl := math.Min(pos(tm.SSL), pos(tm.Connect))
+	return []piece{
+		{blocked, map[string]float64{probe.CatCompute: compute, probe.CatSend: upload, probe.CatQueued: blocked - compute - upload}},
+		one(probe.CatDNS, pos(tm.DNS)),
+		one(probe.CatConnect, pos(tm.Connect)-ssl),
+		one(probe.CatTLS, ssl),
+		one(probe.CatSend, pos(tm.Send)),
+		a.waitPiece(n, pos(tm.Wait)),
+		a.receivePiece(n, pos(tm.Receive)),
+	}
+}
+
+// waitPiece splits the wait for the first byte: first what the request's
+// bytes still needed to leave the uplink's bottleneck (upload), then one
+// round trip, then other bytes the downlink carried before ours
+// (head-of-line on the connection, sharing on the link), and the rest is
+// the server's.
+func (a *analysis) waitPiece(n *node, w float64) piece {
+	p := piece{w, map[string]float64{}}
+	left := w
+	take := func(cat string, ms float64) {
+		ms = math.Max(math.Min(ms, left), 0)
+		p.split[cat] += ms
+		left -= ms
+	}
+	sendEnd := n.end - math.Max(n.t.Receive, 0) - w
+	if !math.IsNaN(n.departed) {
+		take(probe.CatSend, n.departed-sendEnd)
+	}
+	if a.ev.rttMs <= 0 {
+		a.merged[probe.CatWait] = a.ev.noRTT
+		take(probe.CatWait, left)
+		return p
+	}
+	take(probe.CatRTT, a.ev.rttMs)
+	if a.ev.downBps > 0 {
+		from := sendEnd + (w - left)
+		hol, share := a.otherBytes(n, from, from+left)
+		take(probe.CatHOL, a.ev.linkMs(hol))
+		take(probe.CatShare, a.ev.linkMs(share))
+	}
+	take(probe.CatServer, left)
+	return p
+}
+
+// receivePiece splits the receive: the response's bytes at the link's
+// rate, other streams' bytes on the same connection (head-of-line) and
+// other connections' bytes on the same bottleneck (sharing) at that rate,
+// and the rest is the sender's window or loss recovery, as the evidence
+// allows (evidence.rest).
+func (a *analysis) receivePiece(n *node, r float64) piece {
+	p := piece{r, map[string]float64{}}
+	if a.ev.downBps <= 0 {
+		a.merged[probe.CatReceive] = a.ev.noRate
+		p.split[probe.CatReceive] = r
+		return p
+	}
+	left := r
+	take := func(cat string, ms float64) {
+		ms = math.Max(math.Min(ms, left), 0)
+		p.split[cat] += ms
+		left -= ms
+	}
+	take(probe.CatTransfer, a.ev.linkMs(n.bytes))
+	hol, share := a.otherBytes(n, n.end-r, n.end)
+	take(probe.CatHOL, a.ev.linkMs(hol))
+	take(probe.CatShare, a.ev.linkMs(share))
+	for c, v := range a.ev.rest(a, n, left) {
+		p.split[c] += v
+	}
+	return p
+}
+
+// otherBytes are the response bytes of other entries that arrived during
+// [from, to], assuming each arrived evenly over its receive: those on n's
+// connection (head-of-line) and those on other connections through the
+// same bottleneck (every connection on a shared link, else n's host's).
+func (a *analysis) otherBytes(n *node, from, to float64) (hol, share float64) {
+	if to <= from {
+		return 0, 0
+	}
+	for _, o := range a.nodes {
+		if o == n {
+			continue
+		}
+		sameConn := o.conn != "" && o.conn == n.conn && o.host == n.host
+		if !sameConn && !a.ev.shared && o.host != n.host {
+			continue
+		}
+		rs := o.end - math.Max(o.t.Receive, 0)
+		var b float64
+		switch {
+		case o.end <= from || rs >= to:
+			continue
+		case o.end-rs <= 0:
+			b = o.bytes
+		default:
+			b = o.bytes * (math.Min(o.end, to) - math.Max(rs, from)) / (o.end - rs)
+		}
+		if sameConn {
+			hol += b
+		} else {
+			share += b
+		}
+	}
+	return hol, share
+}
+
+// responseBytes are an entry's response bytes on the wire: headers and
+// body as transferred (the decoded size when the transfer size is not
+// known).
+func responseBytes(e *har.Entry) float64 {
+	body := e.Response.BodySize
+	if body < 0 {
+		body = e.Response.Content.Size
+	}
+	return float64(max(body, 0) + max(e.Response.HeadersSize, 0))
+}
+
+// requestBytes are an entry's request bytes before header compression:
+// its recorded header size, or its headers and request line counted.
+func requestBytes(e *har.Entry) float64 {
+	if e.Pushed {
+		return 0
+	}
+	if e.Request.HeadersSize > 0 {
+		return float64(e.Request.HeadersSize + max(e.Request.BodySize, 0))
+	}
+	n := len(e.Request.URL) + 16 // method, version, line ends
+	for _, h := range e.Request.Headers {
+		n += len(h.Name) + len(h.Value) + 4
+	}
+	return float64(n)
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}

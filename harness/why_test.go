@@ -1,0 +1,123 @@
+package harness
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/spdylab/spdylab/internal/testutil"
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/server"
+)
+
+// The critical path's known answers: loads through real testbeds built
+// so that one category must be the largest on the path by construction.
+// Each test fails if another category comes first, or if the categories
+// do not add up to the PLT.
+
+// explainedLoad loads m once with proto under c and returns the result,
+// which must have a breakdown whose categories add up to its PLT.
+func explainedLoad(t *testing.T, c probe.Condition, m *page.Manifest, proto string) probe.Result {
+	t.Helper()
+	testutil.RequireRoot(t)
+	c.Page, c.Shards = m.Name, len(m.Hosts)
+	b := openBench(t, c, Options{Page: m})
+	r := b.Load(context.Background(), proto, 0)
+	if r.Failed {
+		t.Fatalf("load failed: %s", r.Error)
+	}
+	bd := r.Breakdown
+	if bd == nil || bd.None != "" {
+		t.Fatalf("no breakdown: %+v", bd)
+	}
+	if sum := bd.Total(); sum < r.PLTms*0.99 || sum > r.PLTms*1.01 {
+		t.Fatalf("categories add up to %.1f ms, PLT %.1f ms: %v", sum, r.PLTms, bd.Ms)
+	}
+	t.Logf("%s PLT %.0f ms: %v; path %d steps; server retransmits %d, link lost %d", proto, r.PLTms, bd.Ms, len(bd.Path), r.ServerTCP.Retransmits(), r.Link.Down.PktsLost)
+	return r
+}
+
+func generated(t *testing.T, spec string) *page.Manifest {
+	t.Helper()
+	m, err := page.Generate(spec, 1, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func wantLargest(t *testing.T, r probe.Result, cats ...string) {
+	t.Helper()
+	got := r.Breakdown.Largest()
+	for _, c := range cats {
+		if got == c {
+			return
+		}
+	}
+	t.Fatalf("largest category %q (%.0f ms), want %v: %v", got, r.Breakdown.Ms[got], cats, r.Breakdown.Ms)
+}
+
+// Sixty small objects on one host at 200 ms: HTTPS's six connections
+// take ten round trips, so the last object waits in the client.
+func TestWhyManySmallObjectsQueueInTheClient(t *testing.T) {
+	c := probe.Condition{Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 200 * time.Millisecond}}
+	r := explainedLoad(t, c, generated(t, "generic:n=60,mean=1k,dist=fixed"), probe.ProtoHTTPS)
+	wantLargest(t, r, probe.CatQueued)
+}
+
+// One 4 MB object over 2% loss on a fast, long link (100 Mbit/s, 100 ms):
+// at the link's rate it takes 350 ms and slow start from the initial
+// window adds at most 550 ms (the model's bound), so what a clean link
+// would not need is loss recovery. A slower machine only adds to it.
+func TestWhyOneLargeObjectOverLossIsLossRecovery(t *testing.T) {
+	c := probe.Condition{Link: probe.Link{DownBps: 100e6, UpBps: 100e6, RTT: 100 * time.Millisecond, LossDown: 0.02}}
+	r := explainedLoad(t, c, generated(t, "generic:n=1,mean=4m"), probe.ProtoHTTPS)
+	wantLargest(t, r, probe.CatLoss, probe.CatWindowOrLoss)
+}
+
+// A server that thinks 500 ms before answering the page's one image.
+func TestWhySlowServerIsServerWait(t *testing.T) {
+	m := generated(t, "generic:n=2,mean=2k")
+	m.Resources[1].Headers = map[string]string{server.ServerDelayHeader: "500ms"}
+	c := probe.Condition{Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 20 * time.Millisecond}}
+	r := explainedLoad(t, c, m, probe.ProtoH2)
+	wantLargest(t, r, probe.CatServer)
+}
+
+// A hundred requests with 6 KB cookies each (different, so that no header
+// compression shares them) over a 1 Mbit/s uplink: about 4 s of upload.
+func TestWhyNarrowUplinkIsUpload(t *testing.T) {
+	m := generated(t, "generic:n=101,mean=1k,dist=fixed")
+	rng := rand.New(rand.NewPCG(1, 2))
+	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	for i := 1; i < len(m.Resources); i++ {
+		cookie := make([]byte, 6000)
+		for j := range cookie {
+			cookie[j] = letters[rng.IntN(len(letters))]
+		}
+		m.Resources[i].RequestHeaders = map[string]string{"cookie": "id=" + string(cookie)}
+	}
+	c := probe.Condition{Link: probe.Link{DownBps: 50e6, UpBps: 1e6, RTT: 20 * time.Millisecond}}
+	r := explainedLoad(t, c, m, probe.ProtoH2)
+	wantLargest(t, r, probe.CatSend)
+}
+
+// A script that runs 300 ms before it requests its images.
+func TestWhyScriptDelayIsCompute(t *testing.T) {
+	m := generated(t, "generic:n=8,mean=2k,depth=2")
+	onload := 0
+	for i := range m.Resources {
+		if d := &m.Resources[i].Discovery; d.Kind == page.KindOnload {
+			d.Delay = 300 * time.Millisecond
+			onload++
+		}
+	}
+	if onload == 0 {
+		t.Fatal("the page has no script-loaded images")
+	}
+	c := probe.Condition{Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 10 * time.Millisecond}}
+	r := explainedLoad(t, c, m, probe.ProtoH2)
+	wantLargest(t, r, probe.CatCompute)
+}
