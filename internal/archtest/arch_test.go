@@ -58,6 +58,9 @@ func TestImportRules(t *testing.T) {
 		{"report", func(d string) bool {
 			return d != "study" && d != "harness" && d != "study/studyfile" && !strings.HasPrefix(d, "netem")
 		}, "the report reads stores only"},
+		{"critpath", func(d string) bool {
+			return d == "probe" || d == "har" || d == "page" || strings.HasPrefix(d, "internal/")
+		}, "pure analysis of what a load recorded"},
 		{"study/spec", func(d string) bool { return d != "study/studyfile" && d != "study" && d != "harness" }, "the model knows no file format and runs nothing"},
 	} {
 		for _, d := range deps(t, r.pkg) {
