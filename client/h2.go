@@ -53,6 +53,19 @@ type H2Config struct {
 	// value passes payload on as it arrives, as browsers' decoders do
 	// (h2split.go); this switch is there to show what that is worth.
 	WholeDataFrames bool
+	// AwaitPeerSettings keeps the connection to one open stream until the
+	// server's SETTINGS have arrived; further requests wait for them. The
+	// connection then keeps to the server's MAX_CONCURRENT_STREAMS from the
+	// first request and the server never refuses a stream for exceeding
+	// it. Without it the connection assumes Chromium's 100 streams until
+	// the SETTINGS arrive (defaultPeerMaxStreams), and a server that allows
+	// fewer refuses the excess sent before them (REFUSED_STREAM: errors
+	// matching ErrNotProcessed). The wait costs nothing when the SETTINGS
+	// travel right behind the handshake's last flight (TLS 1.2) and up to
+	// one round trip for the held requests when they follow the client's
+	// first flight (TLS 1.3: the server's handshake ends on the client's
+	// Finished).
+	AwaitPeerSettings bool
 }
 
 // PushPromise is a push the server announced.
@@ -331,12 +344,22 @@ func (cc *H2Conn) awaitSlot(ctx context.Context) error {
 			return fmt.Errorf("%w: the server sent GOAWAY", ErrNotProcessed)
 		case ctx.Err() != nil:
 			return context.Cause(ctx)
-		case uint32(cc.active) < cc.peerMaxStreams:
+		case uint32(cc.active) < cc.streamLimitLocked():
 			cc.active++
 			return nil
 		}
 		cc.cond.Wait()
 	}
+}
+
+// streamLimitLocked is how many streams we may have open: the server's
+// MAX_CONCURRENT_STREAMS (or the default assumed until its SETTINGS), or
+// one while AwaitPeerSettings waits for those SETTINGS. cc.mu held.
+func (cc *H2Conn) streamLimitLocked() uint32 {
+	if cc.cfg.AwaitPeerSettings && !cc.gotSettings {
+		return min(cc.peerMaxStreams, 1)
+	}
+	return cc.peerMaxStreams
 }
 
 // wakeOnDone wakes every waiter on cc.cond when ctx ends, so that waits
