@@ -293,10 +293,7 @@ func (cc *H2Conn) fail(err error) {
 // httptrace's WroteHeaders, WroteRequest and GotFirstResponseByte.
 func (cc *H2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	if err := cc.awaitSlot(ctx); err != nil {
-		return nil, err
-	}
-	st, err := cc.openStream(req)
+	st, err := cc.admit(req)
 	if err != nil {
 		return nil, err
 	}
@@ -329,6 +326,24 @@ func (cc *H2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 	st.body.onClose = func() { stop() }
 	return st.resp, nil
 }
+
+// admit waits for a stream slot and opens a stream for req, waiting again
+// when the server's SETTINGS took the slot away before the HEADERS went out.
+func (cc *H2Conn) admit(req *http.Request) (*h2Stream, error) {
+	for {
+		if err := cc.awaitSlot(req.Context()); err != nil {
+			return nil, err
+		}
+		st, err := cc.openStream(req)
+		if err != errOverLimit {
+			return st, err
+		}
+	}
+}
+
+// errOverLimit says a stream admitted under the limit assumed before the
+// server's SETTINGS is beyond the limit they set.
+var errOverLimit = errors.New("h2: beyond the server's MAX_CONCURRENT_STREAMS")
 
 // awaitSlot blocks until the server's stream limit lets one more stream
 // open (or the connection ends, or ctx is done).
@@ -401,6 +416,16 @@ func (cc *H2Conn) openStream(req *http.Request) (*h2Stream, error) {
 			err = errors.New("the server sent GOAWAY")
 		}
 		return nil, fmt.Errorf("%w: %w", ErrNotProcessed, err)
+	}
+	if uint32(cc.active) > cc.peerMaxStreams {
+		// Admitted before the server's SETTINGS, which allow fewer. Once
+		// our SETTINGS ACK has gone out (this HEADERS would follow it),
+		// Go's server answers a stream beyond its limit with
+		// PROTOCOL_ERROR instead of REFUSED_STREAM, so it waits again.
+		cc.active--
+		cc.cond.Broadcast()
+		cc.mu.Unlock()
+		return nil, errOverLimit
 	}
 	st := newH2Stream(cc, cc.nextID, req, cc.recvWindowNow(), cc.peerStreamWin)
 	cc.nextID += 2
