@@ -36,6 +36,7 @@ type conditionRow struct {
 	Errors        []string          `json:"errors,omitempty"`
 	CheckProblem  string            `json:"link_check_problem,omitempty"`
 	MedianProbeID int64             `json:"median_probe_id,omitempty"`
+	Retries       int               `json:"retries"` // requests the successful loads sent again (Condition.Retries)
 	GainBounds                      // the gains' 95% intervals (intervals.go), as fields of the row
 }
 
@@ -59,6 +60,7 @@ func conditionsJSON(a *Analysis) []conditionRow {
 			ToWMedian: num(c.ToW.Median), ToWP25: num(c.ToW.P25), ToWP75: num(c.ToW.P75),
 			Baseline: c.BaseHash, Gain: num(c.Gain), ToWReduction: num(c.ToWRedPct), Bound: num(c.BoundMs), PLTOverBound: num(c.PLTOverBound),
 			Gateway: c.Gateway, Errors: c.Errors, CheckProblem: c.CheckProblem, MedianProbeID: c.MedianProbe,
+			Retries: c.Retries,
 		})
 	}
 	return rows
@@ -85,7 +87,8 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 		"queue_drops", "random_loss", "qdelay_p50_ms", "qdelay_p95_ms", "retransmits", "server_retransmits", "pkts_sent", "connections", "emulator_late_p99_ms",
 		"tls_round_trips_median", "tls_full_median", "tls_resumed_median", "tls_early_data_median", "median_probe_id",
 		// New columns go last: readers that index columns keep working.
-		"gain_lo", "gain_hi", "significance", "tow_gain", "tow_gain_lo", "tow_gain_hi", "tow_reduction_lo_pct", "tow_reduction_hi_pct", "tow_significance")
+		"gain_lo", "gain_hi", "significance", "tow_gain", "tow_gain_lo", "tow_gain_hi", "tow_reduction_lo_pct", "tow_reduction_hi_pct", "tow_significance",
+		"retries")
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -113,6 +116,7 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 		redLo, redHi := c.ToWRedInterval()
 		rec = append(rec, f(c.GainCI.Lo), f(c.GainCI.Hi), string(c.Significance),
 			f(c.ToWGainCI.Ratio), f(c.ToWGainCI.Lo), f(c.ToWGainCI.Hi), f(redLo), f(redHi), string(c.ToWSignificance))
+		rec = append(rec, strconv.Itoa(c.Retries))
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

@@ -34,6 +34,9 @@ type LoadSummary struct {
 	Condition         probe.Condition  `json:"condition"`
 	LinkCheck         *probe.LinkCheck `json:"link_check,omitempty"` // before the first load (emulated links only)
 	SCTP              *SCTPLoads       `json:"sctp,omitempty"`       // spdy/3.1+sctp loads only (sctp.go)
+	// Retries is how many requests the successful loads sent again after
+	// the server did not process them (REFUSED_STREAM, GOAWAY), together.
+	Retries int `json:"retries,omitempty"`
 	// Against is the gain against the baseline protocol (CompareWith);
 	// absent for the baseline itself and with fewer than 2 loads a side.
 	Against *LoadGain `json:"against_baseline,omitempty"`
@@ -121,6 +124,7 @@ func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result)
 		serverRetrans = append(serverRetrans, float64(r.ServerTCP.Retransmits()))
 		drops = append(drops, float64(r.Link.Down.PktsQueueDrop+r.Link.Up.PktsQueueDrop))
 		tls = append(tls, r.TLS)
+		s.Retries += r.Retries
 	}
 	s.fillMedians(ph, pushed, conns, retrans, serverRetrans, drops)
 	s.TLS = summarizeTLS(tls)
@@ -166,6 +170,9 @@ func (s LoadSummary) Print(w io.Writer) {
 		s.Resources, s.Pushed, s.Connections, s.Retransmits, s.ServerRetransmits, s.QueueDrops)
 	if s.TLS.Full+s.TLS.Resumed > 0 {
 		fmt.Fprintf(w, "  TLS round trips %s per load (medians; handshakes only, TCP's not counted)\n", s.TLS)
+	}
+	if s.Retries > 0 {
+		fmt.Fprintf(w, "  retries %d: requests sent again after the server refused them (REFUSED_STREAM, GOAWAY), all loads together\n", s.Retries)
 	}
 	s.SCTP.print(w)
 	s.Against.print(w)
