@@ -95,6 +95,31 @@ func TestRefusedStreamsAreRetried(t *testing.T) {
 				retried += e.Retries
 			}
 			t.Logf("%d requests sent again", retried)
+			if res.Retries != retried {
+				t.Errorf("Result.Retries %d, the HAR's entries %d", res.Retries, retried)
+			}
+		})
+	}
+}
+
+// The same sessions awaiting the server's SETTINGS keep to its one stream
+// from the first request: nothing is refused.
+func TestAwaitPeerSettingsSendsNothingTwice(t *testing.T) {
+	for _, proto := range []string{probe.ProtoSPDY31, probe.ProtoH2} {
+		t.Run(proto, func(t *testing.T) {
+			st := newSite(t, "generic:n=30,mean=2k,depth=2", 3)
+			target := labServerWith(t, st, func(c *server.Config) {
+				c.SPDY.MaxConcurrentStreams = 1
+				c.H2.MaxConcurrentStreams = 1
+			})
+			res, err := Load(context.Background(), target, Options{Proto: proto, TLSVersion: "1.3", Dial: slowReadDial, AwaitPeerSettings: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstManifest(t, st, res)
+			if res.Retries != 0 {
+				t.Errorf("%d requests refused and sent again", res.Retries)
+			}
 		})
 	}
 }
