@@ -37,13 +37,7 @@ func TestLoadSummaryCountsRetries(t *testing.T) {
 // The conditions table gets a retries column once some condition's loads
 // sent requests again; conditions.json always carries the count.
 func TestConditionsCountRetries(t *testing.T) {
-	dir := t.TempDir()
-	s := fillStore(t, dir, cableStudy, nil)
-	st, err := store.OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	s, st := openCableStore(t)
 	a, err := Analyze(st)
 	if err != nil {
 		t.Fatal(err)
@@ -52,11 +46,8 @@ func TestConditionsCountRetries(t *testing.T) {
 		t.Error("a retries column without retries")
 	}
 	c := s.Conditions[0]
-	sess, _ := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test"))
 	r := probe.Result{Condition: c.Condition, Run: s.Runs, Started: time.Now(), PLTms: 1000, ToWms: 900, Resources: 1, Retries: 7}
-	if _, err := st.Put(store.Probe{CondHash: c.Hash, Run: s.Runs, SessionID: sess, Result: r, Check: probe.LinkCheck{OK: true}}); err != nil {
-		t.Fatal(err)
-	}
+	putExtraLoad(t, st, s, c, r, probe.LinkCheck{OK: true})
 	if a, err = Analyze(st); err != nil {
 		t.Fatal(err)
 	}
@@ -78,5 +69,27 @@ func TestConditionsCountRetries(t *testing.T) {
 		if row.Hash == c.Hash && row.Retries != 7 {
 			t.Errorf("conditions.json: retries %d, want 7", row.Retries)
 		}
+	}
+}
+
+// openCableStore fills a store with cableStudy's loads and opens it.
+func openCableStore(t *testing.T) (*spec.Study, *store.Store) {
+	t.Helper()
+	dir := t.TempDir()
+	s := fillStore(t, dir, cableStudy, nil)
+	st, err := store.OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return s, st
+}
+
+// putExtraLoad stores r as one more run of c, in a session of its own.
+func putExtraLoad(t *testing.T, st *store.Store, s *spec.Study, c spec.Cond, r probe.Result, check probe.LinkCheck) {
+	t.Helper()
+	sess, _ := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test"))
+	if _, err := st.Put(store.Probe{CondHash: c.Hash, Run: s.Runs, SessionID: sess, Result: r, Check: check}); err != nil {
+		t.Fatal(err)
 	}
 }
