@@ -53,6 +53,19 @@ type H2Config struct {
 	// value passes payload on as it arrives, as browsers' decoders do
 	// (h2split.go); this switch is there to show what that is worth.
 	WholeDataFrames bool
+	// AwaitPeerSettings keeps the connection to one open stream until the
+	// server's SETTINGS have arrived; further requests wait for them. The
+	// connection then keeps to the server's MAX_CONCURRENT_STREAMS from the
+	// first request and the server never refuses a stream for exceeding
+	// it. Without it the connection assumes Chromium's 100 streams until
+	// the SETTINGS arrive (defaultPeerMaxStreams), and a server that allows
+	// fewer refuses the excess sent before them (REFUSED_STREAM: errors
+	// matching ErrNotProcessed). The wait costs nothing when the SETTINGS
+	// travel right behind the handshake's last flight (TLS 1.2) and up to
+	// one round trip for the held requests when they follow the client's
+	// first flight (TLS 1.3: the server's handshake ends on the client's
+	// Finished).
+	AwaitPeerSettings bool
 }
 
 // PushPromise is a push the server announced.
@@ -280,10 +293,7 @@ func (cc *H2Conn) fail(err error) {
 // httptrace's WroteHeaders, WroteRequest and GotFirstResponseByte.
 func (cc *H2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	if err := cc.awaitSlot(ctx); err != nil {
-		return nil, err
-	}
-	st, err := cc.openStream(req)
+	st, err := cc.admit(req)
 	if err != nil {
 		return nil, err
 	}
@@ -317,6 +327,24 @@ func (cc *H2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 	return st.resp, nil
 }
 
+// admit waits for a stream slot and opens a stream for req, waiting again
+// when the server's SETTINGS took the slot away before the HEADERS went out.
+func (cc *H2Conn) admit(req *http.Request) (*h2Stream, error) {
+	for {
+		if err := cc.awaitSlot(req.Context()); err != nil {
+			return nil, err
+		}
+		st, err := cc.openStream(req)
+		if err != errOverLimit {
+			return st, err
+		}
+	}
+}
+
+// errOverLimit says a stream admitted under the limit assumed before the
+// server's SETTINGS is beyond the limit they set.
+var errOverLimit = errors.New("h2: beyond the server's MAX_CONCURRENT_STREAMS")
+
 // awaitSlot blocks until the server's stream limit lets one more stream
 // open (or the connection ends, or ctx is done).
 func (cc *H2Conn) awaitSlot(ctx context.Context) error {
@@ -331,12 +359,22 @@ func (cc *H2Conn) awaitSlot(ctx context.Context) error {
 			return fmt.Errorf("%w: the server sent GOAWAY", ErrNotProcessed)
 		case ctx.Err() != nil:
 			return context.Cause(ctx)
-		case uint32(cc.active) < cc.peerMaxStreams:
+		case uint32(cc.active) < cc.streamLimitLocked():
 			cc.active++
 			return nil
 		}
 		cc.cond.Wait()
 	}
+}
+
+// streamLimitLocked is how many streams we may have open: the server's
+// MAX_CONCURRENT_STREAMS (or the default assumed until its SETTINGS), or
+// one while AwaitPeerSettings waits for those SETTINGS. cc.mu held.
+func (cc *H2Conn) streamLimitLocked() uint32 {
+	if cc.cfg.AwaitPeerSettings && !cc.gotSettings {
+		return min(cc.peerMaxStreams, 1)
+	}
+	return cc.peerMaxStreams
 }
 
 // wakeOnDone wakes every waiter on cc.cond when ctx ends, so that waits
@@ -378,6 +416,16 @@ func (cc *H2Conn) openStream(req *http.Request) (*h2Stream, error) {
 			err = errors.New("the server sent GOAWAY")
 		}
 		return nil, fmt.Errorf("%w: %w", ErrNotProcessed, err)
+	}
+	if uint32(cc.active) > cc.peerMaxStreams {
+		// Admitted before the server's SETTINGS, which allow fewer. Once
+		// our SETTINGS ACK has gone out (this HEADERS would follow it),
+		// Go's server answers a stream beyond its limit with
+		// PROTOCOL_ERROR instead of REFUSED_STREAM, so it waits again.
+		cc.active--
+		cc.cond.Broadcast()
+		cc.mu.Unlock()
+		return nil, errOverLimit
 	}
 	st := newH2Stream(cc, cc.nextID, req, cc.recvWindowNow(), cc.peerStreamWin)
 	cc.nextID += 2

@@ -517,6 +517,9 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		TLSResume:     cond.TLSResume, // within the load: a host's first handshake seeds it
 		EarlyData:     cond.EarlyData,
 		Priority:      cond.Priority,
+		// A condition that limits streams measures the limit, not the
+		// refusals of requests sent before the server's SETTINGS.
+		AwaitPeerSettings: cond.MaxStreams > 0,
 	}
 	if err := loader.ApplyProfile(&opt, cond.BrowserProfile, cond.RendererCosts); err != nil {
 		return fail(fmt.Errorf("harness: %w", err))

@@ -40,10 +40,11 @@ func (h *h2) open(ctx context.Context, org origin) (*muxSession, error) {
 	}
 	win, session := h.l.opt.windows(defaultWindow)
 	cc, err := client.NewH2Conn(c.stream, client.H2Config{
-		StreamWindow:    int32(win),
-		ConnWindow:      int32(session),
-		Priorities:      h.l.opt.H2Priorities,
-		WholeDataFrames: h.l.opt.WholeDataFrames,
+		StreamWindow:      int32(win),
+		ConnWindow:        int32(session),
+		Priorities:        h.l.opt.H2Priorities,
+		WholeDataFrames:   h.l.opt.WholeDataFrames,
+		AwaitPeerSettings: h.l.opt.AwaitPeerSettings,
 		// Every push is accepted; whether it is used depends on the page
 		// asking for its URL.
 		OnPush: func(*client.PushPromise) bool { return true },

@@ -80,23 +80,45 @@ func TestH2ManyResourcesDefaultLimit(t *testing.T) {
 func TestRefusedStreamsAreRetried(t *testing.T) {
 	for _, proto := range []string{probe.ProtoSPDY31, probe.ProtoH2} {
 		t.Run(proto, func(t *testing.T) {
-			st := newSite(t, "generic:n=30,mean=2k,depth=2", 3)
-			target := labServerWith(t, st, func(c *server.Config) {
-				c.SPDY.MaxConcurrentStreams = 1
-				c.H2.MaxConcurrentStreams = 1
-			})
-			res, err := Load(context.Background(), target, Options{Proto: proto, TLSVersion: "1.3", Dial: slowReadDial})
-			if err != nil {
-				t.Fatal(err)
-			}
-			h := checkAgainstManifest(t, st, res)
+			res, h := loadFromOneStreamServers(t, proto, false)
 			retried := 0
 			for _, e := range h.Log.Entries {
 				retried += e.Retries
 			}
 			t.Logf("%d requests sent again", retried)
+			if res.Retries != retried {
+				t.Errorf("Result.Retries %d, the HAR's entries %d", res.Retries, retried)
+			}
 		})
 	}
+}
+
+// The same sessions awaiting the server's SETTINGS keep to its one stream
+// from the first request: nothing is refused.
+func TestAwaitPeerSettingsSendsNothingTwice(t *testing.T) {
+	for _, proto := range []string{probe.ProtoSPDY31, probe.ProtoH2} {
+		t.Run(proto, func(t *testing.T) {
+			if res, _ := loadFromOneStreamServers(t, proto, true); res.Retries != 0 {
+				t.Errorf("%d requests refused and sent again", res.Retries)
+			}
+		})
+	}
+}
+
+// loadFromOneStreamServers loads a 30-resource page over proto from lab
+// servers allowing one stream, over TLS 1.3 with slow reads.
+func loadFromOneStreamServers(t *testing.T, proto string, await bool) (probe.Result, har.Document) {
+	t.Helper()
+	st := newSite(t, "generic:n=30,mean=2k,depth=2", 3)
+	target := labServerWith(t, st, func(c *server.Config) {
+		c.SPDY.MaxConcurrentStreams = 1
+		c.H2.MaxConcurrentStreams = 1
+	})
+	res, err := Load(context.Background(), target, Options{Proto: proto, TLSVersion: "1.3", Dial: slowReadDial, AwaitPeerSettings: await})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, checkAgainstManifest(t, st, res)
 }
 
 // slowReadDial dials TCP connections whose reads each wait 3 ms first.

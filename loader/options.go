@@ -102,6 +102,20 @@ type Options struct {
 	// browser does this, so both profiles leave it off. It is here to show
 	// the mechanism's effect.
 	WholeDataFrames bool
+	// AwaitPeerSettings holds a SPDY or HTTP/2 session's requests beyond
+	// the first until the server's SETTINGS arrive, so that the session
+	// keeps to the server's MAX_CONCURRENT_STREAMS from its first request
+	// and no request is refused and sent again
+	// (spdy.ClientConfig.AwaitPeerSettings). Browsers do not wait: Chrome
+	// 16 assumed 10 streams and modern Chromium assumes 100 until the
+	// SETTINGS (off, the loader's SPDY sessions assume no limit, as the
+	// SPDY spec says, and its h2 connections 100), and a server allowing
+	// fewer refuses the excess. The harness sets it for conditions that
+	// limit streams, where the lab measures the limit rather than the
+	// refusals. It costs nothing over TLS 1.2 (the SETTINGS follow the
+	// server's Finished) and up to a round trip per session over TLS 1.3
+	// and plaintext, where they follow the client's first flight.
+	AwaitPeerSettings bool
 }
 
 // DefaultMaxConnsPerHost is Chrome's limit of persistent HTTP/1.1

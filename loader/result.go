@@ -68,6 +68,7 @@ func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 func (l *load) measure(r *probe.Result, loadErr error) har.PageTimings {
 	var firstSend, lastByte, dcl, onload time.Time
 	for _, e := range l.entries {
+		r.Retries += e.retries // a failed load's too: refusals may be why it failed
 		if !e.done {
 			continue
 		}

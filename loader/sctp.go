@@ -93,7 +93,7 @@ func (p *sctpProto) open(ctx context.Context, org origin) (*muxSession, error) {
 		InitialWindowSize: int32(win),
 		SessionWindowSize: int32(session),
 		MaxFrameSize:      SCTPFrameSize,
-	}}, opt)
+	}, AwaitPeerSettings: l.opt.AwaitPeerSettings}, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,7 @@ func (p *spdyProto) open(ctx context.Context, org origin) (*muxSession, error) {
 			InitialWindowSize: int32(win),
 			SessionWindowSize: int32(session),
 		},
+		AwaitPeerSettings: p.l.opt.AwaitPeerSettings,
 		// Every push is accepted; whether it is used depends on the page
 		// asking for its URL.
 	})

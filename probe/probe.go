@@ -304,6 +304,10 @@ type Result struct {
 	HeaderBytesRaw        int64 `json:"header_bytes_raw"`        // uncompressed request+response header bytes
 	HeaderBytesCompressed int64 `json:"header_bytes_compressed"` // as sent on the wire (== raw for HTTP/1.1)
 
+	// Retries counts requests sent again because the server did not
+	// process them (REFUSED_STREAM, or above a GOAWAY's last stream).
+	Retries int `json:"retries,omitempty"`
+
 	// TLS counts the load's handshakes by kind and their round trips.
 	TLS TLSHandshakes `json:"tls_handshakes"`
 

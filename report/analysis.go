@@ -78,6 +78,9 @@ type Condition struct {
 	// MedianProbe is the stored probe id of the successful load closest to
 	// the median PLT (for waterfalls).
 	MedianProbe int64
+	// Retries is how many requests the successful loads sent again after
+	// the server did not process them (REFUSED_STREAM, GOAWAY), together.
+	Retries int
 }
 
 // Analysis is a whole study's results.
@@ -217,6 +220,7 @@ type sample struct {
 	gw       Gateway
 	tls      []probe.TLSHandshakes
 	errs     map[string]int
+	retries  int
 }
 
 // lateLoad is a successful load whose emulator ran late.
@@ -270,6 +274,7 @@ func (sm *sample) add(id int64, r probe.Result) float64 {
 	sm.tow = append(sm.tow, r.ToWms)
 	sm.ids = append(sm.ids, id)
 	sm.tls = append(sm.tls, r.TLS)
+	sm.retries += r.Retries
 	har.AddPhases(&sm.phases, r.Phases)
 	sm.gw.QueueDrops += float64(r.Link.Down.PktsQueueDrop + r.Link.Up.PktsQueueDrop)
 	sm.gw.RandomLoss += float64(r.Link.Down.PktsLost + r.Link.Up.PktsLost)
@@ -293,6 +298,7 @@ func (a *Analysis) summarizeSamples(samples map[string]*sample) {
 		c.PLT = stats.Summarize(sm.plt)
 		c.ToW = stats.Summarize(sm.tow)
 		c.Handshakes = summarizeTLS(sm.tls)
+		c.Retries = sm.retries
 		n := float64(len(sm.plt))
 		if n > 0 {
 			c.Phases = scalePhases(sm.phases, 1/n)

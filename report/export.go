@@ -37,6 +37,7 @@ type conditionRow struct {
 	Errors        []string          `json:"errors,omitempty"`
 	CheckProblem  string            `json:"link_check_problem,omitempty"`
 	MedianProbeID int64             `json:"median_probe_id,omitempty"`
+	Retries       int               `json:"retries"` // requests the successful loads sent again (Condition.Retries)
 	GainBounds                      // the gains' 95% intervals (intervals.go), as fields of the row
 	// CritPath is the median over loads of each critical-path category
 	// (probe.Categories; why.go); absent without breakdowns.
@@ -64,6 +65,7 @@ func conditionsJSON(a *Analysis) []conditionRow {
 			Baseline: c.BaseHash, Gain: num(c.Gain), ToWReduction: num(c.ToWRedPct), Bound: num(c.BoundMs), PLTOverBound: num(c.PLTOverBound),
 			Gateway: c.Gateway, Errors: c.Errors, CheckProblem: c.CheckProblem, MedianProbeID: c.MedianProbe,
 			CritPath: c.CritPath.Medians(),
+			Retries:  c.Retries,
 		})
 	}
 	return rows
@@ -90,7 +92,8 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 		"queue_drops", "random_loss", "qdelay_p50_ms", "qdelay_p95_ms", "retransmits", "server_retransmits", "pkts_sent", "connections", "emulator_late_p99_ms",
 		"tls_round_trips_median", "tls_full_median", "tls_resumed_median", "tls_early_data_median", "median_probe_id",
 		// New columns go last: readers that index columns keep working.
-		"gain_lo", "gain_hi", "significance", "tow_gain", "tow_gain_lo", "tow_gain_hi", "tow_reduction_lo_pct", "tow_reduction_hi_pct", "tow_significance")
+		"gain_lo", "gain_hi", "significance", "tow_gain", "tow_gain_lo", "tow_gain_hi", "tow_reduction_lo_pct", "tow_reduction_hi_pct", "tow_significance",
+		"retries")
 	for _, cat := range probe.Categories {
 		head = append(head, "cp_"+cat+"_ms") // critical-path medians (why.go); empty without breakdowns
 	}
@@ -121,6 +124,7 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 		redLo, redHi := c.ToWRedInterval()
 		rec = append(rec, f(c.GainCI.Lo), f(c.GainCI.Hi), string(c.Significance),
 			f(c.ToWGainCI.Ratio), f(c.ToWGainCI.Lo), f(c.ToWGainCI.Hi), f(redLo), f(redHi), string(c.ToWSignificance))
+		rec = append(rec, strconv.Itoa(c.Retries))
 		cp := c.CritPath.Medians()
 		for _, cat := range probe.Categories {
 			v, ok := cp[cat]

@@ -37,6 +37,9 @@ type LoadSummary struct {
 	// CritPath is the median over loads of each critical-path category
 	// (probe.Breakdown; why.go); absent without breakdowns.
 	CritPath map[string]float64 `json:"critical_path_median_ms,omitempty"`
+	// Retries is how many requests the successful loads sent again after
+	// the server did not process them (REFUSED_STREAM, GOAWAY), together.
+	Retries int `json:"retries,omitempty"`
 	// Against is the gain against the baseline protocol (CompareWith);
 	// absent for the baseline itself and with fewer than 2 loads a side.
 	Against *LoadGain `json:"against_baseline,omitempty"`
@@ -124,6 +127,7 @@ func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result)
 		serverRetrans = append(serverRetrans, float64(r.ServerTCP.Retransmits()))
 		drops = append(drops, float64(r.Link.Down.PktsQueueDrop+r.Link.Up.PktsQueueDrop))
 		tls = append(tls, r.TLS)
+		s.Retries += r.Retries
 	}
 	s.fillMedians(ph, pushed, conns, retrans, serverRetrans, drops)
 	var cp CritPath
@@ -178,6 +182,9 @@ func (s LoadSummary) Print(w io.Writer) {
 		fmt.Fprintf(w, "  TLS round trips %s per load (medians; handshakes only, TCP's not counted)\n", s.TLS)
 	}
 	printCritPath(w, s.CritPath)
+	if s.Retries > 0 {
+		fmt.Fprintf(w, "  retries %d: requests sent again after the server refused them (REFUSED_STREAM, GOAWAY), all loads together\n", s.Retries)
+	}
 	s.SCTP.print(w)
 	s.Against.print(w)
 	for _, e := range s.Errors {

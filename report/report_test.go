@@ -480,20 +480,11 @@ func TestLateWarning(t *testing.T) {
 // A probe whose link self-check failed (the short check's rate or queue out
 // of tolerance) marks its condition in the all-conditions table.
 func TestLinkCheckProblemShown(t *testing.T) {
-	dir := t.TempDir()
-	s := fillStore(t, dir, cableStudy, nil)
-	st, err := store.OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	s, st := openCableStore(t)
 	c := s.Conditions[0]
-	sess, _ := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test"))
 	const problem = "queue_down 45pkts outside 47..53"
 	r := probe.Result{Condition: c.Condition, Run: s.Runs, Started: time.Now(), PLTms: 1000, ToWms: 900, Resources: 1}
-	if _, err := st.Put(store.Probe{CondHash: c.Hash, Run: s.Runs, SessionID: sess, Result: r, Check: probe.LinkCheck{Problem: problem}}); err != nil {
-		t.Fatal(err)
-	}
+	putExtraLoad(t, st, s, c, r, probe.LinkCheck{Problem: problem})
 	a, err := Analyze(st)
 	if err != nil {
 		t.Fatal(err)

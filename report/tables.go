@@ -328,5 +328,30 @@ func conditionsTable(a *Analysis) table {
 			cell{Text: strconv.FormatInt(c.MedianProbe, 10), Class: "num"})
 		t.Rows = append(t.Rows, row)
 	}
+	addRetriesColumn(&t, a)
 	return t
+}
+
+// addRetriesColumn adds to the conditions table, when some condition's
+// loads sent requests again after the server did not process them, how
+// many each did: those requests cost round trips the PLT includes. Loads
+// that keep to the server's stream limit have none, so the column is
+// usually absent.
+func addRetriesColumn(t *table, a *Analysis) {
+	retried := false
+	for _, c := range a.Conds {
+		retried = retried || c.Retries > 0
+	}
+	if !retried {
+		return
+	}
+	t.Caption += " Retries: requests the successful loads sent again after the server refused them (REFUSED_STREAM, or beyond a GOAWAY), all loads together."
+	t.Head = append(t.Head, "retries")
+	for i, c := range a.Conds {
+		cl := "num"
+		if c.Retries > 0 {
+			cl += " warn"
+		}
+		t.Rows[i] = append(t.Rows[i], cell{Text: strconv.Itoa(c.Retries), Class: cl})
+	}
 }

@@ -26,6 +26,20 @@ type ClientConfig struct {
 	// ClientConn.PersistedSettings); they are returned with
 	// FLAG_SETTINGS_PERSISTED in the first SETTINGS frame.
 	PersistedSettings []Setting
+	// AwaitPeerSettings keeps the session to one open stream until the
+	// server's first frame has been read; further requests wait for it.
+	// A server that limits streams sends its SETTINGS first, so the
+	// session keeps to that MAX_CONCURRENT_STREAMS from the first request
+	// and the server never refuses a stream for exceeding it. Without it
+	// the session assumes no limit until SETTINGS arrive (section 2.6.4),
+	// and requests sent before them beyond the limit are refused
+	// (REFUSED_STREAM: errors matching ErrNotProcessed). The wait costs
+	// nothing when the SETTINGS travel right behind the handshake's last
+	// flight (TLS 1.2, where the server finishes the handshake) and up to
+	// one round trip for the held requests when they follow the client's
+	// first flight (TLS 1.3, where the server's handshake ends only on the
+	// client's Finished, and plain TCP).
+	AwaitPeerSettings bool
 }
 
 // PushPromise describes a server push as it is announced.
@@ -68,6 +82,7 @@ func NewClientConn(c net.Conn, cfg *ClientConfig) (*ClientConn, error) {
 	}
 	s.onPeerStream = cc.acceptPush
 	s.onPersist = cc.persist
+	s.awaitPeer = cfg.AwaitPeerSettings
 	s.start(extra)
 	return cc, nil
 }
@@ -170,7 +185,8 @@ func requestHeaders(req *http.Request) (Header, error) {
 // RoundTrip sends req on a new stream and returns the response as soon as
 // its SYN_REPLY arrives; the body streams. The priority comes from
 // WithPriority on req.Context() (default 3). RoundTrip waits while the peer's
-// MAX_CONCURRENT_STREAMS is reached. Errors matching ErrNotProcessed mean the
+// MAX_CONCURRENT_STREAMS is reached (and, with AwaitPeerSettings, while a
+// stream is open before the peer's first frame). Errors matching ErrNotProcessed mean the
 // server did not process the request and it can be retried elsewhere.
 func (cc *ClientConn) RoundTrip(req *http.Request) (*http.Response, error) {
 	s := cc.s

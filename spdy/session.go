@@ -49,6 +49,7 @@ type session struct {
 	localActive    int    // open streams we created (bounded by the peer's limit)
 	peerActive     int    // open streams the peer created (bounded by ours)
 	peerMaxStreams uint32
+	awaitPeer      bool  // client: one local stream until the peer's first frame (ClientConfig.AwaitPeerSettings)
 	peerInitWindow int64 // the peer's SETTINGS_INITIAL_WINDOW_SIZE: our new streams' send window
 
 	send         outflow // session send window (3.1)

@@ -27,6 +27,7 @@ func (s *session) readLoop() {
 			case errors.As(err, &se):
 				s.mu.Lock()
 				s.onStreamErrorFrame(f, se)
+				s.peerSpokeLocked()
 				s.mu.Unlock()
 				continue
 			case errors.As(err, &sess):
@@ -66,6 +67,7 @@ func (s *session) readLoop() {
 		}
 		s.mu.Lock()
 		s.handleFrame(f)
+		s.peerSpokeLocked()
 		dead := s.dead
 		s.mu.Unlock()
 		if dead {

@@ -312,7 +312,7 @@ func (s *session) waitSlotLocked(ctx context.Context) error {
 		if s.nextLocalID > 0x7fffffff {
 			return ErrStreamIDsExhausted
 		}
-		if uint32(s.localActive) < s.peerMaxStreams {
+		if uint32(s.localActive) < s.localStreamLimitLocked() {
 			return nil
 		}
 		ch := s.slotFreed
@@ -325,4 +325,26 @@ func (s *session) waitSlotLocked(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// localStreamLimitLocked is how many streams we may have open: the peer's
+// MAX_CONCURRENT_STREAMS, or one while we await the peer's first frame
+// (which carries that limit when the peer has one).
+func (s *session) localStreamLimitLocked() uint32 {
+	if s.awaitPeer {
+		return min(s.peerMaxStreams, 1)
+	}
+	return s.peerMaxStreams
+}
+
+// peerSpokeLocked ends the wait for the peer's first frame, now handled:
+// a peer that limits streams sent its SETTINGS first, so the limit it
+// advertised is in force for the requests that waited.
+func (s *session) peerSpokeLocked() {
+	if !s.awaitPeer {
+		return
+	}
+	s.awaitPeer = false
+	close(s.slotFreed)
+	s.slotFreed = make(chan struct{})
 }
