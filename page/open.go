@@ -72,6 +72,8 @@ func Open(spec string, shards int, seed int64, mode string) (*Manifest, error) {
 			return nil, err
 		}
 		return Load(file)
+	case !strings.HasPrefix(spec, GenericPrefix) && !slices.Contains(Names(), spec):
+		return nil, fmt.Errorf("page %q: %w", spec, errUnknownPage())
 	}
 	return Generate(spec, shards, seed, mode)
 }

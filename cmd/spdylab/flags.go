@@ -73,7 +73,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		// The flag package printed the error last; the rest are notes
 		// (a deprecated flag's).
 		io.WriteString(out, strings.TrimSuffix(buf.String(), err.Error()+"\n"))
-		fmt.Fprintf(out, "spdylab %s: %s\nrun 'spdylab %s -h' for help\n", fs.Name(), flagErrorText(err), fs.Name())
+		fmt.Fprintf(out, "spdylab %s: %s\nrun 'spdylab %s -h' for help\n", fs.Name(), flagErrorText(fs, err), fs.Name())
 	default:
 		out.Write(buf.Bytes())
 	}
@@ -81,12 +81,16 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 }
 
 // flagErrorText rewrites the flag package's errors in the spelling the
-// commands' own errors use: `--name "value": why`.
-func flagErrorText(err error) string {
+// commands' own errors use: `--name "value": why`, with what the flag
+// wants instead of the number parsers' "parse error".
+func flagErrorText(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
 	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
 		if q, err := strconv.QuotedPrefix(rest); err == nil {
 			if name, why, ok := strings.Cut(strings.TrimPrefix(rest[len(q):], " for flag -"), ": "); ok {
+				if f := fs.Lookup(name); f != nil && why == "parse error" {
+					why = parseErrorText(f, q)
+				}
 				return fmt.Sprintf("%s %s: %s", dashed(name), q, why)
 			}
 		}
@@ -98,6 +102,23 @@ func flagErrorText(err error) string {
 		return dashed(name) + " needs a value"
 	}
 	return msg
+}
+
+// parseErrorText says what a number or duration flag wants instead of
+// the flag package's "parse error"; quoted is the value as given, quoted.
+func parseErrorText(f *flag.Flag, quoted string) string {
+	switch typ, _ := flag.UnquoteUsage(f); typ {
+	case "int", "uint":
+		return "not a whole number"
+	case "float":
+		return "not a number"
+	case "duration": // flag.Duration flags of packages (server limits)
+		v, _ := strconv.Unquote(quoted)
+		if _, err := units.ParseDurationIn(v, 0, maxFlagDuration, "s"); err != nil {
+			return err.Error()
+		}
+	}
+	return "parse error"
 }
 
 // dashed is a flag's name as help texts spell it: -j, --timeout.

@@ -112,3 +112,9 @@ func flagHelp(f *flag.Flag) string {
 	}
 	return head + "\n        " + strings.ReplaceAll(usage, "\n", "\n        ") + "\n"
 }
+
+// printCommandHelp is the help of a command whose flags belong to its
+// subcommands (page, link, har): synopsis, examples and about.
+func printCommandHelp(w io.Writer, name, about string) {
+	printHelp(w, flag.NewFlagSet(name, flag.ContinueOnError), about, nil)
+}

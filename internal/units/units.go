@@ -222,7 +222,11 @@ func ParseDurationIn(s string, min, max time.Duration, unit string) (time.Durati
 		if f, ferr := strconv.ParseFloat(s, 64); ferr == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
 			return 0, fmt.Errorf("a duration needs a unit: did you mean %s%s?", s, unit)
 		}
-		return 0, fmt.Errorf("not a duration like \"100%s\"", unit)
+		example := "100ms"
+		if unit != "ms" {
+			example = "5" + unit
+		}
+		return 0, fmt.Errorf("not a duration like %q", example)
 	}
 	if d < min || d > max {
 		return 0, fmt.Errorf("must be between %v and %v", min, max)
