@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -73,7 +74,7 @@ func Open(spec string, shards int, seed int64, mode string) (*Manifest, error) {
 		}
 		return Load(file)
 	case !strings.HasPrefix(spec, GenericPrefix) && !slices.Contains(Names(), spec):
-		return nil, fmt.Errorf("page %q: %w", spec, errUnknownPage())
+		return nil, errUnknownPage(spec)
 	}
 	return Generate(spec, shards, seed, mode)
 }
@@ -122,11 +123,15 @@ func SpecHelp() string {
 }
 
 // errUnknownPage names every spelling a page may have, so a typo in one
-// of them is recognised.
-func errUnknownPage() error {
-	return fmt.Errorf("unknown page: a page is a built-in name (%s), %sKEY=VALUE,..., %sFILE.har, "+
+// of them is recognised; spec is left out ("") where the caller names it.
+func errUnknownPage(spec string) error {
+	what := "unknown page"
+	if spec != "" {
+		what += " " + strconv.Quote(spec)
+	}
+	return fmt.Errorf("%s: a page is a built-in name (%s), %sKEY=VALUE,..., %sFILE.har, "+
 		"a page folder DIR or DIR/%s, or in a study %sPATH (every page in a folder)",
-		strings.Join(Names(), ", "), GenericPrefix, HARPrefix, ManifestFile, DirPrefix)
+		what, strings.Join(Names(), ", "), GenericPrefix, HARPrefix, ManifestFile, DirPrefix)
 }
 
 // CheckSpec validates a page spec without keeping the page and returns its
@@ -181,7 +186,7 @@ func CheckSpec(spec, dir string) (string, error) {
 	case slices.Contains(Names(), spec):
 		return spec, nil
 	}
-	return "", errUnknownPage()
+	return "", errUnknownPage("")
 }
 
 // Clone is a deep copy of m, for callers that change a page others share

@@ -131,9 +131,13 @@ func TestPageFolder(t *testing.T) {
 		}
 	}
 	_, err := CheckSpec("pageZ", "")
+	_, openErr := Open("pageZ", 1, 1, "")
 	for _, form := range []string{"pageA", "generic:", "har:", "DIR/" + ManifestFile, "dir:"} {
 		if err == nil || !strings.Contains(err.Error(), form) {
 			t.Errorf("unknown page: %v does not mention %q", err, form)
+		}
+		if openErr == nil || !strings.Contains(openErr.Error(), form) || !strings.Contains(openErr.Error(), `unknown page "pageZ"`) {
+			t.Errorf("Open(unknown page): %v does not mention %q and the name", openErr, form)
 		}
 	}
 }
