@@ -16,8 +16,8 @@ var loadExamples = []string{
 func loadAbout() string {
 	return `Builds a testbed (servers behind an emulated link), loads the page --runs times
 per protocol, protocols interleaved load by load, and prints PLT, ToW and the
-phases per protocol. Every flag but --proto, --runs and the output ones is a
-study factor of the same name ('-' for '_'): a load without flags is what a
+phases per protocol. The page, link, TCP and protocol flags are the study
+factors of the same name ('-' for '_'): a load without flags is what a
 one-cell study of the same page and protocol loads.
 
 pages (--page):

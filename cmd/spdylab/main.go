@@ -57,7 +57,7 @@ func usage() {
 	for _, n := range names {
 		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(os.Stderr, "\nRun 'spdylab COMMAND -h' for a command's flags.")
+	fmt.Fprintln(os.Stderr, "\nRun 'spdylab COMMAND -h' for a command's synopsis, examples and flags.")
 }
 
 // Stores written before the study model was stored hold only their study
