@@ -41,7 +41,7 @@ func init() {
 	register(command{name: "run", summary: "run a study (default: quick) and write OUT/report.html", run: runCmd,
 		synopsis: "spdylab run [STUDY|FILE.toml] [flags]",
 		examples: []string{
-			"sudo spdylab run quick -j 2",
+			"sudo spdylab run quick    # -j auto: as many testbeds as the machine keeps on time",
 			"sudo spdylab run my-study.toml --out out/mine    # a study file; run again to resume",
 			"sudo spdylab run fidelity --pages pages/          # over a folder of real pages",
 		}})
