@@ -33,11 +33,39 @@ type FlagValues struct {
 // names resolved locally (no DNS over the link).
 func RegisterFlags(fs *flag.FlagSet) *FlagValues {
 	v := &FlagValues{fs: fs, Fields: probe.RegisterFieldFlags(fs, probe.FlagLink, nil)}
-	fs.BoolVar(&v.NoDNS, "no-dns", false, "deprecated: names resolve locally unless --dns is given")
+	fs.Var(&noDNSFlag{fs: fs, set: &v.NoDNS}, "no-dns", "deprecated: names resolve locally unless --dns is given")
 	fs.Int64Var(&v.Seed, "seed", 1, "random `seed` of the loss models")
 	fs.StringVar(&v.Log, "log", "", "write a per-packet log of the link to `file`")
 	return v
 }
+
+// noDNSFlag is the deprecated --no-dns. Names resolve locally unless --dns
+// is given, so it changes nothing; old scripts keep working (it is not an
+// error), and a note on the flag set's output says it can go. Help texts
+// leave out flags whose usage starts with "deprecated".
+type noDNSFlag struct {
+	fs  *flag.FlagSet
+	set *bool
+}
+
+func (f *noDNSFlag) String() string {
+	if f == nil || f.set == nil {
+		return "false"
+	}
+	return strconv.FormatBool(*f.set)
+}
+
+func (f *noDNSFlag) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	*f.set = b
+	fmt.Fprintln(f.fs.Output(), "spdylab: --no-dns is deprecated and changes nothing: DNS over the link is off unless --dns is given")
+	return nil
+}
+
+func (f *noDNSFlag) IsBoolFlag() bool { return true }
 
 // Config turns the flags into a testbed configuration; errors name the flag
 // and its value.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -15,7 +16,8 @@ import (
 //	NAME                  a built-in generator (Names)
 //	generic:KEY=VALUE,... a synthetic page (GenericHelp)
 //	har:PATH[#PAGE]       a recorded page load, imported (ImportHARFile)
-//	PATH                  a manifest file (IsManifestPath)
+//	PATH                  a manifest file (IsManifestPath), or a folder
+//	                      holding one (ManifestFile)
 //
 // and a study's page factor also takes dir:PATH, a folder of pages
 // (ExpandSpec).
@@ -65,10 +67,71 @@ func Open(spec string, shards int, seed int64, mode string) (*Manifest, error) {
 		return nil, errCorpusNotPage(spec)
 	case strings.HasPrefix(spec, HARPrefix):
 		return openHAR(spec)
-	case IsManifestPath(spec):
-		return Load(spec)
+	case IsManifestPath(spec) || isFolder(spec, ""):
+		file, err := folderManifest(spec)
+		if err != nil {
+			return nil, err
+		}
+		return Load(file)
+	case !strings.HasPrefix(spec, GenericPrefix) && !slices.Contains(Names(), spec):
+		return nil, errUnknownPage(spec)
 	}
 	return Generate(spec, shards, seed, mode)
+}
+
+// isFolder reports whether spec, a bare word that is no built-in page,
+// names an existing folder (taken from dir when relative): a user passes
+// the folder `spdylab page import` wrote as it is.
+func isFolder(spec, dir string) bool {
+	if strings.HasPrefix(spec, GenericPrefix) || strings.HasPrefix(spec, HARPrefix) || IsCorpusSpec(spec) ||
+		slices.Contains(Names(), spec) {
+		return false
+	}
+	if !filepath.IsAbs(spec) && dir != "" {
+		spec = filepath.Join(dir, spec)
+	}
+	fi, err := os.Stat(spec)
+	return err == nil && fi.IsDir()
+}
+
+// folderManifest is the manifest file a manifest spec stands for: the
+// path itself, or for a folder the manifest in it, which is what `page
+// import` and `page gen` write. A folder without one is an error saying
+// what was expected.
+func folderManifest(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.IsDir() {
+		return path, nil // Load or the caller says what is wrong
+	}
+	file := filepath.Join(path, ManifestFile)
+	if _, err := os.Stat(file); err != nil {
+		return "", fmt.Errorf("folder %s holds no %s: want a page folder written by 'spdylab page import' or 'spdylab page gen', "+
+			"or a manifest .json file (a folder of pages is %s%s, in a study)", path, ManifestFile, DirPrefix, path)
+	}
+	return file, nil
+}
+
+// SpecHelp lists the spellings of a page spec, one per line, for help
+// texts (errors use UnknownPageHelp).
+func SpecHelp() string {
+	return fmt.Sprintf(`  NAME                    a built-in page: %s
+  %sKEY=VALUE,...   a synthetic page ('spdylab page list' lists the keys)
+  %sFILE.har[#PAGE]     a recorded page load ('spdylab record'), replayed over its own hosts
+  DIR, DIR/%s  a page folder written by 'spdylab page import' or 'spdylab page gen'
+  %sPATH                studies only: every page in a folder, one condition each
+`, strings.Join(Names(), ", "), GenericPrefix, HARPrefix, ManifestFile, DirPrefix)
+}
+
+// errUnknownPage names every spelling a page may have, so a typo in one
+// of them is recognised; spec is left out ("") where the caller names it.
+func errUnknownPage(spec string) error {
+	what := "unknown page"
+	if spec != "" {
+		what += " " + strconv.Quote(spec)
+	}
+	return fmt.Errorf("%s: a page is a built-in name (%s), %sKEY=VALUE,..., %sFILE.har, "+
+		"a page folder DIR or DIR/%s, or in a study %sPATH (every page in a folder)",
+		what, strings.Join(Names(), ", "), GenericPrefix, HARPrefix, ManifestFile, DirPrefix)
 }
 
 // CheckSpec validates a page spec without keeping the page and returns its
@@ -99,13 +162,16 @@ func CheckSpec(spec, dir string) (string, error) {
 			return "", err
 		}
 		return canon, nil
-	case IsManifestPath(spec):
+	case IsManifestPath(spec) || isFolder(spec, dir):
 		p := spec
 		if !filepath.IsAbs(p) && dir != "" {
 			p = filepath.Join(dir, p)
 		}
 		abs, err := filepath.Abs(p)
 		if err != nil {
+			return "", err
+		}
+		if abs, err = folderManifest(abs); err != nil {
 			return "", err
 		}
 		if _, err := os.Stat(abs); err != nil {
@@ -120,8 +186,7 @@ func CheckSpec(spec, dir string) (string, error) {
 	case slices.Contains(Names(), spec):
 		return spec, nil
 	}
-	return "", fmt.Errorf("unknown page (built-in pages: %s; or a %sKEY=VALUE,... spec, or a manifest path ending in .json)",
-		strings.Join(Names(), ", "), GenericPrefix)
+	return "", errUnknownPage("")
 }
 
 // Clone is a deep copy of m, for callers that change a page others share

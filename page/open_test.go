@@ -100,3 +100,44 @@ func TestCloneIsDeep(t *testing.T) {
 		t.Fatal("nil clone")
 	}
 }
+
+// A page folder (what `page gen` and `page import` write) stands for its
+// manifest, given as a path or as a bare name; a folder without one, and
+// an unknown name, say what a page may be.
+func TestPageFolder(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "site")
+	m, _ := Generate("pageA", 1, 1, "")
+	if err := m.WriteSite(dir); err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, ManifestFile)
+	for _, spec := range []string{dir, dir + "/", "site"} {
+		got, err := CheckSpec(spec, parent)
+		if err != nil || got != want {
+			t.Errorf("CheckSpec(%q) = %q, %v; want %q", spec, got, err, want)
+		}
+	}
+	if got, err := Open(dir, 1, 1, ""); err != nil || len(got.Resources) != len(m.Resources) {
+		t.Errorf("Open(folder): %v", err)
+	}
+	empty := t.TempDir()
+	for _, open := range []func() error{
+		func() error { _, err := CheckSpec(empty, ""); return err },
+		func() error { _, err := Open(empty, 1, 1, ""); return err },
+	} {
+		if err := open(); err == nil || !strings.Contains(err.Error(), "holds no "+ManifestFile) || !strings.Contains(err.Error(), "page import") {
+			t.Errorf("folder without a manifest: %v", err)
+		}
+	}
+	_, err := CheckSpec("pageZ", "")
+	_, openErr := Open("pageZ", 1, 1, "")
+	for _, form := range []string{"pageA", "generic:", "har:", "DIR/" + ManifestFile, "dir:"} {
+		if err == nil || !strings.Contains(err.Error(), form) {
+			t.Errorf("unknown page: %v does not mention %q", err, form)
+		}
+		if openErr == nil || !strings.Contains(openErr.Error(), form) || !strings.Contains(openErr.Error(), `unknown page "pageZ"`) {
+			t.Errorf("Open(unknown page): %v does not mention %q and the name", openErr, form)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/spdylab/spdylab/internal/units"
 )
 
 // This file is the one owner of the client and browser-profile values a
@@ -121,19 +123,15 @@ const MaxRendererCost = time.Second
 // ParseRendererCosts reads a "COMMIT/DISPATCH" pair.
 func ParseRendererCosts(s string) (commit, dispatch time.Duration, err error) {
 	a, b, ok := strings.Cut(s, "/")
-	if ok {
-		commit, err = time.ParseDuration(strings.TrimSpace(a))
-		if err == nil {
-			dispatch, err = time.ParseDuration(strings.TrimSpace(b))
-		}
-	}
-	if !ok || err != nil {
+	if !ok {
 		return 0, 0, fmt.Errorf("renderer costs %q: want %q or COMMIT/DISPATCH durations, e.g. \"35ms/2ms\"", s, RendererFromProfile)
 	}
-	for _, d := range []time.Duration{commit, dispatch} {
-		if d < 0 || d > MaxRendererCost {
-			return 0, 0, fmt.Errorf("renderer costs %q: each must be 0..%v", s, MaxRendererCost)
-		}
+	commit, err = units.ParseDurationIn(a, 0, MaxRendererCost, "ms")
+	if err == nil {
+		dispatch, err = units.ParseDurationIn(b, 0, MaxRendererCost, "ms")
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("renderer costs %q (COMMIT/DISPATCH, e.g. \"35ms/2ms\"): %v", s, err)
 	}
 	return commit, dispatch, nil
 }

@@ -70,7 +70,8 @@ func TestNormalizeRendererCosts(t *testing.T) {
 		}
 	}
 	for in, why := range map[string]string{
-		"35ms": "COMMIT/DISPATCH", "x/2ms": "COMMIT/DISPATCH", "-1ms/2ms": "0..1s", "2s/0s": "0..1s",
+		"35ms": "COMMIT/DISPATCH", "x/2ms": "COMMIT/DISPATCH", "-1ms/2ms": "between 0s and 1s", "2s/0s": "between 0s and 1s",
+		"35/2": "did you mean 35ms?",
 	} {
 		c := base
 		c.RendererCosts = in

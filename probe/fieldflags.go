@@ -29,6 +29,9 @@ func (x *fieldFlag) Set(s string) error {
 	return nil
 }
 
+// Kind is the field's kind (KindString, KindInt), for help texts.
+func (x *fieldFlag) Kind() string { return x.f.Kind }
+
 // IsBoolFlag lets a bool field's flag stand alone (--dns for --dns=true).
 func (x *fieldFlag) IsBoolFlag() bool { return x.f != nil && x.f.Kind == KindBool }
 

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"encoding/json"
+	"flag"
 	"strings"
 	"testing"
 )
@@ -121,5 +122,20 @@ func TestGilbertElliottField(t *testing.T) {
 	}
 	if s, _ := canonGE("p=1%,r=30%,k=0.99"); s != "p=0.01,r=0.3,h=0,k=0.99" {
 		t.Errorf("canonical spelling %q", s)
+	}
+}
+
+// A delay without a unit is refused in the flag's words with the unit it
+// probably meant.
+func TestDurationFlagWithoutUnit(t *testing.T) {
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	ff := RegisterFieldFlags(fs, FlagLink, nil)
+	if err := fs.Parse([]string{"--rtt", "100"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ff.Values()
+	want := `--rtt "100": a duration needs a unit: did you mean 100ms?`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
 	}
 }

@@ -9,7 +9,7 @@ import (
 // used and how to add one), in study matrix order.
 var Fields = []Field{
 	{Name: "page", Kind: KindString, Required: true, Canon: canonNonEmpty, Flag: FlagLoad,
-		Help:  "built-in page name, generic:..., har:FILE.har, a manifest .json, or dir:PATH (one value per page of a folder; also written pages = \"dir:PATH\")",
+		Help:  "built-in page name, generic:KEY=VALUE,..., har:FILE.har, a page folder DIR or its DIR/manifest.json, or in a study dir:PATH (one value per page of a folder; also written pages = \"dir:PATH\")",
 		apply: func(c *Condition, v map[string]string) error { c.Page = v["page"]; return nil }},
 	{Name: "shards", Kind: KindInt, Default: "1", Canon: intRange(1, MaxShards), Flag: FlagLink,
 		Help:  fmt.Sprintf("servers the page is spread over, 1..%d (a page with host names of its own: as many as it has, unless given)", MaxShards),

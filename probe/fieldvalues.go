@@ -111,12 +111,9 @@ func canonQueue(v string) (string, error) {
 }
 
 func canonSCTPRTO(v string) (string, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(v))
+	d, err := units.ParseDurationIn(v, time.Millisecond, MaxSCTPRTO, "ms")
 	if err != nil {
-		return "", fmt.Errorf("not a duration like \"200ms\"")
-	}
-	if d < time.Millisecond || d > MaxSCTPRTO {
-		return "", fmt.Errorf("must be between 1ms and %v", MaxSCTPRTO)
+		return "", err
 	}
 	return d.String(), nil
 }

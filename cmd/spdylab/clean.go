@@ -11,24 +11,26 @@ import (
 
 func init() {
 	register(command{
-		name:    "clean",
-		summary: "remove testbeds (sl- namespaces, helper processes) left behind by killed runs",
-		run:     runClean,
+		name:     "clean",
+		summary:  "remove testbeds (sl- namespaces, helper processes) left behind by killed runs",
+		synopsis: "spdylab clean [-n] [--all]",
+		examples: []string{
+			"sudo spdylab clean -n    # list what would be removed",
+			"sudo spdylab clean       # remove the testbeds of killed runs",
+		},
+		run: runClean,
 	})
 }
 
 func runClean(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	all := fs.Bool("all", false, "also remove testbeds whose owning spdylab process is still running")
 	dry := fs.Bool("n", false, "dry run: list what would be removed")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: spdylab clean [-n] [--all]")
-		fmt.Fprintln(fs.Output(), "\nRemoves the sl- network namespaces, the processes running in them and the")
-		fmt.Fprintln(fs.Output(), "state under /run/spdylab of testbeds whose owner process is gone.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	setHelp(fs, "Removes the sl- network namespaces, the processes running in them and the\n"+
+		"state under /run/spdylab of testbeds whose owner process is gone.")
+	if err := parseFlags(fs, args); err != nil {
+		return flagExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "spdylab clean: unexpected argument %q\n", fs.Arg(0))

@@ -19,9 +19,14 @@ import (
 
 func init() {
 	register(command{
-		name:    "conform",
-		summary: "check a SPDY/3.1, SPDY/3 or SPDY/2 server against its draft's MUSTs and known attacks (like h2spec)",
-		run:     runConform,
+		name:     "conform",
+		summary:  "check a SPDY/3.1, SPDY/3 or SPDY/2 server against its draft's MUSTs and known attacks (like h2spec)",
+		synopsis: "spdylab conform [--version spdy/3.1|spdy/3|spdy/2] [flags] URL",
+		examples: []string{
+			"spdylab conform --insecure https://127.0.0.1:8443/",
+			"spdylab conform --version spdy/2 --json http://127.0.0.1:8080/    # plain-TCP SPDY/2",
+		},
+		run: runConform,
 	})
 }
 
@@ -33,16 +38,12 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	insecure := fs.Bool("insecure", false, "accept any TLS certificate (self-signed servers)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	path := fs.String("path", "/", "a path the server answers (used by cases that need a reply)")
-	timeout := fs.Duration("timeout", 5*time.Second, "how long each case waits for the server")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: spdylab conform [flags] URL\n\n"+
-			"URL is https://host:port/ (TLS with ALPN) or http://host:port/ (plain TCP).\n"+
-			"Cases cite the SPDY/3 draft's sections for spdy/3.1 and spdy/3 and the headings of\n"+
-			"\"SPDY Protocol - Draft 2\" for spdy/2; a case the version's draft lacks is skipped,\n"+
-			"with the reason. Exits 1 when any case fails.\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	timeout := duration(fs, "timeout", 5*time.Second, "s", "how long each case waits for the server")
+	setHelp(fs, "URL is https://host:port/ (TLS with ALPN) or http://host:port/ (plain TCP).\n"+
+		"Cases cite the SPDY/3 draft's sections for spdy/3.1 and spdy/3 and the headings of\n"+
+		"\"SPDY Protocol - Draft 2\" for spdy/2; a case the version's draft lacks is skipped,\n"+
+		"with the reason. Exits 1 when any case fails.")
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

@@ -23,9 +23,14 @@ import (
 
 func init() {
 	register(command{
-		name:    "get",
-		summary: "fetch URLs over spdy/3.1, spdy/3, spdy/2, h2, h3 or http/1.1 (curl-like, one connection per origin)",
-		run:     runGet,
+		name:     "get",
+		summary:  "fetch URLs over spdy/3.1, spdy/3, spdy/2, h2, h3 or http/1.1 (curl-like, one connection per origin)",
+		synopsis: "spdylab get [flags] URL...",
+		examples: []string{
+			"spdylab get -k https://127.0.0.1:8443/index.html",
+			"spdylab get -k --proto spdy/3.1 -v -o a.html -o b.css https://127.0.0.1:8443/a.html https://127.0.0.1:8443/b.css",
+		},
+		run: runGet,
 	})
 }
 
@@ -88,17 +93,14 @@ func getParseFlags(args []string, stderr io.Writer) (*getOptions, []*url.URL, in
 	fs.StringVar(&data, "data", "", "request body: @FILE reads a file, anything else is sent as is; makes the method POST")
 	fs.StringVar(&o.method, "X", "", "request method (default GET, or POST with --data)")
 	fs.Var(&hdrs, "H", "extra request header `Name: value` (repeatable)")
-	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "give up after this long")
+	durationVar(fs, &o.timeout, "timeout", 60*time.Second, "s", "give up after this long")
 	window := fs.Int("initial-window", 0, "SPDY and h2 per-stream receive window in bytes (0 = the protocol default: 64 KiB for SPDY, Chrome's 6 MiB for h2)")
 	// Chrome opened a 10 MiB session window on every SPDY/3.1 session; so
 	// do we. It also tells a plain-TCP server (which has no ALPN to tell 3
 	// from 3.1) at once that this session uses session flow control.
 	sessionWindow := fs.Int("session-window", 10<<20, "SPDY/3.1 session receive window in bytes (64 KiB to 2^31-1)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: spdylab get [flags] URL...\n\nFetches every URL, several URLs of one origin over one connection\n(concurrently when the protocol multiplexes). Per URL it prints the\nnegotiated protocol, status, size and timings on stderr; bodies go to\nstdout (in URL order) or to -o files.\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(getReorderFlags(fs, args)); err != nil {
+	setHelp(fs, "Fetches every URL, several URLs of one origin over one connection\n(concurrently when the protocol multiplexes). Per URL it prints the\nnegotiated protocol, status, size and timings on stderr; bodies go to\nstdout (in URL order) or to -o files.")
+	if err := parseFlags(fs, getReorderFlags(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, nil, 0
 		}

@@ -16,16 +16,18 @@ import (
 
 func init() {
 	register(command{
-		name:    "har",
-		summary: "check HAR files (spdylab's or imported ones) against HAR 1.2, or print one as a waterfall table",
-		run:     runHAR,
+		name:     "har",
+		summary:  "check HAR files (spdylab's or imported ones) against HAR 1.2, or print one as a waterfall table",
+		synopsis: "spdylab har check FILE.har...\nspdylab har show FILE.har",
+		examples: []string{
+			"spdylab har check out/har/*.har",
+			"spdylab har show page.har",
+		},
+		run: runHAR,
 	})
 }
 
-const harUsage = `usage: spdylab har check FILE.har...
-       spdylab har show FILE.har
-
-check  validates each file against HAR 1.2 (required fields, types, dates,
+const harAbout = `check  validates each file against HAR 1.2 (required fields, types, dates,
        timings, time = sum of phases); problems name the entry. Exit 1 if any
        file has problems.
 show   prints the entries in start order: offset from the page start, the
@@ -36,12 +38,12 @@ show   prints the entries in start order: offset from the page start, the
 func runHAR(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("har", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, harUsage) }
-	if err := fs.Parse(args); err != nil {
+	setHelp(fs, harAbout)
+	if err := parseFlags(fs, args); err != nil {
 		return flagExit(err)
 	}
 	if fs.NArg() < 2 {
-		fmt.Fprint(stderr, harUsage)
+		fs.Usage()
 		return 2
 	}
 	files := fs.Args()[1:]
@@ -72,7 +74,8 @@ func runHAR(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	fmt.Fprintf(stderr, "spdylab har: unknown subcommand %q\n%s", fs.Arg(0), harUsage)
+	fmt.Fprintf(stderr, "spdylab har: unknown subcommand %q\n", fs.Arg(0))
+	fs.Usage()
 	return 2
 }
 

@@ -17,15 +17,25 @@ import (
 
 func init() {
 	register(command{
-		name:    "link",
-		summary: "check an emulated link: measured RTT, link rate and queue, goodput, loss and DNS beside the configured values",
-		run:     runLink,
+		name:     "link",
+		summary:  "check an emulated link: measured RTT, link rate and queue, goodput, loss and DNS beside the configured values",
+		synopsis: "spdylab link check [link flags] [--json]",
+		examples: []string{
+			"spdylab link check --rtt 100ms --down 10mbit --up 1mbit",
+			"spdylab link check --rtt 40ms --down 5mbit --queue 50pkt --loss 1% --json",
+		},
+		run: runLink,
 	})
 }
 
+const linkAbout = `Builds a testbed, measures the link from the client to s1 and prints each value
+beside what the configuration predicts; exits 1 if one is out of tolerance.
+rate_* and queue_* come from one UDP burst each way (what 'spdylab load' and
+every stored probe check); down and up are TCP goodput.`
+
 func runLink(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "check" {
-		fmt.Fprintln(stderr, "usage: spdylab link check [link flags] [--json]")
+		printCommandHelp(stderr, "link", linkAbout)
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 			return 0
 		}
@@ -37,21 +47,15 @@ func runLink(args []string, stdout, stderr io.Writer) int {
 func runLinkCheck(args []string, stdout, stderr io.Writer) (status int) {
 	defer netem.ClosePanicking()
 	fs := flag.NewFlagSet("link check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	lf := netem.RegisterFlags(fs)
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	pings := fs.Int("pings", 0, "RTT samples (0 = enough for about 3 s)")
-	transfer := fs.Duration("transfer", 0, "duration of each bulk transfer (0 = max(3s, 30 RTTs), at most 10s)")
+	transfer := duration(fs, "transfer", 0, "s", "duration of each bulk transfer (0 = max(3s, 30 RTTs), at most 10s)")
 	probes := fs.Int("probes", 400, "UDP probes for the loss estimate")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: spdylab link check [link flags] [--json]")
-		fmt.Fprintln(fs.Output(), "\nBuilds a testbed, measures the link from the client to s1 and prints each value")
-		fmt.Fprintln(fs.Output(), "beside what the configuration predicts; exits 1 if one is out of tolerance.")
-		fmt.Fprintln(fs.Output(), "rate_* and queue_* come from one UDP burst each way (what `spdylab load` and")
-		fmt.Fprintln(fs.Output(), "every stored probe check); down and up are TCP goodput.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	setHelp(fs, linkAbout, linkFlagGroup, tcpFlagGroup)
+	if err := parseFlags(fs, args); err != nil {
+		return flagExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "spdylab link check: unexpected argument %q\n", fs.Arg(0))
@@ -59,8 +63,7 @@ func runLinkCheck(args []string, stdout, stderr io.Writer) (status int) {
 	}
 	cfg, err := lf.Config()
 	if err != nil {
-		fmt.Fprintf(stderr, "spdylab link check: %v\n", err)
-		return 2
+		return usageError(stderr, "link check", "%v", err)
 	}
 	if *probes < 10 {
 		fmt.Fprintf(stderr, "spdylab link check: --probes %d: want at least 10\n", *probes)

@@ -24,8 +24,10 @@ import (
 
 func init() {
 	register(command{
-		name:    "load",
-		summary: "load a page repeatedly over an emulated link and report PLT, ToW and phases",
+		name:     "load",
+		summary:  "load a page repeatedly over an emulated link and report PLT, ToW and phases",
+		synopsis: loadSynopsis,
+		examples: loadExamples,
 		run: func(args []string, stdout, stderr io.Writer) int {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -118,17 +120,17 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	fs.IntVar(&req.runs, "runs", 20, "loads per protocol")
 	fs.StringVar(&req.harDir, "har", "", "write one HAR file per load into `dir`")
 	fs.BoolVar(&req.asJSON, "json", false, "print a JSON summary per protocol instead of tables")
-	timeout := fs.Duration("timeout", 0, "per-load timeout (0 = 60s)")
+	timeout := duration(fs, "timeout", 0, "s", "per-load timeout (0 = 60s)")
 	workDir := fs.String("work-dir", "", "where generated pages are cached (default: $TMPDIR/spdylab-work)")
 	fs.StringVar(&req.serverLog, "server-log", "", "append the servers' connection and access log to `file`")
 	pcapDir := fs.String("pcap", "", "write one pcap file per load into `dir` (<page>-<proto>-runNNN.pcap): the packets on the client's side of the emulated link")
 	link := netem.RegisterFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	setHelp(fs, loadAbout(), loadFlagGroups...)
+	if err := parseFlags(fs, args); err != nil {
 		return req, flagExit(err)
 	}
 	usageErr := func(format string, a ...any) (loadRequest, int) {
-		fmt.Fprintf(stderr, "spdylab load: "+format+"\n", a...)
-		return req, 2
+		return req, usageError(stderr, "load", format, a...)
 	}
 	switch {
 	case fs.NArg() > 0:

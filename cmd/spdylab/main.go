@@ -19,6 +19,11 @@ import (
 type command struct {
 	name    string
 	summary string
+	// synopsis is the usage line(s) the command's help starts with, and
+	// examples the command lines it shows ("CMD  # what it does"): at
+	// least two (help.go prints them).
+	synopsis string
+	examples []string
 	// run receives the arguments after the subcommand name and the writers
 	// for its output and its diagnostics (os.Stdout and os.Stderr in the
 	// binary, buffers in tests), and returns the process exit status. It
@@ -52,7 +57,7 @@ func usage() {
 	for _, n := range names {
 		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(os.Stderr, "\nRun 'spdylab COMMAND -h' for a command's flags.")
+	fmt.Fprintln(os.Stderr, "\nRun 'spdylab COMMAND -h' for a command's synopsis, examples and flags.")
 }
 
 // Stores written before the study model was stored hold only their study

@@ -12,15 +12,18 @@ import (
 )
 
 func init() {
-	register(command{name: "merge", summary: "merge shard output directories of one study into one", run: mergeCmd})
+	register(command{name: "merge", summary: "merge shard output directories of one study into one", run: mergeCmd,
+		synopsis: "spdylab merge [--no-report] [--partial] [--any-revision] OUT SHARD_DIR...",
+		examples: []string{
+			"spdylab merge out/study1 shard0 shard1 shard2    # dirs of 'spdylab run study1 --shard i/3'",
+			"spdylab merge --partial out/first-look shard*   # a first look before every shard is done",
+		}})
 }
 
 func mergeCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: spdylab merge [--no-report] [--partial] [--any-revision] OUT SHARD_DIR...\n\nCopies every load stored in the shard directories (made by 'spdylab run --shard i/N')\ninto OUT, checking that they hold the same study, split one way and run by one\nspdylab build, that no load appears twice and that none is missing, then writes\nOUT/report.html. When shards are incomplete (a task failed or was killed, or a\ndirectory is missing) it names what is missing and the command that completes\neach shard, and merges nothing.\n\nflags:\n")
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(stderr)
+	setHelp(fs, "Copies every load stored in the shard directories (made by 'spdylab run --shard i/N')\ninto OUT, checking that they hold the same study, split one way and run by one\nspdylab build, that no load appears twice and that none is missing, then writes\nOUT/report.html. When shards are incomplete (a task failed or was killed, or a\ndirectory is missing) it names what is missing and the command that completes\neach shard, and merges nothing.")
 	noReport := fs.Bool("no-report", false, "do not write the report")
 	partial := fs.Bool("partial", false, "merge incomplete shards anyway (a first look; the report lacks the missing loads)")
 	anyRevision := fs.Bool("any-revision", false, "merge shards run by different spdylab builds")

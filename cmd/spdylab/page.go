@@ -17,21 +17,35 @@ import (
 
 func init() {
 	register(command{
-		name:    "page",
-		summary: "generate, import, list and inspect test pages (gen, import, list, show)",
-		run:     runPage,
+		name:     "page",
+		summary:  "generate, import, list and inspect test pages (gen, import, list, show)",
+		synopsis: pageSynopsis,
+		examples: []string{
+			"spdylab page gen pageA --shards 4 -o site",
+			"spdylab page import page.har -o pages/example    # then: spdylab load --page pages/example",
+			"spdylab page show --tree pages/example",
+		},
+		run: runPage,
 	})
 }
 
-const pageUsage = `usage:
-  spdylab page list
-  spdylab page gen NAME [--shards N] [--seed S] [--shard-mode equal|roundrobin] [--preload-links] -o DIR
-  spdylab page show [--json] [--tree] [--shards N] [--seed S] [--shard-mode M] NAME|MANIFEST.json
+const pageSynopsis = `spdylab page list
+spdylab page gen NAME [--shards N] [--seed S] [--shard-mode equal|roundrobin] [--preload-links] -o DIR
+spdylab page show [--json] [--tree] [--shards N] [--seed S] [--shard-mode M] PAGE
 ` + pageImportUsage
+
+// pageAbout is what `spdylab page -h` says besides the synopsis.
+func pageAbout() string {
+	return "list   the built-in pages and the keys of generic: pages\n" +
+		"gen    writes a generated page as files any server can serve\n" +
+		"show   summarises a page (sizes by type and host; --tree: how each resource is found)\n" +
+		"import turns a HAR recording into a page folder\n\n" +
+		"pages (PAGE):\n" + page.SpecHelp()
+}
 
 func runPage(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, pageUsage)
+		printCommandHelp(stderr, "page", pageAbout())
 		return 2
 	}
 	switch args[0] {
@@ -48,11 +62,10 @@ func runPage(args []string, stdout, stderr io.Writer) int {
 	case "import":
 		return pageImport(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, pageUsage)
+		printCommandHelp(stdout, "page", pageAbout())
 		return 0
 	}
-	fmt.Fprintf(stderr, "spdylab page: unknown subcommand %q\n%s\n", args[0], pageUsage)
-	return 2
+	return usageError(stderr, "page", "unknown subcommand %q", args[0])
 }
 
 // pageFlags are the generator flags gen and show share.
@@ -74,15 +87,15 @@ func pageGen(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("page gen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	pf := addPageFlags(fs)
+	setHelp(fs, "Writes the page NAME (a built-in page or generic:KEY=VALUE,...) into DIR.")
 	out := fs.String("o", "", "output directory (written atomically; an existing site there is replaced)")
 	preload := fs.Bool("preload-links", false, "give documents Link: rel=preload headers for their same-host resources (drives a server's preload push policy)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return flagExit(err)
 	}
 	if len(pos) != 1 || *out == "" {
-		fmt.Fprintln(stderr, "spdylab page gen: need exactly one page NAME and -o DIR\n"+pageUsage)
-		return 2
+		return usageError(stderr, "page gen", "need exactly one page NAME and -o DIR")
 	}
 	m, err := page.Generate(pos[0], *pf.shards, *pf.seed, *pf.mode)
 	if err != nil {
@@ -117,13 +130,13 @@ func pageShow(args []string, stdout, stderr io.Writer) int {
 	pf := addPageFlags(fs)
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	tree := fs.Bool("tree", false, "print the dependency tree (how each resource is discovered) after the summary")
+	setHelp(fs, "Summarises PAGE, any page --page takes:\n"+page.SpecHelp())
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return flagExit(err)
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "spdylab page show: need exactly one page NAME or manifest file\n"+pageUsage)
-		return 2
+		return usageError(stderr, "page show", "need exactly one PAGE (a name, generic:..., har:FILE.har, a page folder or a manifest)")
 	}
 	m, err := page.Open(pos[0], *pf.shards, *pf.seed, *pf.mode)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/spdylab/spdylab/page"
 )
 
-const pageImportUsage = `  spdylab page import FILE.har [-o DIR] [--page ID]`
+const pageImportUsage = `spdylab page import FILE.har [-o DIR] [--page ID]`
 
 // pageImport turns a recorded page load into a site: `page import`.
 func pageImport(args []string, stdout, stderr io.Writer) int {
@@ -18,13 +18,14 @@ func pageImport(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "output directory (written atomically; default: the HAR's name without .har)")
 	pageID := fs.String("page", "", "the HAR page to import when it has several (log.pages[].id)")
+	setHelp(fs, "Turns a recorded page load into a page folder: its files, and DIR/"+page.ManifestFile+
+		"\nwith hosts, headers and the discovery tree ('spdylab load --page DIR' replays it).")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return flagExit(err)
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "spdylab page import: need exactly one HAR file\nusage:\n"+pageImportUsage)
-		return 2
+		return usageError(stderr, "page import", "need exactly one HAR file")
 	}
 	dir := *out
 	if dir == "" {

@@ -20,8 +20,13 @@ import (
 
 func init() {
 	register(command{
-		name:    "record",
-		summary: "record a page load with headless Chromium into a HAR 1.2 file with initiators",
+		name:     "record",
+		summary:  "record a page load with headless Chromium into a HAR 1.2 file with initiators",
+		synopsis: "spdylab record [flags] URL -o FILE.har",
+		examples: []string{
+			"spdylab record https://example.com/ -o example.har",
+			"spdylab record --proto h2 --trust cert.pem --resolve s1.spdylab.test=127.0.0.1:8443 https://s1.spdylab.test/ -o lab.har",
+		},
 		run: func(args []string, stdout, stderr io.Writer) int {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -30,9 +35,7 @@ func init() {
 	})
 }
 
-const recordUsage = `usage: spdylab record [flags] URL -o FILE.har
-
-Loads URL once with headless Chromium (fresh profile, cache off, network
+const recordAbout = `Loads URL once with headless Chromium (fresh profile, cache off, network
 prediction off) and writes the load as HAR 1.2, each entry with Chromium's
 _initiator (parser with line/column, script with its stack, or other),
 _priority, connection id and protocol: the input of 'spdylab page import'.
@@ -41,19 +44,16 @@ The load ends when the network has been quiet for --settle after onload.
 A page served in the lab: start 'spdylab serve --cert C.pem --key K.pem'
 and pass the same certificate (or its CA) with --trust C.pem; inside
 'spdylab shell' the testbed resolves the names, on loopback map them with
---resolve NAME=127.0.0.1[:PORT]. A public site needs no flags.
-
-flags:
-`
+--resolve NAME=127.0.0.1[:PORT]. A public site needs no flags.`
 
 func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, recordUsage); fs.PrintDefaults() }
+	setHelp(fs, recordAbout)
 	out := fs.String("o", "", "HAR file to write (required)")
 	proto := fs.String("proto", "", "https (HTTP/1.1 only), h2, h3, or empty for Chromium's own choice over TCP")
-	timeout := fs.Duration("timeout", browser.DefaultTimeout, "give up on the load after this long")
-	settle := fs.Duration("settle", browser.DefaultSettle, "quiet time after onload that ends the recording")
+	timeout := duration(fs, "timeout", browser.DefaultTimeout, "s", "give up on the load after this long")
+	settle := duration(fs, "settle", browser.DefaultSettle, "ms", "quiet time after onload that ends the recording")
 	chromium := fs.String("chromium", "", "Chromium binary (default: $SPDYLAB_CHROMIUM or the installed one)")
 	ua := fs.String("user-agent", "", "user agent (default: Chromium's)")
 	var resolve, trust stringList

@@ -11,15 +11,19 @@ import (
 )
 
 func init() {
-	register(command{name: "report", summary: "rebuild OUT/report.html, conditions.csv and .json from OUT/results.db", run: reportCmd})
+	register(command{name: "report", summary: "rebuild OUT/report.html, conditions.csv and .json from OUT/results.db", run: reportCmd,
+		synopsis: "spdylab report [--waterfall PROBE_ID] [--screenshot FILE.png] [--compare REF_DIR] DIR",
+		examples: []string{
+			"spdylab report out/quick",
+			"spdylab report --waterfall 12 out/quick    # also out/quick/waterfall-12.html",
+			"spdylab report --compare out/quick-j1 out/quick",
+		}})
 }
 
 func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: spdylab report [--waterfall PROBE_ID] [--screenshot FILE.png] [--compare REF_DIR] DIR\n\nRebuilds DIR/report.html, DIR/conditions.csv and DIR/conditions.json from\nDIR/results.db. Probe ids are in the report's condition table.\n\nflags:\n")
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(stderr)
+	setHelp(fs, "Rebuilds DIR/report.html, DIR/conditions.csv and DIR/conditions.json from\nDIR/results.db. Probe ids are in the report's condition table.")
 	waterfall := fs.Int64("waterfall", 0, "also write DIR/waterfall-ID.html for this probe")
 	shot := fs.String("screenshot", "", "also render report.html with headless Chromium into this PNG")
 	compare := fs.String("compare", "", "compare DIR's per-condition PLT medians with those in this directory (e.g. a -j 1 run) instead of writing the report")

@@ -38,20 +38,21 @@ import (
 var defaultJobs = min(8, 4*runtime.NumCPU())
 
 func init() {
-	register(command{name: "run", summary: "run a study (default: quick) and write OUT/report.html", run: runCmd})
+	register(command{name: "run", summary: "run a study (default: quick) and write OUT/report.html", run: runCmd,
+		synopsis: "spdylab run [STUDY|FILE.toml] [flags]",
+		examples: []string{
+			"sudo spdylab run quick    # -j auto: as many testbeds as the machine keeps on time",
+			"sudo spdylab run my-study.toml --out out/mine    # a study file; run again to resume",
+			"sudo spdylab run fidelity --pages pages/          # over a folder of real pages",
+		}})
 }
 
-const runUsage = `usage: spdylab run [STUDY|FILE.toml] [flags]
-
-Runs every condition of a study (a built-in name from 'spdylab studies' or a
+const runAbout = `Runs every condition of a study (a built-in name from 'spdylab studies' or a
 study file; default quick) and stores each load in OUT/results.db as soon as
 it finishes; then writes OUT/report.html, conditions.csv and conditions.json.
 Running the same study into the same OUT again resumes: stored loads are
 skipped. Needs root for the network namespaces (unless every condition is
-no_link).
-
-flags:
-`
+no_link).`
 
 // runFlags are `spdylab run`'s settings after parsing.
 type runFlags struct {
@@ -69,10 +70,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 	var f runFlags
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), runUsage)
-		fs.PrintDefaults()
-	}
+	setHelp(fs, runAbout)
 	f.jobs = study.JobsAuto
 	fs.Var((*jobsFlag)(&f.jobs), "j", "parallel testbeds (each has its own namespaces): N, or auto (the default) to size them from what the loads wait on and resize them as the run goes, keeping the link emulator on time")
 	fs.IntVar(&f.browserJobs, "browser-jobs", study.DefaultBrowserJobs(), "with --browser-alone=false, at most this many testbeds with a real browser (client chromium: seconds of CPU per load)")

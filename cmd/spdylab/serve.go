@@ -24,9 +24,14 @@ import (
 
 func init() {
 	register(command{
-		name:    "serve",
-		summary: "serve a directory over spdy/3.1, spdy/3, spdy/2, h2 and http/1.1 (TLS+ALPN) or plain-TCP SPDY",
-		run:     runServe,
+		name:     "serve",
+		summary:  "serve a directory over spdy/3.1, spdy/3, spdy/2, h2 and http/1.1 (TLS+ALPN) or plain-TCP SPDY",
+		synopsis: "spdylab serve [--root DIR] [--listen HOST:PORT] [flags]",
+		examples: []string{
+			"spdylab serve --root site --listen 127.0.0.1:8443    # then: spdylab get -k https://127.0.0.1:8443/",
+			"spdylab serve --root site --plain spdy/3 --listen 127.0.0.1:8080",
+		},
+		run: runServe,
 	})
 }
 
@@ -101,11 +106,8 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg server.Config, listen
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` on exit (for go tool pprof)")
 	ex = serveExtras{h3: registerServeH3Flags(fs), sctp: registerServeSCTPFlag(fs)}
 	limits := server.RegisterLimitFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: spdylab serve [flags]\n\nPrints the server's URL as the first line on stdout and serves until\nSIGINT or SIGTERM. Besides the files under --root it answers\n/_spdylab/bytes?n=N&seed=S, POST /_spdylab/sha256 and /_spdylab/info\n(see the server package documentation).\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	setHelp(fs, "Prints the server's URL as the first line on stdout and serves until\nSIGINT or SIGTERM. Besides the files under --root it answers\n/_spdylab/bytes?n=N&seed=S, POST /_spdylab/sha256 and /_spdylab/info\n(see the server package documentation).")
+	if err := parseFlags(fs, args); err != nil {
 		return cfg, "", "", ex, flagExit(err)
 	}
 	bad := func(format string, a ...any) (server.Config, string, string, serveExtras, int) {

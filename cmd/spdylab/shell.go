@@ -20,22 +20,22 @@ import (
 
 func init() {
 	register(command{
-		name:    "shell",
-		summary: "run a command (default: a shell) behind an emulated link, Mahimahi style",
-		run:     runShell,
+		name:     "shell",
+		summary:  "run a command (default: a shell) behind an emulated link, Mahimahi style",
+		synopsis: "spdylab shell [link flags] [--server 'CMD ARGS']... [--wait-port PORT] [-- CMD ARGS]",
+		examples: []string{
+			"spdylab shell --rtt 100ms --down 10mbit --up 1mbit -- curl http://s1.spdylab.test:8080/",
+			"spdylab shell --rtt 100ms --down 10mbit --server 'python3 -m http.server 8080' --wait-port 8080 -- \\\n" +
+				"      chromium --headless --dump-dom http://s1.spdylab.test:8080/",
+		},
+		run: runShell,
 	})
 }
 
-const shellUsage = `usage: spdylab shell [link flags] [--server 'CMD ARGS']... [--wait-port PORT] [-- CMD ARGS]
-
-Builds a fresh testbed, runs CMD (default: $SHELL) in the client namespace and
+const shellAbout = `Builds a fresh testbed, runs CMD (default: $SHELL) in the client namespace and
 tears everything down when CMD exits; spdylab exits with CMD's status
 (128+N when CMD dies of signal N). Every packet CMD sends to a server crosses
-the emulated link, e.g.
-
-  spdylab shell --rtt 100ms --down 10mbit --up 1mbit -- curl http://s1.spdylab.test:8080/
-  spdylab shell --rtt 100ms --down 10mbit --server 'python3 -m http.server 8080' --wait-port 8080 -- \
-      chromium --headless --dump-dom http://s1.spdylab.test:8080/
+the emulated link (examples above).
 
 Servers are s1.spdylab.test (10.200.1.2), s2.spdylab.test (10.200.2.2), ...
 CMD resolves them from its own /etc/hosts (or, with --dns, through the
@@ -112,17 +112,13 @@ func parseShellFlags(args []string, stderr io.Writer) (req shellRequest, status 
 	fs.Var(&req.servers, "server", "server `command` (run with /bin/sh -c) in the server namespaces; repeatable")
 	fs.IntVar(&req.waitPort, "wait-port", 0, "wait until every server accepts TCP connections on `port` before starting CMD")
 	fs.BoolVar(&req.quiet, "q", false, "do not print the testbed banner")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), shellUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	setHelp(fs, shellAbout, linkFlagGroup, tcpFlagGroup)
+	if err := parseFlags(fs, args); err != nil {
 		return req, flagExit(err)
 	}
 	cfg, err := lf.Config()
 	if err != nil {
-		fmt.Fprintf(stderr, "spdylab shell: %v\n", err)
-		return req, 2
+		return req, usageError(stderr, "shell", "%v", err)
 	}
 	req.cfg = cfg
 	if len(req.servers) > 1 && len(req.servers) != cfg.Shards {

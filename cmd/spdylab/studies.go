@@ -13,15 +13,18 @@ import (
 )
 
 func init() {
-	register(command{name: "studies", summary: "list the built-in studies with their size and estimated time", run: studiesCmd})
+	register(command{name: "studies", summary: "list the built-in studies with their size and estimated time", run: studiesCmd,
+		synopsis: "spdylab studies [-j N] [-v] [STUDY|FILE.toml]",
+		examples: []string{
+			"spdylab studies",
+			"spdylab studies -v -j 4 study1-cablelabs    # its factors and the time with 4 testbeds",
+		}})
 }
 
 func studiesCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("studies", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: spdylab studies [-j N] [-v] [STUDY|FILE.toml]\n\nLists the built-in studies (or describes one) with conditions, loads and an\nestimated run time: per load twice the lower bound (handshake RTTs + discovery\nRTTs + bytes / rate) plus a fixed overhead, times the loads, divided by -j.\n\nflags:\n")
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(stderr)
+	setHelp(fs, "Lists the built-in studies (or describes one) with conditions, loads and an\nestimated run time: per load twice the lower bound (handshake RTTs + discovery\nRTTs + bytes / rate) plus a fixed overhead, times the loads, divided by -j.")
 	jobs := fs.Int("j", defaultJobs, "parallel testbeds assumed by the estimate")
 	verbose := fs.Bool("v", false, "also print each study's description and varied factors")
 	pages := fs.String("pages", "", "folder of real pages, as for 'spdylab run --pages'")

@@ -9,15 +9,20 @@ import (
 )
 
 func init() {
-	register(command{name: "why", summary: "explain each condition's gain: the critical path's categories, variant minus baseline", run: whyCmd})
+	register(command{name: "why", summary: "explain each condition's gain: the critical path's categories, variant minus baseline", run: whyCmd,
+		synopsis: "spdylab why [--cell FILTER] DIR",
+		examples: []string{
+			"spdylab why out/quick",
+			"spdylab why --cell page=pageA,rtt=200ms out/study1-cablelabs",
+		}})
 }
 
 func whyCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("why", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: spdylab why [--cell FILTER] DIR\n\nFor each condition of the study in DIR and its baseline twin: the difference\nper critical-path category (median over loads, variant minus baseline, with a\n95%% bootstrap interval), largest first, and a sentence from the largest terms.\n\nflags:\n")
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(stderr)
+	setHelp(fs, "For each condition of the study in DIR and its baseline twin: the difference\n"+
+		"per critical-path category (median over loads, variant minus baseline, with a\n"+
+		"95% bootstrap interval), largest first, and a sentence from the largest terms.")
 	cell := fs.String("cell", "", "only conditions matching every comma-separated term: factor=value, or a word of the condition's description (e.g. page=pageA,rtt=200ms)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {

@@ -206,14 +206,30 @@ func ParseSize(s string) (int, error) {
 }
 
 // ParseDuration parses a study's delay such as "100ms": a Go duration
-// between 0 and max.
+// between 0 and max; a bare number is refused with "did you mean 100ms?".
 func ParseDuration(s string, max time.Duration) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
+	return ParseDurationIn(s, 0, max, "ms")
+}
+
+// ParseDurationIn parses a Go duration between min and max. A bare number
+// ("100") is the commonest slip, so its error suggests the number with
+// unit, the unit that setting is usually given in ("ms" for delays, "s"
+// for timeouts).
+func ParseDurationIn(s string, min, max time.Duration, unit string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	d, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("not a duration like \"100ms\"")
+		if f, ferr := strconv.ParseFloat(s, 64); ferr == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return 0, fmt.Errorf("a duration needs a unit: did you mean %s%s?", s, unit)
+		}
+		example := "100ms"
+		if unit != "ms" {
+			example = "5" + unit
+		}
+		return 0, fmt.Errorf("not a duration like %q", example)
 	}
-	if d < 0 || d > max {
-		return 0, fmt.Errorf("must be between 0 and %v", max)
+	if d < min || d > max {
+		return 0, fmt.Errorf("must be between %v and %v", min, max)
 	}
 	return d, nil
 }

@@ -123,3 +123,21 @@ func TestParseDuration(t *testing.T) {
 		}
 	}
 }
+
+// A bare number is the commonest slip in a duration: the error says a unit
+// is needed and suggests one.
+func TestParseDurationSuggestsUnit(t *testing.T) {
+	for _, c := range []struct{ in, unit, want string }{
+		{"100", "ms", "a duration needs a unit: did you mean 100ms?"},
+		{" 2.5 ", "s", "a duration needs a unit: did you mean 2.5s?"},
+		{"fast", "ms", `not a duration like "100ms"`},
+	} {
+		_, err := ParseDurationIn(c.in, 0, time.Hour, c.unit)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("ParseDurationIn(%q) = %v, want %q", c.in, err, c.want)
+		}
+	}
+	if d, err := ParseDurationIn("0", 0, time.Hour, "ms"); err != nil || d != 0 {
+		t.Errorf("0: %v, %v", d, err)
+	}
+}

@@ -163,6 +163,8 @@ func TestParseErrorsNameLineKeyAndValue(t *testing.T) {
 		{"baseline absent", "name = \"x\"\nruns = 1\nbaseline = { protocol = \"h2\" }\n[factors]\npage=\"pageA\"\nprotocol=[\"https\",\"spdy/3\"]\n", []string{"line 3", "baseline protocol"}},
 		{"rate and down", "name = \"x\"\nruns = 1\n[factors]\npage=\"pageA\"\nprotocol=\"https\"\nrate=\"1mbit\"\ndown=\"2mbit\"\n", []string{"either"}},
 		{"bad timeout", "name = \"x\"\nruns = 1\ntimeout = \"soon\"\n[factors]\npage=\"pageA\"\nprotocol=\"https\"\n", []string{"line 3", "timeout"}},
+		{"rtt without unit", "name = \"x\"\nruns = 1\n[factors]\npage=\"pageA\"\nprotocol=\"https\"\nrtt = \"100\"\n", []string{"line 6", `"100"`, "did you mean 100ms?"}},
+		{"timeout without unit", "name = \"x\"\nruns = 1\ntimeout = \"60\"\n[factors]\npage=\"pageA\"\nprotocol=\"https\"\n", []string{"line 3", "did you mean 60s?"}},
 		{"unknown matrix factor", "name = \"x\"\nruns = 1\n[factors]\npage=\"pageA\"\nprotocol=\"https\"\n[[matrix]]\nrtt=\"1ms\"\n[[matrix]]\nrttt=\"1ms\"\n", []string{"line 9", `"rttt"`}},
 	}
 	for _, c := range cases {

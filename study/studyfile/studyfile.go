@@ -20,6 +20,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/spdylab/spdylab/internal/units"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
@@ -141,9 +142,9 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 		return nil, fmt.Errorf("line %d: runs = %d: must be between 1 and 10000", lines.line("runs"), s.Runs)
 	}
 	if fs.Timeout != "" {
-		d, err := time.ParseDuration(fs.Timeout)
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("line %d: timeout %q: not a positive duration like \"60s\"", lines.line("timeout"), fs.Timeout)
+		d, err := units.ParseDurationIn(fs.Timeout, time.Millisecond, 24*time.Hour, "s")
+		if err != nil {
+			return nil, fmt.Errorf("line %d: timeout %q: %v", lines.line("timeout"), fs.Timeout, err)
 		}
 		s.Timeout = d
 	}

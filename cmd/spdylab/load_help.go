@@ -1,0 +1,46 @@
+package main
+
+import "github.com/spdylab/spdylab/page"
+
+// `spdylab load -h`: what it does, the forms of --page, and its many
+// flags in groups (help.go).
+
+var loadSynopsis = "spdylab load [--page PAGE] [--proto P1,P2,...] [--runs N] [link flags] [protocol options]"
+
+var loadExamples = []string{
+	"spdylab load --page pageB --proto https,spdy/3.1 --rtt 100ms --down 10mbit --up 1mbit --runs 20",
+	"spdylab load --page har:site.har --proto h2,h3 --rtt 40ms --down 20mbit --up 5mbit --har out/har",
+	"spdylab load --page site/ --no-link --runs 3    # the folder 'spdylab page import' wrote, over loopback",
+}
+
+func loadAbout() string {
+	return `Builds a testbed (servers behind an emulated link), loads the page --runs times
+per protocol, protocols interleaved load by load, and prints PLT, ToW and the
+phases per protocol. The page, link, TCP and protocol flags are the study
+factors of the same name ('-' for '_'): a load without flags is what a
+one-cell study of the same page and protocol loads.
+
+pages (--page):
+` + page.SpecHelp()
+}
+
+// loadFlagGroups order load's help; flags they do not name (added later)
+// are listed last.
+var loadFlagGroups = []flagGroup{
+	{"page & protocol", []string{"page", "proto", "runs", "shards", "shard-mode", "client", "browser-profile",
+		"renderer-costs", "no-link", "timeout"}},
+	linkFlagGroup,
+	tcpFlagGroup,
+	{"protocol options", []string{"tls", "tls-resume", "early-data", "max-streams", "initial-window", "push",
+		"priority", "scheduler", "sctp-control-stream", "sctp-bundle-cookie", "sctp-streams", "sctp-rto-min",
+		"sctp-rto-initial", "sctp-buffer", "sctp-cc"}},
+	{"output", []string{"json", "har", "pcap", "server-log", "log", "work-dir"}},
+}
+
+// linkFlagGroup and tcpFlagGroup are netem's flags (load, shell, link check).
+var (
+	linkFlagGroup = flagGroup{"link", []string{"rtt", "delay-down", "delay-up", "down", "up", "loss", "loss-dir",
+		"loss-down", "loss-up", "ge-down", "ge-up", "queue", "queue-down", "queue-up", "trace-down", "trace-up",
+		"per-shard-links", "dns", "seed"}}
+	tcpFlagGroup = flagGroup{"TCP", []string{"iw", "initrwnd", "cc", "slow-start-after-idle"}}
+)
