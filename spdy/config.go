@@ -54,13 +54,16 @@ type Config struct {
 	// more is RST_STREAM FLOW_CONTROL_ERROR instead of unbounded memory.
 	// 0 = DefaultMaxUnreadPerStreamV2.
 	MaxUnreadPerStream int
-	// SPDY2StreamWindows (spdy/2 only) runs SPDY/3's stream flow control
-	// on a spdy/2 session anyway: WINDOW_UPDATE frames with version 2 and
-	// SETTINGS_INITIAL_WINDOW_SIZE, honoured and sent. Draft 2 has none
-	// (Chrome sent none), but node-spdy 4 (spdy-transport) keeps 64 KiB
-	// stream windows on spdy/2 and stalls a peer that never reopens them
-	// (interop/SPDY_ISSUES.md). Off = the draft.
-	SPDY2StreamWindows bool
+	// SPDY2StreamWindows (spdy/2 only) says whether a spdy/2 session runs
+	// SPDY/3's stream flow control anyway: WINDOW_UPDATE frames with
+	// version 2 and SETTINGS_INITIAL_WINDOW_SIZE. Draft 2 has none (Chrome
+	// sent none), but node-spdy 4 (spdy-transport) keeps 64 KiB stream
+	// windows on spdy/2 and stalls a peer that never reopens them
+	// (interop/SPDY_ISSUES.md #8). SPDY2WindowsAuto (the zero value)
+	// follows the draft until the peer shows it keeps windows
+	// (spdy2windows.go), SPDY2WindowsOn keeps them from the start,
+	// SPDY2WindowsOff never.
+	SPDY2StreamWindows SPDY2Windows
 	// SessionWindowSize is our session receive window (spdy/3.1); 0 = 65536.
 	SessionWindowSize int32
 	// MaxFrameSize is the largest DATA payload we send; 0 = 16384.
@@ -130,7 +133,15 @@ func (c *Config) wireVersion() uint16 { return c.version().Wire }
 
 // flowControlled: spdy/3 and 3.1 have stream windows, spdy/2 none unless
 // SPDY2StreamWindows asks for node-spdy's variant.
-func (c *Config) flowControlled() bool { return c.version().StreamWindows || c.SPDY2StreamWindows }
+func (c *Config) flowControlled() bool {
+	return c.version().StreamWindows || c.SPDY2StreamWindows == SPDY2WindowsOn
+}
+
+// detectsSPDY2Windows: a spdy/2 session that switches to stream windows
+// when the peer shows it keeps them (spdy2windows.go).
+func (c *Config) detectsSPDY2Windows() bool {
+	return !c.flowControlled() && c.SPDY2StreamWindows == SPDY2WindowsAuto
+}
 
 func (c *Config) maxUnreadPerStream() int64 {
 	if c.MaxUnreadPerStream <= 0 {
@@ -173,6 +184,9 @@ func (c *Config) maxFrameSize() int {
 func (c *Config) validate() error {
 	if _, ok := LookupVersion(c.Version); c.Version != "" && !ok {
 		return &ConfigError{Field: "Version", Problem: "must be " + quotedVersions() + ", got \"" + c.Version + "\""}
+	}
+	if c.SPDY2StreamWindows < SPDY2WindowsAuto || c.SPDY2StreamWindows > SPDY2WindowsOff {
+		return &ConfigError{Field: "SPDY2StreamWindows", Problem: fmt.Sprintf("%d is not SPDY2WindowsAuto, SPDY2WindowsOn or SPDY2WindowsOff", int(c.SPDY2StreamWindows))}
 	}
 	if c.Scheduler < SchedulePriority || c.Scheduler > ScheduleFIFO {
 		return &ConfigError{Field: "Scheduler", Problem: fmt.Sprintf("%d is not SchedulePriority, ScheduleRoundRobin or ScheduleFIFO", int(c.Scheduler))}

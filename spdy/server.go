@@ -442,8 +442,10 @@ func (rw *responseWriter) finish() {
 			rw.st.creditBufferedLocked(w)
 			if !rw.st.recvFin && !rw.st.closed && w > 0 {
 				rw.st.recv.grow(w)
-				if s.flow { // spdy/2: the cap is freed, nothing to announce
+				if s.flow {
 					s.queueControl(&WindowUpdateFrame{Stream: rw.st.id, Delta: uint32(w)})
+				} else {
+					s.spdy2ConsumedLocked(rw.st, w) // the cap is freed; announced only to a window-keeping peer
 				}
 			}
 		}

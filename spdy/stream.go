@@ -21,12 +21,14 @@ type stream struct {
 	pending     []*dataWrite // writes waiting in the scheduler
 	queued      bool         // in a scheduler round-robin level
 	localClosed bool         // FIN written
+	unwindowed  bool         // spdy/2: opened before the peer's windows were detected (spdy2windows.go)
 
 	// receive side
 	recv         inflow // stream receive window
 	buf          recvBuffer
 	received     int64
 	declaredLen  int64 // request Content-Length the body must match (server side); -1 = none
+	unannounced  int64 // spdy/2: read bytes no WINDOW_UPDATE returned (spdy2windows.go)
 	recvFin      bool
 	remoteClosed bool
 	discard      bool           // the application is not going to read (body closed)
@@ -150,7 +152,8 @@ func (st *stream) consumedLocked(n int64) {
 	n = st.windowBytes(n)
 	st.creditBufferedLocked(n)
 	if !s.flow {
-		st.recv.grow(n) // only frees the unread-buffer cap: nothing to announce
+		st.recv.grow(n) // frees the unread-buffer cap
+		s.spdy2ConsumedLocked(st, n)
 		return
 	}
 	if st.recvFin || st.closed || n == 0 {

@@ -128,6 +128,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	workDir := fs.String("work-dir", "", "where generated pages are cached (default: $TMPDIR/spdylab-work)")
 	fs.StringVar(&req.serverLog, "server-log", "", "append the servers' connection and access log to `file`")
 	pcapDir := fs.String("pcap", "", "write one pcap file per load into `dir` (<page>-<proto>-runNNN.pcap): the packets on the client's side of the emulated link")
+	spdy2Windows := registerSPDY2WindowsFlag(fs)
 	opts := registerOptionFlags(fs)
 	link := netem.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -181,6 +182,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 			c.QueueDown, c.QueueUp, c.GEDown, c.GEUp = cfg.QueueDown, cfg.QueueUp, cfg.GEDown, cfg.GEUp
 			c.PacketLog, c.PacketLogPath = cfg.PacketLog, cfg.PacketLogPath
 		}}
+	req.opt.SPDY2Windows = *spdy2Windows
 	return req, -1
 }
 
