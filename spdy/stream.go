@@ -92,11 +92,18 @@ func (st *stream) failLocked(err error) {
 // application consumes it (not on arrival), so a slow reader throttles the
 // sender at both flow-control levels.
 func (st *stream) read(p []byte) (int, error) {
+	return st.await(func() int { return st.buf.read(p) })
+}
+
+// await waits until the stream has data buffered, its end, or an error;
+// with data, take removes some (mu held) and returns how much, and that
+// much is consumed.
+func (st *stream) await(take func() int) (int, error) {
 	s := st.s
 	for {
 		s.mu.Lock()
 		if st.buf.len() > 0 {
-			n := st.buf.read(p)
+			n := take()
 			st.consumedLocked(int64(n))
 			s.mu.Unlock()
 			return n, nil
@@ -227,6 +234,33 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	return b.st.read(p)
+}
+
+// WriteTo hands each received chunk to w as it arrives, so io.Copy from a
+// body needs no copy buffer: a handler waiting in io.Copy for a body that
+// never comes holds none (io.Copy's own is 32 KiB, which a slowloris of
+// unfinished uploads multiplies by every open stream).
+func (b *bodyReader) WriteTo(w io.Writer) (int64, error) {
+	if b.closed {
+		return 0, errBodyClosed
+	}
+	var total int64
+	for {
+		var chunk *[]byte
+		_, err := b.st.await(func() int { chunk = b.st.buf.take(); return len(*chunk) })
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+		n, werr := w.Write(*chunk)
+		total += int64(n)
+		recycleChunk(chunk)
+		if werr != nil {
+			return total, werr
+		}
+	}
 }
 
 func (b *bodyReader) Close() error {
