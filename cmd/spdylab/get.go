@@ -96,7 +96,8 @@ func getParseFlags(args []string, stderr io.Writer) (*getOptions, []*url.URL, in
 	// do we. It also tells a plain-TCP server (which has no ALPN to tell 3
 	// from 3.1) at once that this session uses session flow control.
 	sessionWindow := fs.Int("session-window", 10<<20, "SPDY/3.1 session receive window in bytes (64 KiB to 2^31-1)")
-	spdy2Windows := registerSPDY2WindowsFlag(fs)
+	var spdy2Win spdy2WindowsFlag
+	spdy2Win.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: spdylab get [flags] URL...\n\nFetches every URL, several URLs of one origin over one connection\n(concurrently when the protocol multiplexes). Per URL it prints the\nnegotiated protocol, status, size and timings on stderr; bodies go to\nstdout (in URL order) or to -o files.\n\nflags:")
 		fs.PrintDefaults()
@@ -128,7 +129,7 @@ func getParseFlags(args []string, stderr io.Writer) (*getOptions, []*url.URL, in
 		return fail("--session-window %d out of range (65536 to 2147483647)", *sessionWindow)
 	}
 	o.sessionWindow = int32(*sessionWindow)
-	o.spdy2Windows = *spdy2Windows
+	o.spdy2Windows = spdy2Win.mode
 	o.outputs = outputs
 	if err := o.setRequest(data, hdrs); err != nil {
 		return fail("%v", err)

@@ -50,6 +50,7 @@ type loadRequest struct {
 	serverLog string
 	link      netem.Config
 	opt       harness.Options
+	spdy2Win  spdy2WindowsFlag
 }
 
 func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -57,6 +58,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if status >= 0 {
 		return status
 	}
+	req.opt.SPDY2Windows = req.spdy2Win.mode
 	if req.serverLog != "" {
 		f, err := os.OpenFile(req.serverLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
@@ -127,8 +129,8 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	timeout := fs.Duration("timeout", 60*time.Second, "per-load timeout")
 	workDir := fs.String("work-dir", "", "where generated pages are cached (default: $TMPDIR/spdylab-work)")
 	fs.StringVar(&req.serverLog, "server-log", "", "append the servers' connection and access log to `file`")
+	req.spdy2Win.register(fs)
 	pcapDir := fs.String("pcap", "", "write one pcap file per load into `dir` (<page>-<proto>-runNNN.pcap): the packets on the client's side of the emulated link")
-	spdy2Windows := registerSPDY2WindowsFlag(fs)
 	opts := registerOptionFlags(fs)
 	link := netem.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -182,7 +184,6 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 			c.QueueDown, c.QueueUp, c.GEDown, c.GEUp = cfg.QueueDown, cfg.QueueUp, cfg.GEDown, cfg.GEUp
 			c.PacketLog, c.PacketLogPath = cfg.PacketLog, cfg.PacketLogPath
 		}}
-	req.opt.SPDY2Windows = *spdy2Windows
 	return req, -1
 }
 

@@ -99,7 +99,8 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg server.Config, listen
 	lowat := fs.Int("notsent-lowat", 0, "TCP_NOTSENT_LOWAT in bytes on every connection (0 = kernel default)")
 	quiet := fs.Bool("quiet", false, "no access log on stderr")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` on exit (for go tool pprof)")
-	spdy2Windows := registerSPDY2WindowsFlag(fs)
+	var spdy2Win spdy2WindowsFlag
+	spdy2Win.register(fs)
 	ex = serveExtras{h3: registerServeH3Flags(fs), sctp: registerServeSCTPFlag(fs)}
 	limits := server.RegisterLimitFlags(fs)
 	fs.Usage = func() {
@@ -160,7 +161,7 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg server.Config, listen
 	cfg.SPDY.InitialWindowSize = int32(*initialWindow)
 	cfg.SPDY.SessionWindowSize = int32(*sessionWindow)
 	cfg.SPDY.MaxFrameSize = *frameSize
-	cfg.SPDY.SPDY2StreamWindows = *spdy2Windows
+	cfg.SPDY.SPDY2StreamWindows = spdy2Win.mode
 	cfg.H2 = server.H2Config{
 		MaxConcurrentStreams: uint32(*maxStreams),
 		InitialWindowSize:    int32(*initialWindow),
