@@ -105,6 +105,15 @@ func TestPerClientConnectionCap(t *testing.T) {
 	if !strings.Contains(logs.String(), "limit of 2 connections per client reached by 127.0.0.1") {
 		t.Fatalf("no clear log line; log:\n%s", logs.String())
 	}
+	if _, err := dialOtherClient(t, s).Ping(t.Context()); err != nil {
+		t.Fatalf("another client was not served: %v", err)
+	}
+}
+
+// dialOtherClient opens a SPDY/3.1 session to s from 127.0.0.2, a client
+// other than the tests' 127.0.0.1, closed when the test ends.
+func dialOtherClient(t *testing.T, s *Server) *spdy.ClientConn {
+	t.Helper()
 	u, _ := url.Parse(s.URL())
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
 	c, err := d.Dial("tcp", u.Host)
@@ -115,10 +124,8 @@ func TestPerClientConnectionCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cc.Close()
-	if _, err := cc.Ping(t.Context()); err != nil {
-		t.Fatalf("another client was not served: %v", err)
-	}
+	t.Cleanup(func() { cc.Close() })
+	return cc
 }
 
 func TestIdleAndHandshakeTimeouts(t *testing.T) {
@@ -221,18 +228,7 @@ func TestPerClientStreamCap(t *testing.T) {
 	if !strings.Contains(logs.String(), "limit of 2 open SPDY streams per client reached by 127.0.0.1") {
 		t.Errorf("no clear log line; log:\n%s", logs.String())
 	}
-	u, _ := url.Parse(s.URL())
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
-	raw, err := d.Dial("tcp", u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := spdy.NewClientConn(raw, &spdy.ClientConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	if resp, err := other.RoundTrip(req.Clone(t.Context())); err != nil {
+	if resp, err := dialOtherClient(t, s).RoundTrip(req.Clone(t.Context())); err != nil {
 		t.Fatalf("another client was not served: %v", err)
 	} else {
 		resp.Body.Close()

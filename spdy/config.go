@@ -20,6 +20,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -215,25 +217,33 @@ const (
 var schedulerNames = [...]string{SchedulePriority: "priority", ScheduleRoundRobin: "roundrobin", ScheduleFIFO: "fifo"}
 
 // String is the scheduler's name: "priority", "roundrobin" or "fifo".
-func (s Scheduler) String() string {
-	if s >= 0 && int(s) < len(schedulerNames) {
-		return schedulerNames[s]
-	}
-	return fmt.Sprintf("Scheduler(%d)", int(s))
-}
+func (s Scheduler) String() string { return enumName(schedulerNames[:], s, "Scheduler") }
 
 // ParseScheduler maps a scheduler's name (String) to it; "" is
 // SchedulePriority.
 func ParseScheduler(name string) (Scheduler, error) {
+	return parseEnum[Scheduler](schedulerNames[:], name, "scheduler")
+}
+
+// enumName is the name of an enum value v of type typ (Scheduler,
+// SPDY2Windows), or typ(v) when it has none.
+func enumName[E ~int](names []string, v E, typ string) string {
+	if v >= 0 && int(v) < len(names) {
+		return names[v]
+	}
+	return fmt.Sprintf("%s(%d)", typ, int(v))
+}
+
+// parseEnum maps one of names to its value; "" is the first (the zero
+// value). what names the enum in the error.
+func parseEnum[E ~int](names []string, name, what string) (E, error) {
 	if name == "" {
-		return SchedulePriority, nil
+		return 0, nil
 	}
-	for i, n := range schedulerNames {
-		if n == name {
-			return Scheduler(i), nil
-		}
+	if i := slices.Index(names, name); i >= 0 {
+		return E(i), nil
 	}
-	return 0, fmt.Errorf("spdy: unknown scheduler %q (want priority, roundrobin or fifo)", name)
+	return 0, fmt.Errorf("spdy: unknown %s %q (want %s or %s)", what, name, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
 // ConfigError names a bad Config field.

@@ -31,8 +31,6 @@ package spdy
 //     not turn this on, since a draft-2 peer may announce a window it never
 //     reopens (a stall), and the draft-2 conformance cases send exactly that.
 
-import "fmt"
-
 // SPDY2Windows says whether a spdy/2 session keeps SPDY/3 stream windows
 // (Config.SPDY2StreamWindows). The zero value is SPDY2WindowsAuto.
 type SPDY2Windows int
@@ -54,24 +52,11 @@ const (
 var spdy2WindowsNames = [...]string{SPDY2WindowsAuto: "auto", SPDY2WindowsOn: "on", SPDY2WindowsOff: "off"}
 
 // String is "auto", "on" or "off".
-func (w SPDY2Windows) String() string {
-	if w >= 0 && int(w) < len(spdy2WindowsNames) {
-		return spdy2WindowsNames[w]
-	}
-	return fmt.Sprintf("SPDY2Windows(%d)", int(w))
-}
+func (w SPDY2Windows) String() string { return enumName(spdy2WindowsNames[:], w, "SPDY2Windows") }
 
 // ParseSPDY2Windows maps "auto", "on" or "off" to its value; "" is auto.
 func ParseSPDY2Windows(name string) (SPDY2Windows, error) {
-	if name == "" {
-		return SPDY2WindowsAuto, nil
-	}
-	for i, n := range spdy2WindowsNames {
-		if n == name {
-			return SPDY2Windows(i), nil
-		}
-	}
-	return 0, fmt.Errorf("spdy: unknown spdy/2 window mode %q (want auto, on or off)", name)
+	return parseEnum[SPDY2Windows](spdy2WindowsNames[:], name, "spdy/2 window mode")
 }
 
 // MarshalText and UnmarshalText make the mode a flag.TextVar or a JSON
