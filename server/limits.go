@@ -113,7 +113,7 @@ func connCaps(cfg *Config, hosts int) (total, perClient int) {
 
 // streamCap is the per-client stream cap of a server whose site names
 // hosts host names: the configured value, or the default raised to a full
-// session of streams per host name.
+// session of streams per host name (one session's worth without a site).
 func streamCap(cfg *Config, hosts int) int {
 	if cfg.MaxStreamsPerClient != 0 {
 		return cfg.MaxStreamsPerClient
@@ -122,7 +122,7 @@ func streamCap(cfg *Config, hosts int) int {
 	if perSession == 0 {
 		perSession = spdy.DefaultMaxConcurrentStreams
 	}
-	return max(DefaultMaxStreamsPerClient, perSession*hosts)
+	return max(DefaultMaxStreamsPerClient, perSession*max(hosts, 1))
 }
 
 // streamGate is the per-client cap on running SPDY request handlers

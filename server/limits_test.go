@@ -255,6 +255,7 @@ func TestStreamCapFollowsTheSite(t *testing.T) {
 		{Config{}, 3, DefaultMaxStreamsPerClient},
 		{Config{}, 230, 23000},
 		{Config{SPDY: spdy.Config{MaxConcurrentStreams: 10}}, 230, 2300},
+		{Config{SPDY: spdy.Config{MaxConcurrentStreams: 1000}}, 0, 1000},
 		{Config{MaxStreamsPerClient: 7}, 230, 7},
 		{Config{MaxStreamsPerClient: -1}, 0, -1},
 	} {
