@@ -75,6 +75,10 @@ type DialOptions struct {
 	// protocol's default for SPDY, Chrome's for h2); SessionWindow the
 	// SPDY/3.1 session window (0 = 64 KiB).
 	StreamWindow, SessionWindow int32
+	// SPDY2Windows is whether a spdy/2 session keeps SPDY/3 stream
+	// windows, as node-spdy's does (zero = spdy.SPDY2WindowsAuto: detected
+	// from the server's frames).
+	SPDY2Windows spdy.SPDY2Windows
 	// Trace, when set, gets one line per frame (SPDY, h2) or head line
 	// (HTTP/1.1), prefixed "> " when sent and "< " when received.
 	Trace func(line string)
@@ -218,7 +222,8 @@ func newConn(conn net.Conn, proto string, o DialOptions) (*Conn, error) {
 }
 
 func startSPDY(c *Conn, conn net.Conn, o DialOptions, drainer *pushDrainer) error {
-	cfg := &spdy.ClientConfig{Config: spdy.Config{Version: c.Proto, InitialWindowSize: o.StreamWindow, SessionWindowSize: o.SessionWindow}}
+	cfg := &spdy.ClientConfig{Config: spdy.Config{Version: c.Proto, InitialWindowSize: o.StreamWindow, SessionWindowSize: o.SessionWindow,
+		SPDY2StreamWindows: o.SPDY2Windows}}
 	if o.Trace != nil {
 		var mu sync.Mutex
 		cfg.Trace = func(sent bool, f spdy.Frame) {

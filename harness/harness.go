@@ -64,6 +64,9 @@ type Options struct {
 	// PcapName names a load's capture in PcapDir; nil = LoadFileName(page
 	// name, proto, run, ".pcap").
 	PcapName func(proto string, run int) string
+	// SPDY2Windows is whether the servers' and the loader's spdy/2
+	// sessions keep SPDY/3 stream windows (zero = spdy.SPDY2WindowsAuto).
+	SPDY2Windows spdy.SPDY2Windows
 }
 
 // DefaultTimeout bounds a load when neither Options nor the condition do.
@@ -369,6 +372,7 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host) (*server.Server, e
 	if err != nil {
 		return nil, err
 	}
+	spdyCfg.SPDY2StreamWindows = b.opt.SPDY2Windows
 	cfg := server.Config{
 		Root:         b.siteDir,
 		Protocols:    append([]string(nil), server.DefaultProtocols...),
@@ -520,6 +524,7 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		// A condition that limits streams measures the limit, not the
 		// refusals of requests sent before the server's SETTINGS.
 		AwaitPeerSettings: cond.MaxStreams > 0,
+		SPDY2Windows:      b.opt.SPDY2Windows,
 	}
 	if err := loader.ApplyProfile(&opt, cond.BrowserProfile, cond.RendererCosts); err != nil {
 		return fail(fmt.Errorf("harness: %w", err))

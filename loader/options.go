@@ -10,6 +10,7 @@ import (
 	"github.com/spdylab/spdylab/client"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/spdy"
 )
 
 // This file holds what a caller chooses for a load: the target and the
@@ -39,7 +40,10 @@ type Options struct {
 	// InitialWindow is the client's per-stream receive window for SPDY,
 	// HTTP/2 and h3; 0 = the browser profile's (Windows), else 64 KiB.
 	InitialWindow int
-	Timeout       time.Duration // whole load; 0 = 60 s
+	// SPDY2Windows is whether spdy/2 sessions keep SPDY/3 stream windows
+	// (zero = spdy.SPDY2WindowsAuto: when the server shows it does).
+	SPDY2Windows spdy.SPDY2Windows
+	Timeout      time.Duration // whole load; 0 = 60 s
 	// RootCAs verifies the servers' certificates; nil skips verification
 	// (spdylab's servers use throw-away self-signed certificates).
 	RootCAs *x509.CertPool

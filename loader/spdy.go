@@ -37,9 +37,10 @@ func (p *spdyProto) open(ctx context.Context, org origin) (*muxSession, error) {
 	win, session := p.l.opt.windows(spdy.DefaultInitialWindowSize)
 	cc, err := spdy.NewClientConn(c.stream, &spdy.ClientConfig{
 		Config: spdy.Config{
-			Version:           p.version,
-			InitialWindowSize: int32(win),
-			SessionWindowSize: int32(session),
+			Version:            p.version,
+			InitialWindowSize:  int32(win),
+			SessionWindowSize:  int32(session),
+			SPDY2StreamWindows: p.l.opt.SPDY2Windows,
 		},
 		AwaitPeerSettings: p.l.opt.AwaitPeerSettings,
 		// Every push is accepted; whether it is used depends on the page

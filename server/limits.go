@@ -24,10 +24,25 @@ const (
 	// with half a frame) cannot lock every other client out. A browser
 	// opens at most 6 per host name (https): a server whose site names
 	// many hosts (a replayed page) raises both caps to 8 per host name
-	// (connCaps), so the limits never bite the lab's own loads.
-	DefaultMaxConnsPerClient = 256
+	// (connCaps), so the limits never bite the lab's own loads. Each SPDY
+	// session costs about 200 KiB once it carries a request (its read and
+	// write buffers and header decompression context): 64 keep a client
+	// that opens as many as it may, each full of streams that never finish,
+	// under 64 MiB of RSS with DefaultMaxStreamsPerClient (256 did not:
+	// bench/dos, "never-finished streams on each connection").
+	DefaultMaxConnsPerClient = 64
 	// connsPerHostName is what connCaps allows per host name of the site.
 	connsPerHostName = 8
+	// DefaultMaxStreamsPerClient caps the SPDY request handlers running at
+	// once for one client address, across all its sessions; streams past
+	// it are refused (RST_STREAM REFUSED_STREAM). Each costs a goroutine
+	// and its request, about 8 KiB, so a client filling every session's
+	// MAX_CONCURRENT_STREAMS with uploads that never finish (64
+	// connections x 100 streams) would pin about 50 MiB. A browser keeps
+	// one session per host name with at most MAX_CONCURRENT_STREAMS open:
+	// a server whose site names many hosts raises the cap to that per host
+	// name (streamCap), so it never bites the lab's own loads.
+	DefaultMaxStreamsPerClient = 512
 	// DefaultIdleTimeout closes SPDY sessions and h2/HTTP/1.1 connections
 	// that have had no open stream for this long.
 	DefaultIdleTimeout = 2 * time.Minute
@@ -96,6 +111,59 @@ func connCaps(cfg *Config, hosts int) (total, perClient int) {
 	return total, min(perClient, total)
 }
 
+// streamCap is the per-client stream cap of a server whose site names
+// hosts host names: the configured value, or the default raised to a full
+// session of streams per host name (one session's worth without a site).
+func streamCap(cfg *Config, hosts int) int {
+	if cfg.MaxStreamsPerClient != 0 {
+		return cfg.MaxStreamsPerClient
+	}
+	perSession := int(cfg.SPDY.MaxConcurrentStreams)
+	if perSession == 0 {
+		perSession = spdy.DefaultMaxConcurrentStreams
+	}
+	return max(DefaultMaxStreamsPerClient, perSession*max(hosts, 1))
+}
+
+// streamGate is the per-client cap on running SPDY request handlers
+// (spdy.Server.AdmitStream).
+type streamGate struct {
+	perClient int // <= 0: no cap
+	mu        sync.Mutex
+	byClient  map[string]int
+	lastLog   time.Time // the "limit reached" line, once a second at most
+	refused   int
+}
+
+// admit takes a handler slot for c's client, or refuses the stream.
+func (g *streamGate) admit(c net.Conn, logf func(string, ...any)) (release func(), ok bool) {
+	if g.perClient <= 0 {
+		return func() {}, true
+	}
+	client := clientOf(c)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.byClient[client] >= g.perClient {
+		g.refused++
+		if now := time.Now(); now.Sub(g.lastLog) >= time.Second {
+			logf("limit of %d open SPDY streams per client reached by %s (raise with --max-streams-per-client): refused %d stream(s)", g.perClient, client, g.refused)
+			g.lastLog, g.refused = now, 0
+		}
+		return nil, false
+	}
+	if g.byClient == nil {
+		g.byClient = map[string]int{}
+	}
+	g.byClient[client]++
+	return func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.byClient[client]--; g.byClient[client] <= 0 {
+			delete(g.byClient, client)
+		}
+	}, true
+}
+
 // clientOf is the address a connection's client is counted under.
 func clientOf(c net.Conn) string {
 	host, _, err := net.SplitHostPort(c.RemoteAddr().String())
@@ -147,6 +215,7 @@ func (g *connGate) release(c net.Conn) {
 // public contract.
 type LimitFlags struct {
 	maxConns, maxPerClient, maxHeaderBytes, maxControl, maxInflated *int
+	maxStreamsPerClient                                             *int
 	resetsPerSec, emptyPerSec, settingsPerSec, refusedPerSec        *int
 	idle, handshake, frameRead                                      *time.Duration
 }
@@ -154,18 +223,19 @@ type LimitFlags struct {
 // RegisterLimitFlags adds the limit flags to fs.
 func RegisterLimitFlags(fs *flag.FlagSet) *LimitFlags {
 	return &LimitFlags{
-		maxConns:       fs.Int("max-conns", 0, fmt.Sprintf("most connections served at once; more are closed with a log line (0 = %d, or %d per host name of the site's manifest when that is more)", DefaultMaxConns, connsPerHostName)),
-		maxPerClient:   fs.Int("max-conns-per-client", 0, fmt.Sprintf("most connections served at once from one client address (0 = %d, or %d per host name of the site's manifest when that is more)", DefaultMaxConnsPerClient, connsPerHostName)),
-		maxHeaderBytes: fs.Int("max-header-bytes", spdy.DefaultMaxHeaderBytesPerStream, "decompressed header bytes per SPDY stream (all its header frames) and per h2/HTTP/1.1 request"),
-		maxControl:     fs.Int("max-control-queue", spdy.DefaultMaxQueuedControlFrames, "SPDY control frames a peer may make us queue while not reading"),
-		maxInflated:    fs.Int("max-inflated-buffer", 0, fmt.Sprintf("unread decompressed bytes of FLAG_DATA_COMPRESSED DATA a SPDY stream may hold (0 = max(%d, 16 stream windows))", spdy.DefaultMaxInflatedBuffer)),
-		resetsPerSec:   fs.Int("max-resets-per-sec", spdy.DefaultMaxResetsPerSecond, "SPDY RST_STREAMs a peer may send per second (bursts of twice that; -1 = no limit)"),
-		emptyPerSec:    fs.Int("max-empty-frames-per-sec", spdy.DefaultMaxEmptyFramesPerSecond, "SPDY empty DATA/HEADERS frames per second (-1 = no limit)"),
-		settingsPerSec: fs.Int("max-settings-per-sec", spdy.DefaultMaxSettingsPerSecond, "SPDY SETTINGS frames per second (-1 = no limit)"),
-		refusedPerSec:  fs.Int("max-refused-per-sec", spdy.DefaultMaxRefusedStreamsPerSecond, "SPDY streams refused (over MAX_CONCURRENT_STREAMS) per second (-1 = no limit)"),
-		idle:           fs.Duration("idle-timeout", DefaultIdleTimeout, "close connections without open streams after this long"),
-		handshake:      fs.Duration("handshake-timeout", DefaultHandshakeTimeout, "TLS handshake deadline"),
-		frameRead:      fs.Duration("frame-timeout", spdy.DefaultFrameReadTimeout, "time a SPDY frame may take to arrive once its first byte has (slowloris)"),
+		maxConns:            fs.Int("max-conns", 0, fmt.Sprintf("most connections served at once; more are closed with a log line (0 = %d, or %d per host name of the site's manifest when that is more)", DefaultMaxConns, connsPerHostName)),
+		maxPerClient:        fs.Int("max-conns-per-client", 0, fmt.Sprintf("most connections served at once from one client address (0 = %d, or %d per host name of the site's manifest when that is more)", DefaultMaxConnsPerClient, connsPerHostName)),
+		maxStreamsPerClient: fs.Int("max-streams-per-client", 0, fmt.Sprintf("most SPDY request streams with a running handler from one client address, over all its sessions; more are refused (0 = %d, or MAX_CONCURRENT_STREAMS per host name of the site's manifest when that is more; -1 = no limit)", DefaultMaxStreamsPerClient)),
+		maxHeaderBytes:      fs.Int("max-header-bytes", spdy.DefaultMaxHeaderBytesPerStream, "decompressed header bytes per SPDY stream (all its header frames) and per h2/HTTP/1.1 request"),
+		maxControl:          fs.Int("max-control-queue", spdy.DefaultMaxQueuedControlFrames, "SPDY control frames a peer may make us queue while not reading"),
+		maxInflated:         fs.Int("max-inflated-buffer", 0, fmt.Sprintf("unread decompressed bytes of FLAG_DATA_COMPRESSED DATA a SPDY stream may hold (0 = max(%d, 16 stream windows))", spdy.DefaultMaxInflatedBuffer)),
+		resetsPerSec:        fs.Int("max-resets-per-sec", spdy.DefaultMaxResetsPerSecond, "SPDY RST_STREAMs a peer may send per second (bursts of twice that; -1 = no limit)"),
+		emptyPerSec:         fs.Int("max-empty-frames-per-sec", spdy.DefaultMaxEmptyFramesPerSecond, "SPDY empty DATA/HEADERS frames per second (-1 = no limit)"),
+		settingsPerSec:      fs.Int("max-settings-per-sec", spdy.DefaultMaxSettingsPerSecond, "SPDY SETTINGS frames per second (-1 = no limit)"),
+		refusedPerSec:       fs.Int("max-refused-per-sec", spdy.DefaultMaxRefusedStreamsPerSecond, "SPDY streams refused (over MAX_CONCURRENT_STREAMS) per second (-1 = no limit)"),
+		idle:                fs.Duration("idle-timeout", DefaultIdleTimeout, "close connections without open streams after this long"),
+		handshake:           fs.Duration("handshake-timeout", DefaultHandshakeTimeout, "TLS handshake deadline"),
+		frameRead:           fs.Duration("frame-timeout", spdy.DefaultFrameReadTimeout, "time a SPDY frame may take to arrive once its first byte has (slowloris)"),
 	}
 }
 
@@ -173,6 +243,7 @@ func RegisterLimitFlags(fs *flag.FlagSet) *LimitFlags {
 func (l *LimitFlags) Apply(cfg *Config) {
 	cfg.MaxConns = *l.maxConns
 	cfg.MaxConnsPerClient = *l.maxPerClient
+	cfg.MaxStreamsPerClient = *l.maxStreamsPerClient
 	cfg.HandshakeTimeout = *l.handshake
 	cfg.SPDY.IdleTimeout = *l.idle
 	cfg.SPDY.MaxHeaderBytesPerStream = *l.maxHeaderBytes

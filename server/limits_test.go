@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -104,6 +105,15 @@ func TestPerClientConnectionCap(t *testing.T) {
 	if !strings.Contains(logs.String(), "limit of 2 connections per client reached by 127.0.0.1") {
 		t.Fatalf("no clear log line; log:\n%s", logs.String())
 	}
+	if _, err := dialOtherClient(t, s).Ping(t.Context()); err != nil {
+		t.Fatalf("another client was not served: %v", err)
+	}
+}
+
+// dialOtherClient opens a SPDY/3.1 session to s from 127.0.0.2, a client
+// other than the tests' 127.0.0.1, closed when the test ends.
+func dialOtherClient(t *testing.T, s *Server) *spdy.ClientConn {
+	t.Helper()
 	u, _ := url.Parse(s.URL())
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
 	c, err := d.Dial("tcp", u.Host)
@@ -114,10 +124,8 @@ func TestPerClientConnectionCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cc.Close()
-	if _, err := cc.Ping(t.Context()); err != nil {
-		t.Fatalf("another client was not served: %v", err)
-	}
+	t.Cleanup(func() { cc.Close() })
+	return cc
 }
 
 func TestIdleAndHandshakeTimeouts(t *testing.T) {
@@ -144,14 +152,14 @@ func TestIdleAndHandshakeTimeouts(t *testing.T) {
 func TestLimitFlagsReachTheConfig(t *testing.T) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	lf := RegisterLimitFlags(fs)
-	if err := fs.Parse([]string{"--max-conns", "7", "--max-resets-per-sec", "-1", "--frame-timeout", "3s", "--max-header-bytes", "1000", "--max-inflated-buffer", "4096", "--max-conns-per-client", "9"}); err != nil {
+	if err := fs.Parse([]string{"--max-conns", "7", "--max-resets-per-sec", "-1", "--frame-timeout", "3s", "--max-header-bytes", "1000", "--max-inflated-buffer", "4096", "--max-conns-per-client", "9", "--max-streams-per-client", "5"}); err != nil {
 		t.Fatal(err)
 	}
 	var cfg Config
 	lf.Apply(&cfg)
 	if cfg.MaxConns != 7 || cfg.SPDY.MaxResetsPerSecond != -1 || cfg.SPDY.FrameReadTimeout != 3*time.Second ||
 		cfg.SPDY.MaxHeaderBytesPerStream != 1000 || cfg.SPDY.IdleTimeout != DefaultIdleTimeout ||
-		cfg.SPDY.MaxInflatedBuffer != 4096 || cfg.MaxConnsPerClient != 9 {
+		cfg.SPDY.MaxInflatedBuffer != 4096 || cfg.MaxConnsPerClient != 9 || cfg.MaxStreamsPerClient != 5 {
 		t.Fatalf("config %+v", cfg)
 	}
 	s, err := New(cfg)
@@ -181,6 +189,78 @@ func TestConnectionCapsFollowTheSite(t *testing.T) {
 		total, per := connCaps(&c.cfg, c.hosts)
 		if total != c.total || per != c.perClient {
 			t.Errorf("%+v with %d hosts: caps %d, %d per client; want %d, %d", c.cfg, c.hosts, total, per, c.total, c.perClient)
+		}
+	}
+}
+
+// One client's streams with running handlers are capped over all its
+// sessions: past the cap its new streams are refused, another client is
+// served, and a finished handler frees its slot.
+func TestPerClientStreamCap(t *testing.T) {
+	var logs syncBuffer
+	s := startServer(t, Config{PlainSPDY: ProtoSPDY31, MaxStreamsPerClient: 2, Log: log.New(&logs, "", 0)})
+	var uploads []*io.PipeWriter
+	for range 2 { // two uploads that do not finish, on two sessions
+		c := dial(t, s, ProtoSPDY31, nil)
+		pr, pw := io.Pipe()
+		uploads = append(uploads, pw)
+		req, _ := http.NewRequest(http.MethodPost, s.URL()+"_spdylab/sha256", pr)
+		go func() {
+			if resp, err := c.spdy.RoundTrip(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	busy := func() int {
+		s.streamGate.mu.Lock()
+		defer s.streamGate.mu.Unlock()
+		return s.streamGate.byClient["127.0.0.1"]
+	}
+	for busy() < 2 {
+		time.Sleep(time.Millisecond) // hang guard: the test's timeout
+	}
+	c := dial(t, s, ProtoSPDY31, nil)
+	req, _ := http.NewRequest(http.MethodGet, s.URL()+"_spdylab/info", nil)
+	if resp, err := c.spdy.RoundTrip(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("a third stream from the client got %s, want it refused", resp.Status)
+	}
+	if !strings.Contains(logs.String(), "limit of 2 open SPDY streams per client reached by 127.0.0.1") {
+		t.Errorf("no clear log line; log:\n%s", logs.String())
+	}
+	if resp, err := dialOtherClient(t, s).RoundTrip(req.Clone(t.Context())); err != nil {
+		t.Fatalf("another client was not served: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	uploads[0].Close() // the upload ends, its handler answers and returns
+	for busy() > 1 {
+		time.Sleep(time.Millisecond)
+	}
+	if resp, body := c.do(t, http.MethodGet, s.URL()+"_spdylab/info", nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("after a slot was freed: %s %s", resp.Status, body)
+	}
+	uploads[1].Close()
+}
+
+// The stream cap follows the site like the connection caps: a full
+// session of streams per host name when that is more; a set cap stands.
+func TestStreamCapFollowsTheSite(t *testing.T) {
+	for _, c := range []struct {
+		cfg   Config
+		hosts int
+		want  int
+	}{
+		{Config{}, 0, DefaultMaxStreamsPerClient},
+		{Config{}, 3, DefaultMaxStreamsPerClient},
+		{Config{}, 230, 23000},
+		{Config{SPDY: spdy.Config{MaxConcurrentStreams: 10}}, 230, 2300},
+		{Config{SPDY: spdy.Config{MaxConcurrentStreams: 1000}}, 0, 1000},
+		{Config{MaxStreamsPerClient: 7}, 230, 7},
+		{Config{MaxStreamsPerClient: -1}, 0, -1},
+	} {
+		if got := streamCap(&c.cfg, c.hosts); got != c.want {
+			t.Errorf("%+v with %d hosts: %d streams per client, want %d", c.cfg, c.hosts, got, c.want)
 		}
 	}
 }

@@ -53,7 +53,8 @@ func (s *Server) ServeSCTP(l *sctp.Listener, opt spdy.SCTPOptions) error {
 	if cfg.MaxFrameSize == 0 || cfg.MaxFrameSize > SCTPFrameSize {
 		cfg.MaxFrameSize = SCTPFrameSize
 	}
-	srv := &spdy.Server{Config: cfg, Handler: withProtocol(ProtoSPDY31, s)}
+	srv := &spdy.Server{Config: cfg, Handler: withProtocol(ProtoSPDY31, s),
+		AdmitStream: s.admitStream}
 	stop := context.AfterFunc(s.ctx, func() { l.Close() }) // Shutdown ends Accept
 	defer stop()
 	var sessions sync.WaitGroup

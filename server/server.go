@@ -113,7 +113,13 @@ type Config struct {
 	// 0 = DefaultMaxConnsPerClient, or 8 per host name of the site's
 	// manifest when that is more (never above MaxConns).
 	MaxConnsPerClient int
-	Log               *log.Logger // access and connection log; nil = silent
+	// MaxStreamsPerClient caps the SPDY request streams with a running
+	// handler from one client address, over all its sessions; more are
+	// refused. 0 = DefaultMaxStreamsPerClient, or MAX_CONCURRENT_STREAMS
+	// per host name of the site's manifest when that is more; negative =
+	// no cap.
+	MaxStreamsPerClient int
+	Log                 *log.Logger // access and connection log; nil = silent
 }
 
 // Server serves one Config on any number of listeners.
@@ -130,6 +136,7 @@ type Server struct {
 	bytesCache bytesCache
 	h3         h3Servers
 	gate       connGate
+	streamGate streamGate
 	siteHosts  int        // host names in the site's manifest (0 without one): sizes the connection caps
 	sctp       sctpServed // SPDY over SCTP (sctp.go)
 	tcpInfo    tcpInfoLog // TCP_INFO of accepted connections (tcpinfo.go)
@@ -161,6 +168,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.gate.max, s.gate.perClient = connCaps(&s.cfg, s.siteHosts)
+	s.streamGate.perClient = streamCap(&s.cfg, s.siteHosts)
 	if cfg.PushMap != nil {
 		s.pushMap = cfg.PushMap
 	}

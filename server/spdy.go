@@ -20,10 +20,14 @@ func (s *Server) newSPDYServers() spdyServers {
 	for _, v := range spdyVersions {
 		cfg := s.cfg.SPDY
 		cfg.Version = v
-		out[v] = &spdy.Server{Config: cfg, Handler: withProtocol(v, s)}
+		out[v] = &spdy.Server{Config: cfg, Handler: withProtocol(v, s),
+			AdmitStream: s.admitStream}
 	}
 	return out
 }
+
+// admitStream is the SPDY servers' per-client stream cap (streamGate).
+func (s *Server) admitStream(c net.Conn) (func(), bool) { return s.streamGate.admit(c, s.logf) }
 
 func withProtocol(proto string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -20,6 +20,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -54,13 +56,16 @@ type Config struct {
 	// more is RST_STREAM FLOW_CONTROL_ERROR instead of unbounded memory.
 	// 0 = DefaultMaxUnreadPerStreamV2.
 	MaxUnreadPerStream int
-	// SPDY2StreamWindows (spdy/2 only) runs SPDY/3's stream flow control
-	// on a spdy/2 session anyway: WINDOW_UPDATE frames with version 2 and
-	// SETTINGS_INITIAL_WINDOW_SIZE, honoured and sent. Draft 2 has none
-	// (Chrome sent none), but node-spdy 4 (spdy-transport) keeps 64 KiB
-	// stream windows on spdy/2 and stalls a peer that never reopens them
-	// (interop/SPDY_ISSUES.md). Off = the draft.
-	SPDY2StreamWindows bool
+	// SPDY2StreamWindows (spdy/2 only) says whether a spdy/2 session runs
+	// SPDY/3's stream flow control anyway: WINDOW_UPDATE frames with
+	// version 2 and SETTINGS_INITIAL_WINDOW_SIZE. Draft 2 has none (Chrome
+	// sent none), but node-spdy 4 (spdy-transport) keeps 64 KiB stream
+	// windows on spdy/2 and stalls a peer that never reopens them
+	// (interop/SPDY_ISSUES.md #8). SPDY2WindowsAuto (the zero value)
+	// follows the draft until the peer shows it keeps windows
+	// (spdy2windows.go), SPDY2WindowsOn keeps them from the start,
+	// SPDY2WindowsOff never.
+	SPDY2StreamWindows SPDY2Windows
 	// SessionWindowSize is our session receive window (spdy/3.1); 0 = 65536.
 	SessionWindowSize int32
 	// MaxFrameSize is the largest DATA payload we send; 0 = 16384.
@@ -130,7 +135,15 @@ func (c *Config) wireVersion() uint16 { return c.version().Wire }
 
 // flowControlled: spdy/3 and 3.1 have stream windows, spdy/2 none unless
 // SPDY2StreamWindows asks for node-spdy's variant.
-func (c *Config) flowControlled() bool { return c.version().StreamWindows || c.SPDY2StreamWindows }
+func (c *Config) flowControlled() bool {
+	return c.version().StreamWindows || c.SPDY2StreamWindows == SPDY2WindowsOn
+}
+
+// detectsSPDY2Windows: a spdy/2 session that switches to stream windows
+// when the peer shows it keeps them (spdy2windows.go).
+func (c *Config) detectsSPDY2Windows() bool {
+	return !c.flowControlled() && c.SPDY2StreamWindows == SPDY2WindowsAuto
+}
 
 func (c *Config) maxUnreadPerStream() int64 {
 	if c.MaxUnreadPerStream <= 0 {
@@ -174,6 +187,9 @@ func (c *Config) validate() error {
 	if _, ok := LookupVersion(c.Version); c.Version != "" && !ok {
 		return &ConfigError{Field: "Version", Problem: "must be " + quotedVersions() + ", got \"" + c.Version + "\""}
 	}
+	if c.SPDY2StreamWindows < SPDY2WindowsAuto || c.SPDY2StreamWindows > SPDY2WindowsOff {
+		return &ConfigError{Field: "SPDY2StreamWindows", Problem: fmt.Sprintf("%d is not SPDY2WindowsAuto, SPDY2WindowsOn or SPDY2WindowsOff", int(c.SPDY2StreamWindows))}
+	}
 	if c.Scheduler < SchedulePriority || c.Scheduler > ScheduleFIFO {
 		return &ConfigError{Field: "Scheduler", Problem: fmt.Sprintf("%d is not SchedulePriority, ScheduleRoundRobin or ScheduleFIFO", int(c.Scheduler))}
 	}
@@ -201,25 +217,33 @@ const (
 var schedulerNames = [...]string{SchedulePriority: "priority", ScheduleRoundRobin: "roundrobin", ScheduleFIFO: "fifo"}
 
 // String is the scheduler's name: "priority", "roundrobin" or "fifo".
-func (s Scheduler) String() string {
-	if s >= 0 && int(s) < len(schedulerNames) {
-		return schedulerNames[s]
-	}
-	return fmt.Sprintf("Scheduler(%d)", int(s))
-}
+func (s Scheduler) String() string { return enumName(schedulerNames[:], s, "Scheduler") }
 
 // ParseScheduler maps a scheduler's name (String) to it; "" is
 // SchedulePriority.
 func ParseScheduler(name string) (Scheduler, error) {
+	return parseEnum[Scheduler](schedulerNames[:], name, "scheduler")
+}
+
+// enumName is the name of an enum value v of type typ (Scheduler,
+// SPDY2Windows), or typ(v) when it has none.
+func enumName[E ~int](names []string, v E, typ string) string {
+	if v >= 0 && int(v) < len(names) {
+		return names[v]
+	}
+	return fmt.Sprintf("%s(%d)", typ, int(v))
+}
+
+// parseEnum maps one of names to its value; "" is the first (the zero
+// value). what names the enum in the error.
+func parseEnum[E ~int](names []string, name, what string) (E, error) {
 	if name == "" {
-		return SchedulePriority, nil
+		return 0, nil
 	}
-	for i, n := range schedulerNames {
-		if n == name {
-			return Scheduler(i), nil
-		}
+	if i := slices.Index(names, name); i >= 0 {
+		return E(i), nil
 	}
-	return 0, fmt.Errorf("spdy: unknown scheduler %q (want priority, roundrobin or fifo)", name)
+	return 0, fmt.Errorf("spdy: unknown %s %q (want %s or %s)", what, name, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
 // ConfigError names a bad Config field.

@@ -61,6 +61,28 @@ func (b *recvBuffer) read(p []byte) int {
 	return total
 }
 
+// take removes the first chunk's unread bytes and hands the chunk over;
+// the caller gives it back with recycleChunk. The buffer must not be empty.
+func (b *recvBuffer) take() *[]byte {
+	c := b.chunks[0]
+	if b.off > 0 {
+		*c = (*c)[:copy(*c, (*c)[b.off:])]
+	}
+	b.chunks[0] = nil
+	b.chunks = b.chunks[1:]
+	b.off = 0
+	b.n -= len(*c)
+	if len(b.chunks) == 0 {
+		b.chunks = nil
+	}
+	return c
+}
+
+func recycleChunk(c *[]byte) {
+	*c = (*c)[:0]
+	recvChunkPool.Put(c)
+}
+
 // reset drops everything buffered, recycling the chunks.
 func (b *recvBuffer) reset() {
 	for _, c := range b.chunks {

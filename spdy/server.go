@@ -28,6 +28,14 @@ type Server struct {
 	// ShutdownGrace is how long ServeConn lets open streams finish after its
 	// context ends (GOAWAY has been sent by then); 0 = 5 s.
 	ShutdownGrace time.Duration
+	// AdmitStream, when set, is asked before a request stream on c gets a
+	// handler; false refuses the stream with RST_STREAM REFUSED_STREAM
+	// (counted against Config.MaxRefusedStreamsPerSecond). release is
+	// called once that handler has returned. It runs on the session's
+	// reader goroutine and must not block. A server bounds with it what
+	// one client's streams cost across all its sessions: each running
+	// handler is a goroutine, often waiting for a body that never comes.
+	AdmitStream func(c net.Conn) (release func(), ok bool)
 }
 
 // ErrPushRefused is returned by Push when the push cannot be made: the
@@ -104,6 +112,17 @@ func (sc *serverConn) onRequest(f *SynStreamFrame) *StreamError {
 	if f.Flags&FlagUnidirectional != 0 || f.AssociatedTo != 0 {
 		return &StreamError{Stream: f.Stream, Status: RstProtocolError, Reason: "client opened a unidirectional or associated stream"}
 	}
+	release := func() {}
+	if admit := sc.srv.AdmitStream; admit != nil {
+		r, ok := admit(s.conn)
+		if !ok {
+			if s.overLimitLocked(&s.limits.refused, "refused streams") {
+				return nil // the session is over
+			}
+			return &StreamError{Stream: f.Stream, Status: RstRefusedStream, Reason: "Server.AdmitStream refused the stream"}
+		}
+		release = r
+	}
 	st := s.newStreamLocked(f.Stream, f.Priority)
 	if f.Flags&FlagFin != 0 {
 		st.remoteClosed = true
@@ -118,7 +137,7 @@ func (sc *serverConn) onRequest(f *SynStreamFrame) *StreamError {
 	req, badReq := sc.buildRequest(f, st, ctx)
 	rw := &responseWriter{sc: sc, st: st, req: req, header: http.Header{}}
 	sc.wg.Add(1)
-	go sc.runHandler(rw, req, badReq, cancel)
+	go sc.runHandler(rw, req, badReq, cancel, release)
 	return nil
 }
 
@@ -167,8 +186,9 @@ func (sc *serverConn) buildRequest(f *SynStreamFrame, st *stream, ctx context.Co
 	return req.WithContext(context.WithValue(ctx, requestInfoKey{}, info)), bad
 }
 
-func (sc *serverConn) runHandler(rw *responseWriter, req *http.Request, badReq error, cancel context.CancelCauseFunc) {
+func (sc *serverConn) runHandler(rw *responseWriter, req *http.Request, badReq error, cancel context.CancelCauseFunc, release func()) {
 	defer sc.wg.Done()
+	defer release() // before Done: ServeConn returns with every stream released
 	defer cancel(nil)
 	defer func() {
 		if p := recover(); p != nil {
@@ -442,8 +462,10 @@ func (rw *responseWriter) finish() {
 			rw.st.creditBufferedLocked(w)
 			if !rw.st.recvFin && !rw.st.closed && w > 0 {
 				rw.st.recv.grow(w)
-				if s.flow { // spdy/2: the cap is freed, nothing to announce
+				if s.flow {
 					s.queueControl(&WindowUpdateFrame{Stream: rw.st.id, Delta: uint32(w)})
+				} else {
+					s.spdy2ConsumedLocked(rw.st, w) // the cap is freed; announced only to a window-keeping peer
 				}
 			}
 		}
@@ -531,7 +553,7 @@ func (rw *responseWriter) Push(target string, opts *http.PushOptions) error {
 	p := &pushInfo{assoc: rw.st, scheme: u.Scheme, host: u.Host, path: path, ready: make(chan struct{}), info: info}
 	prw := &responseWriter{sc: rw.sc, st: st, req: preq, header: http.Header{}, push: p}
 	rw.sc.wg.Add(1)
-	go rw.sc.runHandler(prw, preq, nil, cancel)
+	go rw.sc.runHandler(prw, preq, nil, cancel, func() {}) // the client's limit bounds pushes
 	<-p.ready
 	return p.err
 }

@@ -33,8 +33,9 @@ type session struct {
 	cfg      Config
 	isClient bool
 	v31      bool
-	flow     bool    // stream windows; false for spdy/2
-	fr       frameIO // a *Framer on the conn, or SCTP messages (transport.go)
+	flow     bool           // stream windows; false for spdy/2
+	spdy2    spdy2Detection // spdy/2: switching to windows a peer keeps (spdy2windows.go)
+	fr       frameIO        // a *Framer on the conn, or SCTP messages (transport.go)
 	maxFrame int
 
 	mu   sync.Mutex
@@ -117,6 +118,7 @@ func newSession(conn net.Conn, cfg Config, isClient bool) (*session, error) {
 		// application reads, never announced.
 		s.peerInitWindow = noFlowWindow
 		s.streamRecvIW = cfg.maxUnreadPerStream()
+		s.spdy2 = spdy2Detection{on: cfg.detectsSPDY2Windows(), window: DefaultInitialWindowSize, peerIW: DefaultInitialWindowSize}
 	} else if s.streamRecvIW < DefaultInitialWindowSize {
 		// The peer may send up to the default window before our smaller
 		// SETTINGS reaches it (section 2.6.8); accept that, nothing more.

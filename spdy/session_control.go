@@ -21,7 +21,7 @@ func (s *session) onSettings(f *SettingsFrame) {
 			close(s.slotFreed)
 			s.slotFreed = make(chan struct{})
 		case SettingInitialWindowSize:
-			if !s.flow {
+			if !s.flow && !s.spdy2SettingLocked(e.Value) {
 				continue // SPDY/2 has no windows (node-spdy still announces one)
 			}
 			if e.Value > maxWindow {
@@ -31,6 +31,9 @@ func (s *session) onSettings(f *SettingsFrame) {
 			delta := int64(e.Value) - s.peerInitWindow
 			s.peerInitWindow = int64(e.Value)
 			for _, st := range s.streams {
+				if st.unwindowed {
+					continue
+				}
 				if !st.send.add(delta) { // may go negative (section 2.6.8)
 					s.resetLocked(st, RstFlowControlError, nil)
 				}

@@ -89,8 +89,8 @@ func (s *session) onData(f *DataFrame) {
 }
 
 func (s *session) onWindowUpdate(f *WindowUpdateFrame) {
-	if !s.flow {
-		return // never implemented in SPDY/2 (the draft removed it): ignored
+	if !s.flow && !s.spdy2WindowUpdateLocked(f) {
+		return
 	}
 	if f.Stream == 0 {
 		if !s.v31 {
@@ -108,7 +108,7 @@ func (s *session) onWindowUpdate(f *WindowUpdateFrame) {
 		return
 	}
 	st := s.streams[f.Stream]
-	if st == nil {
+	if st == nil || st.unwindowed {
 		return // late updates after our last frame are ignored (2.6.8)
 	}
 	if f.Delta == 0 {

@@ -21,12 +21,14 @@ type stream struct {
 	pending     []*dataWrite // writes waiting in the scheduler
 	queued      bool         // in a scheduler round-robin level
 	localClosed bool         // FIN written
+	unwindowed  bool         // spdy/2: opened before the peer's windows were detected (spdy2windows.go)
 
 	// receive side
 	recv         inflow // stream receive window
 	buf          recvBuffer
 	received     int64
 	declaredLen  int64 // request Content-Length the body must match (server side); -1 = none
+	unannounced  int64 // spdy/2: read bytes no WINDOW_UPDATE returned (spdy2windows.go)
 	recvFin      bool
 	remoteClosed bool
 	discard      bool           // the application is not going to read (body closed)
@@ -90,11 +92,18 @@ func (st *stream) failLocked(err error) {
 // application consumes it (not on arrival), so a slow reader throttles the
 // sender at both flow-control levels.
 func (st *stream) read(p []byte) (int, error) {
+	return st.await(func() int { return st.buf.read(p) })
+}
+
+// await waits until the stream has data buffered, its end, or an error;
+// with data, take removes some (mu held) and returns how much, and that
+// much is consumed.
+func (st *stream) await(take func() int) (int, error) {
 	s := st.s
 	for {
 		s.mu.Lock()
 		if st.buf.len() > 0 {
-			n := st.buf.read(p)
+			n := take()
 			st.consumedLocked(int64(n))
 			s.mu.Unlock()
 			return n, nil
@@ -150,7 +159,8 @@ func (st *stream) consumedLocked(n int64) {
 	n = st.windowBytes(n)
 	st.creditBufferedLocked(n)
 	if !s.flow {
-		st.recv.grow(n) // only frees the unread-buffer cap: nothing to announce
+		st.recv.grow(n) // frees the unread-buffer cap
+		s.spdy2ConsumedLocked(st, n)
 		return
 	}
 	if st.recvFin || st.closed || n == 0 {
@@ -224,6 +234,33 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	return b.st.read(p)
+}
+
+// WriteTo hands each received chunk to w as it arrives, so io.Copy from a
+// body needs no copy buffer: a handler waiting in io.Copy for a body that
+// never comes holds none (io.Copy's own is 32 KiB, which a slowloris of
+// unfinished uploads multiplies by every open stream).
+func (b *bodyReader) WriteTo(w io.Writer) (int64, error) {
+	if b.closed {
+		return 0, errBodyClosed
+	}
+	var total int64
+	for {
+		var chunk *[]byte
+		_, err := b.st.await(func() int { chunk = b.st.buf.take(); return len(*chunk) })
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+		n, werr := w.Write(*chunk)
+		total += int64(n)
+		recycleChunk(chunk)
+		if werr != nil {
+			return total, werr
+		}
+	}
 }
 
 func (b *bodyReader) Close() error {

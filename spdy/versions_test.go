@@ -36,7 +36,7 @@ func TestVersionsAreTheConfigVersions(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `must be "spdy/3.1", "spdy/3" or "spdy/2", got "spdy/1"`) {
 		t.Errorf("spdy/1: %v", err)
 	}
-	if c := (Config{Version: ProtoSPDY2, SPDY2StreamWindows: true}); !c.flowControlled() {
+	if c := (Config{Version: ProtoSPDY2, SPDY2StreamWindows: SPDY2WindowsOn}); !c.flowControlled() {
 		t.Error("SPDY2StreamWindows does not turn stream windows on")
 	}
 }

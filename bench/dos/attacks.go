@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spdylab/spdylab/spdy"
@@ -167,5 +168,23 @@ func connAttacks(conns int) []attack {
 		{name: "half a frame on each connection", limit: "MaxConns, FrameReadTimeout (30 s)", conns: conns,
 			offFlags: []string{"--max-conns=1000000", "--max-conns-per-client=1000000", "--frame-timeout=-1s"},
 			raw:      func(int) []byte { return halfPing }},
+		{name: "never-finished streams on each connection", limit: "MaxConnsPerClient, MaxConcurrentStreams", conns: conns,
+			offFlags: []string{"--max-conns=1000000", "--max-conns-per-client=1000000"},
+			raw:      func(int) []byte { return unfinishedStreams() }},
 	}
 }
+
+// unfinishedStreams is a session's opening that fills its stream limit
+// (the default MAX_CONCURRENT_STREAMS) with uploads that never send a byte
+// of body or a FIN: each stream's handler waits for its body. Both servers'
+// sink is the same path. Every connection gets the same bytes, each
+// compressed in its own new zlib context as a session must be.
+var unfinishedStreams = sync.OnceValue(func() []byte {
+	var buf bytes.Buffer
+	fr := spdy.NewFramer(&buf, nil, 0)
+	for i := range spdy.DefaultMaxConcurrentStreams {
+		fr.WriteFrame(&spdy.SynStreamFrame{Stream: uint32(2*i + 1), Headers: request(spdylabTargets.sink)})
+	}
+	fr.Flush()
+	return buf.Bytes()
+})

@@ -122,18 +122,22 @@ func (p *serverProc) stop() {
 }
 
 // rssBytes reads VmRSS from /proc/PID/status.
-func rssBytes(pid int) (uint64, error) {
+func rssBytes(pid int) (uint64, error) { return statusBytes(pid, "VmRSS") }
+
+// statusBytes reads a kB field of /proc/PID/status (VmRSS, VmHWM: the
+// peak RSS the kernel kept).
+func statusBytes(pid int, field string) (uint64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			return kb << 10, err
 		}
 	}
-	return 0, errors.New("no VmRSS (process gone?)")
+	return 0, fmt.Errorf("no %s (process gone?)", field)
 }
 
 // userHZ is the unit of /proc/PID/stat's times: USER_HZ, 100 on every

@@ -19,6 +19,7 @@ import (
 	"github.com/spdylab/spdylab/client"
 	"github.com/spdylab/spdylab/internal/atomicfile"
 	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/spdy"
 )
 
 func init() {
@@ -53,6 +54,7 @@ type getOptions struct {
 	timeout       time.Duration
 	window        int32
 	sessionWindow int32
+	spdy2Windows  spdy.SPDY2Windows
 	stdout        io.Writer
 	stderr        io.Writer
 }
@@ -99,6 +101,8 @@ func getParseFlags(args []string, stderr io.Writer) (*getOptions, []*url.URL, in
 	// do we. It also tells a plain-TCP server (which has no ALPN to tell 3
 	// from 3.1) at once that this session uses session flow control.
 	sessionWindow := fs.Int("session-window", 10<<20, "SPDY/3.1 session receive window in bytes (64 KiB to 2^31-1)")
+	var spdy2Win spdy2WindowsFlag
+	spdy2Win.register(fs)
 	setHelp(fs, "Fetches every URL, several URLs of one origin over one connection\n(concurrently when the protocol multiplexes). Per URL it prints the\nnegotiated protocol, status, size and timings on stderr; bodies go to\nstdout (in URL order) or to -o files.")
 	if err := parseFlags(fs, getReorderFlags(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -127,6 +131,7 @@ func getParseFlags(args []string, stderr io.Writer) (*getOptions, []*url.URL, in
 		return fail("--session-window %d out of range (65536 to 2147483647)", *sessionWindow)
 	}
 	o.sessionWindow = int32(*sessionWindow)
+	o.spdy2Windows = spdy2Win.mode
 	o.outputs = outputs
 	if err := o.setRequest(data, hdrs); err != nil {
 		return fail("%v", err)
@@ -230,7 +235,7 @@ func getRun(ctx context.Context, urls []*url.URL, o *getOptions) error {
 	o.stderr = &getLockedWriter{w: o.stderr}
 	dial := client.DialOptions{
 		Proto: o.proto, Insecure: o.insecure,
-		StreamWindow: o.window, SessionWindow: o.sessionWindow,
+		StreamWindow: o.window, SessionWindow: o.sessionWindow, SPDY2Windows: o.spdy2Windows,
 		OnPushed: func(u string, status int, n int64, err error) {
 			if err != nil {
 				fmt.Fprintf(o.stderr, "* pushed %s: %d, error after %d bytes: %v\n", u, status, n, err)

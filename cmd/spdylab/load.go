@@ -53,6 +53,7 @@ type loadRequest struct {
 	serverLog string
 	link      netem.Config
 	opt       harness.Options
+	spdy2Win  spdy2WindowsFlag
 }
 
 func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -60,6 +61,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if status >= 0 {
 		return status
 	}
+	req.opt.SPDY2Windows = req.spdy2Win.mode
 	if req.serverLog != "" {
 		f, err := os.OpenFile(req.serverLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
@@ -123,6 +125,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	timeout := duration(fs, "timeout", 0, "s", "per-load timeout (0 = 60s)")
 	workDir := fs.String("work-dir", "", "where generated pages are cached (default: $TMPDIR/spdylab-work)")
 	fs.StringVar(&req.serverLog, "server-log", "", "append the servers' connection and access log to `file`")
+	req.spdy2Win.register(fs)
 	pcapDir := fs.String("pcap", "", "write one pcap file per load into `dir` (<page>-<proto>-runNNN.pcap): the packets on the client's side of the emulated link")
 	link := netem.RegisterFlags(fs)
 	setHelp(fs, loadAbout(), loadFlagGroups...)

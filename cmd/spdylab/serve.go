@@ -104,6 +104,8 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg server.Config, listen
 	lowat := fs.Int("notsent-lowat", 0, "TCP_NOTSENT_LOWAT in bytes on every connection (0 = kernel default)")
 	quiet := fs.Bool("quiet", false, "no access log on stderr")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` on exit (for go tool pprof)")
+	var spdy2Win spdy2WindowsFlag
+	spdy2Win.register(fs)
 	ex = serveExtras{h3: registerServeH3Flags(fs), sctp: registerServeSCTPFlag(fs)}
 	limits := server.RegisterLimitFlags(fs)
 	setHelp(fs, "Prints the server's URL as the first line on stdout and serves until\nSIGINT or SIGTERM. Besides the files under --root it answers\n/_spdylab/bytes?n=N&seed=S, POST /_spdylab/sha256 and /_spdylab/info\n(see the server package documentation).")
@@ -161,6 +163,7 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg server.Config, listen
 	cfg.SPDY.InitialWindowSize = int32(*initialWindow)
 	cfg.SPDY.SessionWindowSize = int32(*sessionWindow)
 	cfg.SPDY.MaxFrameSize = *frameSize
+	cfg.SPDY.SPDY2StreamWindows = spdy2Win.mode
 	cfg.H2 = server.H2Config{
 		MaxConcurrentStreams: uint32(*maxStreams),
 		InitialWindowSize:    int32(*initialWindow),
