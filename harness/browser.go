@@ -71,17 +71,7 @@ func (b *Bench) browserLoad(ctx context.Context, cond probe.Condition, res probe
 	defer cancel()
 	defer b.stopPcap()
 	r, err := browser.Load(lctx, o)
-	r.Condition, r.Run = cond, res.Run
-	if r.Started.IsZero() {
-		r.Started = res.Started
-	}
-	if err != nil {
-		r.Failed = true
-		if r.Error == "" {
-			r.Error = err.Error()
-		}
-	}
-	b.endLoadStats(&r)
+	r = b.finishLoad(r, res, err)
 	// Chromium does not tell how its handshakes went; the servers do.
 	r.TLS = b.serverHandshakes()
 	b.explain(&r, loader.RendererCosts{})

@@ -526,7 +526,15 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 	}
 	defer b.stopPcap() // a load that hung keeps its capture too
 	r, err := b.runLoader(ctx, opt)
-	r.Condition, r.Run = cond, run
+	r = b.finishLoad(r, res, err)
+	b.explain(&r, opt.Renderer)
+	return r
+}
+
+// finishLoad gives a client's result r the load's condition, run and
+// start (res's), and its error, and collects the per-load counters.
+func (b *Bench) finishLoad(r, res probe.Result, err error) probe.Result {
+	r.Condition, r.Run = res.Condition, res.Run
 	if r.Started.IsZero() {
 		r.Started = res.Started
 	}
@@ -537,7 +545,6 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		}
 	}
 	b.endLoadStats(&r)
-	b.explain(&r, opt.Renderer)
 	return r
 }
 
