@@ -67,6 +67,17 @@ type Options struct {
 	Binary string
 	// Profile are browser knobs (user agent, window, extra flags).
 	Profile Profile
+	// RepeatView makes the load a repeat view (view.go): the same Chromium
+	// first loads the page in a tab of its own, unmeasured, and the
+	// measured load in a new tab reuses its TLS sessions (and QUIC's 0-RTT
+	// state) on new connections with an empty cache. BetweenViews, when
+	// set, runs between the two views: it must close every connection
+	// from the servers' side (DevTools cannot close Chromium's sockets).
+	// MeasuredView, when set, runs once Chromium saw them closed, just
+	// before the measured view (the caller's counters start there).
+	RepeatView   bool
+	BetweenViews func(context.Context) error
+	MeasuredView func() error
 }
 
 // DefaultTimeout bounds a load when Options.Timeout is 0.
@@ -128,11 +139,21 @@ func Load(ctx context.Context, o Options) (probe.Result, error) {
 		return fail(err)
 	}
 	defer proc.stop()
-	col := newCollector()
-	s := &session{o: &o, col: col, proc: proc, cmdr: cmdr, ctx: lctx}
-	s.conn = newCDPConn(proc.fromChd, proc.toChild, s.onEvent)
+	s := &session{o: &o, col: newCollector(), proc: proc, cmdr: cmdr, ctx: lctx}
+	views := newViewRouter(s)
+	s.conn = newCDPConn(proc.fromChd, proc.toChild, views.onEvent)
 	conn := s.conn
-	loadErr := namedCause(lctx, s.run(lctx))
+	var loadErr error
+	if o.RepeatView {
+		s, loadErr = s.firstView(lctx, views)
+		loadErr = namedCause(lctx, loadErr)
+	}
+	if loadErr == nil {
+		loadErr = namedCause(lctx, s.run(lctx))
+	}
+	if loadErr == nil && o.RepeatView {
+		loadErr = s.checkNotCached()
+	}
 	tcp, tcpErr := s.tcpInfo(ctx)
 	if cpuHook != nil {
 		cpuHook(proc.cpuSeconds())
@@ -183,6 +204,11 @@ type session struct {
 	proc *process
 	cmdr Commander
 	ctx  context.Context // the load's: bounds the calls made for child targets
+	// targetID is the view's tab; skipSockets are the connections a
+	// repeat view's first view left half-closed (ssSocket.key), which the
+	// measured view's TCP_INFO leaves out.
+	targetID    string
+	skipSockets map[string]bool
 }
 
 // onEvent is the DevTools event callback (the reader goroutine).
@@ -250,6 +276,7 @@ func (s *session) run(ctx context.Context) error {
 		return s.wrap(err)
 	}
 	sid := att.SessionID
+	s.targetID = target.TargetID
 	s.col.setPage(sid)
 	for _, m := range []struct {
 		method string

@@ -41,6 +41,7 @@ type cdpResponse struct {
 	EncodedDataLength float64           `json:"encodedDataLength"` // bytes received up to the headers
 	Timing            *cdpTiming        `json:"timing"`
 	Protocol          string            `json:"protocol"`
+	FromDiskCache     bool              `json:"fromDiskCache"`
 	SecurityDetails   *struct {
 		Protocol string `json:"protocol"`
 	} `json:"securityDetails"`
@@ -116,6 +117,7 @@ type exchange struct {
 	finished   bool
 	failed     string
 	redirected bool // ended by a redirect; a new exchange has the same id
+	fromCache  bool // answered by Chromium's memory or disk cache
 }
 
 // collector turns the event stream into exchanges. Events arrive on the
@@ -159,6 +161,13 @@ func (c *collector) handle(ev cdpEvent) {
 	if err := c.apply(ev); err != nil && c.decodeErr == nil {
 		c.decodeErr = err
 	}
+}
+
+// pageSession is the page's own DevTools session.
+func (c *collector) pageSession() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.page
 }
 
 // setPage names the page's session (collector.page).
@@ -253,6 +262,7 @@ func (c *collector) applyNetwork(ev cdpEvent) error {
 		if x := c.byID[e.RequestID]; x != nil {
 			r := e.Response
 			x.resp, x.respAt = &r, e.Timestamp
+			x.fromCache = x.fromCache || r.FromDiskCache
 			c.lastEvent = e.Timestamp
 		}
 	case "Network.responseReceivedExtraInfo":
@@ -292,6 +302,16 @@ func (c *collector) applyNetwork(ev cdpEvent) error {
 				x.failed = "canceled"
 			}
 			c.lastEvent = e.Timestamp
+		}
+	case "Network.requestServedFromCache":
+		var e struct {
+			RequestID string `json:"requestId"`
+		}
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		if x := c.byID[e.RequestID]; x != nil {
+			x.fromCache = true
 		}
 	case "Network.resourceChangedPriority":
 		var e evPriority

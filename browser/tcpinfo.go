@@ -27,27 +27,13 @@ type tcpSummary struct {
 }
 
 func (s *session) tcpInfo(ctx context.Context) (tcpSummary, error) {
-	pids := map[int]bool{}
-	for _, p := range groupPIDs(s.proc.cmd.Process.Pid) {
-		pids[p] = true
-	}
-	if len(pids) == 0 {
-		return tcpSummary{}, fmt.Errorf("Chromium is no longer running")
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	cmd := s.cmdr.Command(ctx, "ss", "-tinpHO")
-	out, err := cmd.Output()
-	if err != nil {
-		return tcpSummary{}, fmt.Errorf("running ss for TCP_INFO: %v", err)
-	}
-	socks, err := parseSS(out)
+	socks, err := s.chromiumSockets(ctx)
 	if err != nil {
 		return tcpSummary{}, err
 	}
 	var sum tcpSummary
 	for _, sk := range socks {
-		if !sk.ownedBy(pids) {
+		if s.skipSockets[sk.key()] {
 			continue
 		}
 		sk.info.ConnID = len(sum.infos) + 1
@@ -58,14 +44,47 @@ func (s *session) tcpInfo(ctx context.Context) (tcpSummary, error) {
 	return sum, nil
 }
 
+// chromiumSockets are Chromium's TCP sockets as ss shows them.
+func (s *session) chromiumSockets(ctx context.Context) ([]ssSocket, error) {
+	pids := map[int]bool{}
+	for _, p := range groupPIDs(s.proc.cmd.Process.Pid) {
+		pids[p] = true
+	}
+	if len(pids) == 0 {
+		return nil, fmt.Errorf("Chromium is no longer running")
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	cmd := s.cmdr.Command(ctx, "ss", "-tinpHO")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("running ss for TCP_INFO: %v", err)
+	}
+	socks, err := parseSS(out)
+	if err != nil {
+		return nil, err
+	}
+	var own []ssSocket
+	for _, sk := range socks {
+		if sk.ownedBy(pids) {
+			own = append(own, sk)
+		}
+	}
+	return own, nil
+}
+
 // ssSocket is one line of `ss -tinpO`.
 type ssSocket struct {
 	state     string
+	local     string
 	peer      string
 	pids      []int
 	bytesSent int64
 	info      probe.TCPInfo
 }
+
+// key names the connection.
+func (sk ssSocket) key() string { return sk.local + " " + sk.peer }
 
 func (sk ssSocket) ownedBy(pids map[int]bool) bool {
 	for _, p := range sk.pids {
@@ -99,7 +118,7 @@ func parseSS(out []byte) ([]ssSocket, error) {
 		if len(f) < 5 {
 			return nil, fmt.Errorf("ss output line %d: %d fields, want at least 5: %q", n, len(f), clip(line))
 		}
-		sk := ssSocket{state: f[0], peer: f[4]}
+		sk := ssSocket{state: f[0], local: f[3], peer: f[4]}
 		if _, _, err := net.SplitHostPort(strings.Trim(sk.peer, "[]")); err != nil && !strings.Contains(sk.peer, "]:") {
 			return nil, fmt.Errorf("ss output line %d: peer %q is not host:port", n, clip(sk.peer))
 		}

@@ -487,7 +487,9 @@ func (b *Bench) Testbed() *netem.Testbed { return b.tb }
 // Load performs one cold page load with proto: new connections, full TLS
 // handshakes, nothing cached (with the condition's TLSResume, a host's
 // later connections in the load resume its first handshake's session, as
-// a browser's do; no ticket outlives the load). It never hangs past the per-load timeout; a
+// a browser's do; no ticket outlives the load). A repeat view (the
+// condition's View) first loads the page once more, unmeasured, and starts
+// with its TLS sessions (view.go). It never hangs past the per-load timeout; a
 // failure is reported in the Result (Failed, Error), not as a panic or a
 // hang.
 func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
@@ -511,6 +513,48 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 	if cl, _ := probe.LookupClient(cond.Client); cl.Browser {
 		return b.browserLoad(ctx, cond, res)
 	}
+	opt, err := b.loaderOptions(cond, proto)
+	if err != nil {
+		return fail(err)
+	}
+	if cond.Repeat() {
+		// The first view's tickets go into this cache and the measured
+		// load starts with them.
+		opt.SessionCache = tls.NewLRUClientSessionCache(repeatSessionCacheSize)
+		if err := b.firstView(func() error { _, err := b.runLoader(ctx, opt); return err }); err != nil {
+			return fail(err)
+		}
+	}
+	if err := b.beginLoadStats(proto, run); err != nil {
+		return fail(err)
+	}
+	defer b.stopPcap() // a load that hung keeps its capture too
+	r, err := b.runLoader(ctx, opt)
+	r = b.finishLoad(r, res, err)
+	b.explain(&r, opt.Renderer)
+	return r
+}
+
+// finishLoad gives a client's result r the load's condition, run and
+// start (res's), and its error, and collects the per-load counters.
+func (b *Bench) finishLoad(r, res probe.Result, err error) probe.Result {
+	r.Condition, r.Run = res.Condition, res.Run
+	if r.Started.IsZero() {
+		r.Started = res.Started
+	}
+	if err != nil {
+		r.Failed = true
+		if r.Error == "" {
+			r.Error = err.Error()
+		}
+	}
+	b.endLoadStats(&r)
+	return r
+}
+
+// loaderOptions are the loader's options for one load of cond with proto
+// on this bench.
+func (b *Bench) loaderOptions(cond probe.Condition, proto string) (loader.Options, error) {
 	opt := loader.Options{
 		RootCAs:       b.ca.Pool(),
 		Proto:         proto,
@@ -527,7 +571,7 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		SPDY2Windows:      b.opt.SPDY2Windows,
 	}
 	if err := loader.ApplyProfile(&opt, cond.BrowserProfile, cond.RendererCosts); err != nil {
-		return fail(fmt.Errorf("harness: %w", err))
+		return opt, fmt.Errorf("harness: %w", err)
 	}
 	if b.tb.Emulated() {
 		client := b.tb.Client()
@@ -541,14 +585,15 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		// congestion control itself.
 		opt.CC = cond.TCP.CC
 	}
-	// The loader has its own timeout; this outer one (with grace for
-	// teardown) only guards against a loader that fails to honour it.
+	return opt, nil
+}
+
+// runLoader is one loader.Load of the bench's page. The loader has its own
+// timeout; the outer one here (with grace for teardown) only guards
+// against a loader that fails to honour it.
+func (b *Bench) runLoader(ctx context.Context, opt loader.Options) (probe.Result, error) {
 	lctx, cancel := context.WithTimeout(ctx, b.opt.Timeout+10*time.Second)
 	defer cancel()
-	if err := b.beginLoadStats(proto, run); err != nil {
-		return fail(err)
-	}
-	defer b.stopPcap() // a load that hung keeps its capture too
 	type outcome struct {
 		r   probe.Result
 		err error
@@ -558,30 +603,17 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 		r, err := loader.Load(lctx, loader.Target{Manifest: b.m, BaseURLs: b.baseURLs}, opt)
 		done <- outcome{r, err}
 	}()
-	var out outcome
 	select {
-	case out = <-done:
+	case out := <-done:
+		return out.r, out.err
 	case <-lctx.Done():
 		select {
-		case out = <-done:
+		case out := <-done:
+			return out.r, out.err
 		case <-time.After(5 * time.Second):
-			return fail(fmt.Errorf("harness: load did not return within %v after its deadline: %v", 5*time.Second, context.Cause(lctx)))
+			return probe.Result{}, fmt.Errorf("harness: load did not return within %v after its deadline: %v", 5*time.Second, context.Cause(lctx))
 		}
 	}
-	r := out.r
-	r.Condition, r.Run = cond, run
-	if r.Started.IsZero() {
-		r.Started = res.Started
-	}
-	if out.err != nil {
-		r.Failed = true
-		if r.Error == "" {
-			r.Error = out.err.Error()
-		}
-	}
-	b.endLoadStats(&r)
-	b.explain(&r, opt.Renderer)
-	return r
 }
 
 // Check runs the testbed's short link self-check. Loopback benches have no

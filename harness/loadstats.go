@@ -51,6 +51,7 @@ func (b *Bench) beginLoadStats(proto string, run int) error {
 	b.tb.ResetCounters()
 	b.takeSCTPCounters(nil)
 	b.takeServerTCP()
+	b.serverHandshakes()
 	return nil
 }
 

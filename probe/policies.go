@@ -117,8 +117,8 @@ func checkTLSOptions(c Condition) error {
 	if c.TLS != TLS13 {
 		return fmt.Errorf("early_data (0-RTT) needs tls %s, not %s: TLS 1.2 has no 0-RTT", TLS13, c.TLS)
 	}
-	if !c.TLSResume {
-		return fmt.Errorf("early_data (0-RTT) needs tls_resume: early data rides on a ticket from an earlier handshake to the host")
+	if !c.TLSResume && !c.Repeat() {
+		return fmt.Errorf("early_data (0-RTT) needs tls_resume or view %s: early data rides on a ticket from an earlier handshake to the host", ViewRepeat)
 	}
 	if p, ok := LookupProtocol(c.Proto); ok && !p.EarlyData {
 		return fmt.Errorf("early_data (0-RTT) needs a protocol that can send it, today %s: Go's crypto/tls has no client 0-RTT over TCP, so %s cannot", OneOf(EarlyDataProtocols()), p.Name)

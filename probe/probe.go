@@ -133,6 +133,9 @@ type Condition struct {
 	// the SPDY server's DATA order ("" = priority); policies.go.
 	Priority  string `json:"priority,omitempty"`
 	Scheduler string `json:"scheduler,omitempty"`
+	// View is "" (first: a cold load) or "repeat": the load comes after a
+	// first view of the page and reuses its TLS sessions (view.go).
+	View string `json:"view,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not

@@ -140,9 +140,7 @@ func (s *Server) newH3Server() (*http3.Server, error) {
 		Handler:        s,
 		MaxHeaderBytes: http.DefaultMaxHeaderBytes,
 		IdleTimeout:    2 * time.Minute, // as the TCP listener's
-		ConnContext: func(ctx context.Context, c *quic.Conn) context.Context {
-			return context.WithValue(ctx, protoKey{}, ProtoH3)
-		},
+		ConnContext:    s.quicConnContext,
 	}
 	if s.cfg.Log != nil {
 		srv.Logger = slog.New(slog.NewTextHandler(logWriter{s.cfg.Log}, &slog.HandlerOptions{Level: slog.LevelWarn}))

@@ -137,9 +137,10 @@ type Server struct {
 	h3         h3Servers
 	gate       connGate
 	streamGate streamGate
-	siteHosts  int        // host names in the site's manifest (0 without one): sizes the connection caps
-	sctp       sctpServed // SPDY over SCTP (sctp.go)
-	tcpInfo    tcpInfoLog // TCP_INFO of accepted connections (tcpinfo.go)
+	siteHosts  int          // host names in the site's manifest (0 without one): sizes the connection caps
+	sctp       sctpServed   // SPDY over SCTP (sctp.go)
+	tcpInfo    tcpInfoLog   // TCP_INFO of accepted connections (tcpinfo.go)
+	handshakes handshakeLog // handshakes by kind, open QUIC connections (views.go)
 
 	ctx    context.Context // cancelled by Shutdown: SPDY sessions go away
 	cancel context.CancelFunc
@@ -435,6 +436,7 @@ func (s *Server) handleConn(c net.Conn) {
 		c.Close()
 		return
 	}
+	s.handshakes.add(tc.ConnectionState(), false)
 	proto := tc.ConnectionState().NegotiatedProtocol
 	if proto == "" && slices.Contains(s.cfg.Protocols, ProtoHTTP11) {
 		proto = ProtoHTTP11 // a client without ALPN speaks HTTP/1.1
