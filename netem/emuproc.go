@@ -21,6 +21,7 @@ import (
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 
+	"github.com/spdylab/spdylab/internal/cpuprof"
 	"github.com/spdylab/spdylab/internal/tailbuf"
 	"github.com/spdylab/spdylab/netem/link"
 	"github.com/spdylab/spdylab/probe"
@@ -56,7 +57,10 @@ const emuArg0 = "spdylab-linkemu"
 
 func init() {
 	if len(os.Args) > 0 && os.Args[0] == emuArg0 {
-		os.Exit(emuChildMain())
+		stopProfile := cpuprof.FromEnv("emu") // the parent's SPDYLAB_CPUPROFILE, one file per child
+		status := emuChildMain()
+		stopProfile()
+		os.Exit(status)
 	}
 }
 
@@ -512,6 +516,7 @@ func emuChildStart() (*emulator, error) {
 	// runs nothing else, so the extra Ps are idle otherwise; the OS
 	// scheduler (SCHED_FIFO for these threads) decides who runs.
 	runtime.GOMAXPROCS(2 + 2*spec.NPipes + 2)
+
 	var d dirConfigs
 	var err error
 	if d.down, err = spec.Down.dirConfig("down"); err != nil {

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/spdylab/spdylab/internal/cpuprof"
 )
 
 // command is one `spdylab NAME ...` subcommand.
@@ -69,5 +71,8 @@ func main() {
 		usage()
 		os.Exit(2)
 	}
-	os.Exit(c.run(os.Args[2:], os.Stdout, os.Stderr))
+	stopProfile := cpuprof.FromEnv("") // SPDYLAB_CPUPROFILE=FILE
+	status := c.run(os.Args[2:], os.Stdout, os.Stderr)
+	stopProfile()
+	os.Exit(status)
 }
