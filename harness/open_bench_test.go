@@ -23,6 +23,11 @@ func BenchmarkOpenManyResourcesOverLoopback(b *testing.B) {
 	c := probe.Condition{Page: spec, Shards: 8, NoLink: true}
 	opt := Options{WorkDir: b.TempDir(), Seed: 1, Page: m}
 	ctx := context.Background()
+	if bench, err := Open(ctx, c, opt); err != nil { // writes the site, once per run as in a study
+		b.Fatal(err)
+	} else {
+		bench.Close()
+	}
 	cpu0 := processCPU(b)
 	for b.Loop() {
 		bench, err := Open(ctx, c, opt)
