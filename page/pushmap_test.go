@@ -5,24 +5,29 @@ import (
 	"testing"
 )
 
-// pushMapOneParentAtATime is PushMap as it was before it computed every
-// parent's discovery order in one pass: the reference it must match.
-func pushMapOneParentAtATime(m *Manifest) map[string][]string {
+// pushMapByExplicitStack is the reference PushMap must match, computed
+// differently: a depth-first walk over an explicit stack, one parent's
+// children ordered at a time (discoveryOrder), keeping what is on the
+// parent's host.
+func pushMapByExplicitStack(m *Manifest) map[string][]string {
 	out := map[string][]string{}
-	for id := range m.Resources {
-		var list []string
-		var walk func(p int)
-		walk = func(p int) {
-			for _, c := range m.discoveryOrder(p) {
-				if m.Resources[c].Host == m.Resources[id].Host {
-					list = append(list, m.Resources[c].Path)
-				}
-				walk(c)
+	for parent := range m.Resources {
+		host := m.Resources[parent].Host
+		var found []string
+		stack := slices.Clone(m.discoveryOrder(parent))
+		slices.Reverse(stack) // the first child discovered is popped first
+		for len(stack) > 0 {
+			id := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if r := m.Resources[id]; r.Host == host {
+				found = append(found, r.Path)
 			}
+			next := slices.Clone(m.discoveryOrder(id))
+			slices.Reverse(next)
+			stack = append(stack, next...)
 		}
-		walk(id)
-		if len(list) > 0 {
-			out[m.Resources[id].Path] = list
+		if found != nil {
+			out[m.Resources[parent].Path] = found
 		}
 	}
 	return out
@@ -34,7 +39,7 @@ func TestPushMapListsWhatEachParentLeadsToInDiscoveryOrder(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
-		got, want := m.PushMap(), pushMapOneParentAtATime(m)
+		got, want := m.PushMap(), pushMapByExplicitStack(m)
 		if len(want) == 0 {
 			t.Fatalf("%s: no resource leads to another; the test checks nothing", spec)
 		}
