@@ -330,12 +330,16 @@ func (b *Bench) startServers() error {
 		return fmt.Errorf("harness: certificate authority: %w", err)
 	}
 	b.ca = ca
+	// Every server gets the page and push map computed here once: with a
+	// replayed page of hundreds of resources on 8 servers, parsing and
+	// walking it per server was most of Open's CPU.
+	pushMap := b.m.PushMap()
 	for _, s := range b.tb.Servers() {
 		sites := b.tb.SitesOn(s)
 		if len(sites) == 0 {
 			continue // more servers than the page has hosts
 		}
-		srv, err := b.newServer(s, sites)
+		srv, err := b.newServer(s, sites, pushMap)
 		if err != nil {
 			return err
 		}
@@ -351,8 +355,9 @@ func (b *Bench) startServers() error {
 }
 
 // newServer is the server of one namespace with the condition's protocol
-// settings and a certificate per site.
-func (b *Bench) newServer(s *netem.Host, sites []*netem.Host) (*server.Server, error) {
+// settings and a certificate per site; pushMap is the page's
+// (page.Manifest.PushMap), shared by the bench's servers.
+func (b *Bench) newServer(s *netem.Host, sites []*netem.Host, pushMap map[string][]string) (*server.Server, error) {
 	c := b.cond
 	var names []string
 	var certList []tls.Certificate
@@ -375,6 +380,7 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host) (*server.Server, e
 	spdyCfg.SPDY2StreamWindows = b.opt.SPDY2Windows
 	cfg := server.Config{
 		Root:         b.siteDir,
+		Site:         b.m, // the manifest in siteDir, already parsed
 		Protocols:    append([]string(nil), server.DefaultProtocols...),
 		Certificates: certList,
 		HostNames:    names,
@@ -386,7 +392,7 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host) (*server.Server, e
 		},
 		H3:      h3Config(c),
 		Push:    push,
-		PushMap: b.m.PushMap(),
+		PushMap: pushMap,
 		CC:      c.TCP.CC,
 	}
 	if plaintext(c) {

@@ -21,6 +21,7 @@ import (
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 
+	"github.com/spdylab/spdylab/internal/cpuprof"
 	"github.com/spdylab/spdylab/internal/tailbuf"
 	"github.com/spdylab/spdylab/netem/link"
 	"github.com/spdylab/spdylab/probe"
@@ -56,7 +57,10 @@ const emuArg0 = "spdylab-linkemu"
 
 func init() {
 	if len(os.Args) > 0 && os.Args[0] == emuArg0 {
-		os.Exit(emuChildMain())
+		stopProfile := cpuprof.FromEnv("emu") // the parent's SPDYLAB_CPUPROFILE, one file per child
+		status := emuChildMain()
+		stopProfile()
+		os.Exit(status)
 	}
 }
 
@@ -263,7 +267,9 @@ func (e *emuProc) fork(routerNS *namespace) error {
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
+		restoreSlack := setTimerSlack(emuTimerSlack) // see emuTimerSlack
 		restored, err := forkIn(routerNS, e.cmd)
+		restoreSlack()
 		started <- err
 		if err == nil {
 			e.waitErr = e.cmd.Wait()
@@ -279,6 +285,31 @@ func (e *emuProc) fork(routerNS *namespace) error {
 	}
 	e.pid = e.cmd.Process.Pid
 	return nil
+}
+
+// emuTimerSlack is the timer slack the emulator process starts with; its
+// pump and delay-line threads set their own to 1 ns (link.makeThreadPrecise),
+// so it applies to the Go runtime's threads only. The runtime's monitor
+// thread (sysmon) polls every 20 µs for a while each time one of those
+// threads wakes from a long wait or has its P retaken, which is whenever
+// a packet ends an idle gap of 10 ms or more: a profile of study loads
+// found it using a third of the emulator's CPU. With this slack the kernel
+// lets its short sleeps run on to 1 ms, which nothing in the emulator
+// process needs to be faster than (the control channel and Go's own
+// bookkeeping).
+const emuTimerSlack = time.Millisecond
+
+// setTimerSlack sets the calling (locked) thread's timer slack, which
+// processes it forks inherit, and returns the function that restores it.
+func setTimerSlack(d time.Duration) (restore func()) {
+	prev, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
+	if err != nil {
+		return func() {}
+	}
+	if unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(d.Nanoseconds()), 0, 0, 0) != nil {
+		return func() {}
+	}
+	return func() { unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(prev), 0, 0, 0) }
 }
 
 // awaitReady reads the child's first message: ready, or why not.
@@ -512,6 +543,7 @@ func emuChildStart() (*emulator, error) {
 	// runs nothing else, so the extra Ps are idle otherwise; the OS
 	// scheduler (SCHED_FIFO for these threads) decides who runs.
 	runtime.GOMAXPROCS(2 + 2*spec.NPipes + 2)
+
 	var d dirConfigs
 	var err error
 	if d.down, err = spec.Down.dirConfig("down"); err != nil {

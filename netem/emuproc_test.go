@@ -208,3 +208,61 @@ func TestEmulatorDiesWithItsParent(t *testing.T) {
 		t.Errorf("sleeper %d survived Clean", sleeper)
 	}
 }
+
+// The emulator process's Go runtime threads start with a coarse timer slack
+// (so the runtime's monitor does not poll every 20 µs), its pump and
+// delay-line threads keep their precise one, and the thread of ours that
+// forked it gets its own slack back.
+func TestEmulatorTimerSlackIsCoarseOnlyForTheRuntime(t *testing.T) {
+	testutil.RequireRoot(t)
+	tb, err := New(context.Background(), Config{Shards: 1, Link: probe.Link{RTT: 4 * time.Millisecond, Shared: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	slacks := threadSlacks(t, emuPID(t, tb))
+	precise, coarse := 0, 0
+	for tid, ns := range slacks {
+		switch {
+		case ns <= 1:
+			precise++
+		case ns == emuTimerSlack.Nanoseconds():
+			coarse++
+		default:
+			t.Errorf("emulator thread %d has timer slack %d ns, want %d or the pipes' 1", tid, ns, emuTimerSlack.Nanoseconds())
+		}
+	}
+	if want := 4; precise != want { // one pipe and one pump per direction
+		t.Errorf("%d emulator threads with a precise timer slack, want %d (%v)", precise, want, slacks)
+	}
+	if coarse == 0 {
+		t.Errorf("no emulator thread has the coarse slack: %v", slacks)
+	}
+	for tid, ns := range threadSlacks(t, os.Getpid()) {
+		if ns == emuTimerSlack.Nanoseconds() {
+			t.Errorf("thread %d of the test process kept the emulator's timer slack", tid)
+		}
+	}
+}
+
+// threadSlacks is the timer slack of every thread of process pid, in ns.
+func threadSlacks(t *testing.T, pid int) map[int]int64 {
+	t.Helper()
+	tids, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]int64{}
+	for _, d := range tids {
+		b, err := os.ReadFile("/proc/" + d.Name() + "/timerslack_ns")
+		if err != nil {
+			continue // the thread exited
+		}
+		var tid int
+		var ns int64
+		fmt.Sscan(d.Name(), &tid)
+		fmt.Sscan(strings.TrimSpace(string(b)), &ns)
+		out[tid] = ns
+	}
+	return out
+}

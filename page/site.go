@@ -105,11 +105,12 @@ func (m *Manifest) WriteSite(dir string) error {
 // works within one host, so resources on other shards are left out.
 func (m *Manifest) PushMap() map[string][]string {
 	out := map[string][]string{}
+	order := m.discoveryOrders() // the walks visit a resource once per ancestor
 	for id := range m.Resources {
 		var list []string
 		var walk func(p int)
 		walk = func(p int) {
-			for _, c := range m.discoveryOrder(p) {
+			for _, c := range order[p] {
 				if m.Resources[c].Host == m.Resources[id].Host {
 					list = append(list, m.Resources[c].Path)
 				}
@@ -124,9 +125,31 @@ func (m *Manifest) PushMap() map[string][]string {
 	return out
 }
 
+// discoveryOrders is discoveryOrder of every resource, indexed by ID, in
+// one pass over the resources (Children scans them all for each parent).
+func (m *Manifest) discoveryOrders() [][]int {
+	children := make([][]int, len(m.Resources))
+	for _, r := range m.Resources {
+		if r.Parent >= 0 && r.Parent < len(children) && r.Parent != r.ID {
+			children[r.Parent] = append(children[r.Parent], r.ID)
+		}
+	}
+	for _, ch := range children {
+		m.sortByDiscovery(ch)
+	}
+	return children
+}
+
 // discoveryOrder is id's children: references by offset, then onload ones.
 func (m *Manifest) discoveryOrder(id int) []int {
 	ch := m.Children(id)
+	m.sortByDiscovery(ch)
+	return ch
+}
+
+// sortByDiscovery orders resource IDs as a browser discovers them:
+// references by offset, then onload ones.
+func (m *Manifest) sortByDiscovery(ch []int) {
 	sort.SliceStable(ch, func(a, b int) bool {
 		ra, rb := m.Resources[ch[a]].Discovery, m.Resources[ch[b]].Discovery
 		if (ra.Kind == KindRef) != (rb.Kind == KindRef) {
@@ -134,7 +157,6 @@ func (m *Manifest) discoveryOrder(id int) []int {
 		}
 		return ra.Offset < rb.Offset
 	})
-	return ch
 }
 
 // SizeStats are summary statistics of a set of sizes in bytes (population

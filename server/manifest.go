@@ -10,10 +10,14 @@ import (
 	"github.com/spdylab/spdylab/page"
 )
 
-// loadManifest reads Config.Manifest, or Root/manifest.json when present:
+// loadManifest reads Config.Site, Config.Manifest, or Root/manifest.json when present:
 // the content type and extra headers of every file, and (unless
 // Config.PushMap is given) the push map of the "manifest" policy.
 func (s *Server) loadManifest() error {
+	if s.cfg.Site != nil {
+		s.useManifest(s.cfg.Site)
+		return nil
+	}
 	p := s.cfg.Manifest
 	explicit := p != ""
 	if !explicit {
@@ -29,6 +33,13 @@ func (s *Server) loadManifest() error {
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
+	s.useManifest(m)
+	return nil
+}
+
+// useManifest takes the content types, headers, recorded answers and (unless
+// Config.PushMap is given) the push map from m.
+func (s *Server) useManifest(m *page.Manifest) {
 	s.siteHosts = len(m.Hosts)
 	s.meta = make(map[string]resourceMeta, len(m.Resources))
 	for id, r := range m.Resources {
@@ -48,6 +59,7 @@ func (s *Server) loadManifest() error {
 			s.replay[key] = rm
 		}
 	}
-	s.pushMap = m.PushMap()
-	return nil
+	if s.cfg.PushMap == nil { // a bench computes it once for all its servers
+		s.pushMap = m.PushMap()
+	}
 }

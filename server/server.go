@@ -41,6 +41,7 @@ import (
 
 	"github.com/spdylab/spdylab/internal/certs"
 	"github.com/spdylab/spdylab/internal/tcpopt"
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/spdy"
 )
 
@@ -76,6 +77,11 @@ type Config struct {
 	// Manifest is the page manifest to read content types, response headers
 	// and the push map from; "" = Root/manifest.json when that exists.
 	Manifest string
+	// Site, when set, is that manifest already parsed (Manifest and Root's
+	// manifest.json are then not read): a bench with one server per
+	// namespace parses a page of hundreds of resources once, not once per
+	// server. The server only reads it.
+	Site *page.Manifest
 	// Protocols lists the ALPN protocols offered over TLS, most preferred
 	// first: a subset of spdy/3.1, spdy/3, spdy/2, h2, http/1.1. Empty = DefaultProtocols.
 	Protocols []string

@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/spdylab/spdylab/internal/cpuprof"
 	"github.com/spdylab/spdylab/study/store"
 	"github.com/spdylab/spdylab/study/studyfile"
 )
@@ -81,5 +82,8 @@ func main() {
 		usage()
 		os.Exit(2)
 	}
-	os.Exit(c.run(os.Args[2:], os.Stdout, os.Stderr))
+	stopProfile := cpuprof.FromEnv("") // SPDYLAB_CPUPROFILE=FILE
+	status := c.run(os.Args[2:], os.Stdout, os.Stderr)
+	stopProfile()
+	os.Exit(status)
 }
