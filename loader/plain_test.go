@@ -3,8 +3,6 @@ package loader
 import (
 	"context"
 	"net"
-	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -21,52 +19,32 @@ func plainTarget(st *site, addr string) Target {
 	return t
 }
 
-func TestPlaintextHTTP1AndSPDY(t *testing.T) {
+// TestPlaintextEveryProtocol loads a page without TLS over each protocol
+// from one server's plain listeners (server.ServePlain): HTTP/1.1 and h2c
+// share one, each SPDY version has its own.
+func TestPlaintextEveryProtocol(t *testing.T) {
 	st := newSite(t, "generic:n=25,mean=4k,depth=2", 2)
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := server.New(server.Config{Root: st.dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Files as they are (http.FileServer would redirect /index.html).
-	root, err := os.OpenRoot(st.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	h1 := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, err := root.ReadFile(strings.TrimPrefix(r.URL.Path, "/"))
+	defer srv.Close()
+	listen := func(proto string) string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			http.NotFound(w, r)
-			return
+			t.Fatal(err)
 		}
-		w.Write(b)
-	})}
-	go h1.Serve(ln)
-	defer h1.Close()
-
-	spdySrv, err := server.New(server.Config{Root: st.dir, PlainSPDY: probe.ProtoSPDY31})
-	if err != nil {
-		t.Fatal(err)
+		go srv.ServePlain(l, proto)
+		return l.Addr().String()
 	}
-	sl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go spdySrv.Serve(sl)
-	defer spdySrv.Close()
-	spdy2Srv, err := server.New(server.Config{Root: st.dir, PlainSPDY: probe.ProtoSPDY2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sl2, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go spdy2Srv.Serve(sl2)
-	defer spdy2Srv.Close()
-
-	for proto, addr := range map[string]string{probe.ProtoHTTPS: ln.Addr().String(), probe.ProtoSPDY31: sl.Addr().String(), probe.ProtoSPDY2: sl2.Addr().String()} {
+	httpAddr := listen(server.ProtoHTTP11)
+	for proto, addr := range map[string]string{
+		probe.ProtoHTTPS:  httpAddr,
+		probe.ProtoH2:     httpAddr,
+		probe.ProtoSPDY31: listen(server.ProtoSPDY31),
+		probe.ProtoSPDY3:  listen(server.ProtoSPDY3),
+		probe.ProtoSPDY2:  listen(server.ProtoSPDY2),
+	} {
 		res, err := Load(context.Background(), plainTarget(st, addr), Options{Proto: proto, TLSVersion: TLSNone})
 		if err != nil {
 			t.Fatalf("plaintext %s: %v", proto, err)
@@ -88,7 +66,6 @@ func TestPlaintextRefusals(t *testing.T) {
 		opt    Options
 		want   string
 	}{
-		{"h2c", plain, Options{Proto: probe.ProtoH2, TLSVersion: TLSNone}, "not h2"},
 		{"h3", plain, Options{Proto: probe.ProtoH3, TLSVersion: TLSNone}, "not h3"},
 		{"resume", plain, Options{Proto: probe.ProtoHTTPS, TLSVersion: TLSNone, TLSResume: true}, "resume"},
 		{"https base", tlsTarget, Options{Proto: probe.ProtoHTTPS, TLSVersion: TLSNone}, "is not http://"},
