@@ -50,3 +50,12 @@ func (c *connection) plainReady(tcpStart time.Time) {
 	c.ready = time.Now()
 	c.connectDur = c.ready.Sub(tcpStart)
 }
+
+// harSSL is c's ssl phase for its HAR entry: a plaintext connection has
+// none (-1 in HAR, "does not apply"), not a 0 ms handshake.
+func (l *load) harSSL(c *connection) time.Duration {
+	if l.tlsVer == 0 {
+		return -1
+	}
+	return c.sslDur
+}

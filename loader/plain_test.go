@@ -2,10 +2,12 @@ package loader
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"strings"
 	"testing"
 
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/server"
 )
@@ -53,6 +55,30 @@ func TestPlaintextEveryProtocol(t *testing.T) {
 		if res.Condition.TLS != TLSNone || res.TLS != (probe.TLSHandshakes{}) {
 			t.Errorf("plaintext %s: TLS %q, handshakes %+v; want none and no handshakes", proto, res.Condition.TLS, res.TLS)
 		}
+		checkPlainHAR(t, proto, res.HAR)
+	}
+}
+
+// checkPlainHAR: a plaintext load's HAR has no ssl phase and names the
+// protocol as a TLS load's HAR does.
+func checkPlainHAR(t *testing.T, proto string, doc []byte) {
+	t.Helper()
+	var h har.Document
+	if err := json.Unmarshal(doc, &h); err != nil {
+		t.Fatalf("plaintext %s: HAR: %v", proto, err)
+	}
+	connected := 0
+	for _, e := range h.Log.Entries {
+		if e.Timings.Connect >= 0 {
+			connected++
+		}
+		if e.Timings.SSL != -1 || e.Response.HTTPVersion != har.HTTPVersion(proto) {
+			t.Errorf("plaintext %s: entry %s has ssl %v and httpVersion %q; want -1 and %q", proto, e.Request.URL, e.Timings.SSL, e.Response.HTTPVersion, har.HTTPVersion(proto))
+			return
+		}
+	}
+	if connected == 0 {
+		t.Errorf("plaintext %s: no entry carries its connection's set-up", proto)
 	}
 }
 
