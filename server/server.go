@@ -1,6 +1,6 @@
 // Package server is what `spdylab serve` runs: one listener that speaks
-// SPDY/3.1, SPDY/3, HTTP/2 and HTTP/1.1 over TLS, choosing by ALPN, or SPDY
-// over plain TCP; a file handler over a directory written by the page
+// SPDY/3.1, SPDY/3, HTTP/2 and HTTP/1.1 over TLS, choosing by ALPN, or each of
+// them over plain TCP (ServePlain, plain.go); a file handler over a directory written by the page
 // package; a server-push policy; and a few lab endpoints that let peers check
 // transfers end to end.
 //
