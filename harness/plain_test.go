@@ -1,10 +1,8 @@
 package harness
 
 import (
-	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,28 +11,12 @@ import (
 	"github.com/spdylab/spdylab/server"
 )
 
-// accessLog collects the servers' access log lines (written concurrently).
-type accessLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (a *accessLog) Write(p []byte) (int, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.buf.Write(p)
-}
-
-// take returns the lines logged since the last take.
-func (a *accessLog) take() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s := strings.TrimSpace(a.buf.String())
-	a.buf.Reset()
-	if s == "" {
+// lines splits a log into its lines.
+func lines(log string) []string {
+	if log = strings.TrimSpace(log); log == "" {
 		return nil
 	}
-	return strings.Split(s, "\n")
+	return strings.Split(log, "\n")
 }
 
 // TestPlaintextBenchLoadsEveryProtocol loads pageA without TLS over each
@@ -43,7 +25,7 @@ func (a *accessLog) take() []string {
 // protocol asked for (h2 as h2c). h3 is refused with the reason.
 func TestPlaintextBenchLoadsEveryProtocol(t *testing.T) {
 	testutil.RequireRoot(t)
-	var log accessLog
+	var log testutil.SyncBuffer
 	c := probe.Condition{Page: "pageA", TLS: probe.TLSNone,
 		Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 20 * time.Millisecond, QueuePkts: 100, Shared: true}}
 	b := openBench(t, c, Options{ServerLog: &log})
@@ -55,7 +37,7 @@ func TestPlaintextBenchLoadsEveryProtocol(t *testing.T) {
 		{probe.ProtoSPDY31, server.ProtoSPDY31},
 		{probe.ProtoH2, server.ProtoH2},
 	} {
-		log.take()
+		log.Take()
 		r := b.Load(ctx, tc.proto, 0)
 		if r.Failed {
 			t.Errorf("%s without TLS: %s", tc.proto, r.Error)
@@ -64,11 +46,11 @@ func TestPlaintextBenchLoadsEveryProtocol(t *testing.T) {
 		if r.TLS != (probe.TLSHandshakes{}) || r.Resources != len(b.Manifest().Resources) {
 			t.Errorf("%s without TLS: TLS handshakes %+v, %d of %d resources", tc.proto, r.TLS, r.Resources, len(b.Manifest().Resources))
 		}
-		lines := log.take()
-		if len(lines) < r.Resources {
-			t.Errorf("%s: %d access log lines for %d resources", tc.proto, len(lines), r.Resources)
+		served := lines(log.Take())
+		if len(served) < r.Resources {
+			t.Errorf("%s: %d access log lines for %d resources", tc.proto, len(served), r.Resources)
 		}
-		for _, l := range lines {
+		for _, l := range served {
 			if !strings.Contains(l, " "+tc.served+" GET ") {
 				t.Errorf("%s load, a request the server saw otherwise: %q", tc.proto, l)
 				break
