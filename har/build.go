@@ -47,7 +47,7 @@ type Setup struct {
 	DNS       time.Duration // < 0: no lookup
 	Connected bool          // the connection was set up: Connect and SSL are known
 	Connect   time.Duration // TCP (or QUIC) and TLS
-	SSL       time.Duration
+	SSL       time.Duration // < 0: no TLS (plaintext), ssl -1
 }
 
 // NewEntry turns an exchange into its HAR entry, on PageID.
@@ -119,7 +119,9 @@ func (x Exchange) timings() Timings {
 		}
 		if s.Connected {
 			tm.Connect = Ms(s.Connect)
-			tm.SSL = Ms(s.SSL)
+			if s.SSL >= 0 {
+				tm.SSL = Ms(s.SSL)
+			}
 		}
 	}
 	sendEnd := x.SendEnd

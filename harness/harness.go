@@ -97,6 +97,10 @@ type Bench struct {
 	closeErr  error
 
 	capturing bool // a load's capture runs (a bench's loads never overlap)
+
+	// plainURLs are a plaintext bench's base URLs per listener protocol
+	// (plain.go); baseURLs then holds the HTTP/1.1 ones.
+	plainURLs map[string]map[string]string
 }
 
 // Open builds the bench for c. c.Proto is ignored: every server offers
@@ -395,9 +399,6 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host, pushMap map[string
 		PushMap: pushMap,
 		CC:      c.TCP.CC,
 	}
-	if plaintext(c) {
-		cfg.PlainSPDY = probe.ProtoSPDY31 // see sctp.go
-	}
 	if b.opt.ServerLog != nil {
 		cfg.Log = newLogger(b.opt.ServerLog, s.Name)
 	}
@@ -426,47 +427,56 @@ func serverSPDY(c probe.Condition) (spdy.Config, error) {
 // serveSite has srv listen at site's address (TCP, and UDP for h3 or SCTP)
 // and records the site's base URL for the clients.
 func (b *Bench) serveSite(srv *server.Server, site *netem.Host) error {
-	c := b.cond
-	port, scheme := HTTPSPort, "https"
-	if plaintext(c) {
-		port, scheme = PlainPort, "http"
+	if plaintext(b.cond) {
+		return b.servePlainSite(srv, site) // plain.go
 	}
+	l, url, err := b.listenSite(site, HTTPSPort, "https")
+	if err != nil {
+		return err
+	}
+	if err := b.serveH3(site, srv, l.Addr().String()); err != nil {
+		l.Close()
+		return err
+	}
+	b.serveOn(l, srv.Serve)
+	b.baseURLs[site.Name] = url
+	return nil
+}
+
+// listenSite opens site's TCP listener at port (an ephemeral one without
+// a link) and returns it with the base URL the clients reach it at.
+func (b *Bench) listenSite(site *netem.Host, port int, scheme string) (net.Listener, string, error) {
+	c := b.cond
 	if c.NoLink {
 		port = 0
 	}
 	l, err := site.Listen("tcp", site.HostPort(port))
 	if err != nil {
-		return fmt.Errorf("harness: listening on %s (%s): %w", site.Name, site.HostPort(port), err)
+		return nil, "", fmt.Errorf("harness: listening on %s (%s): %w", site.Name, site.HostPort(port), err)
 	}
 	// Serve sets the congestion control too, but it runs in a goroutine
 	// whose error nobody reads: a kernel without the algorithm would
 	// leave a bench that refuses every load instead of a setup error.
 	if err := tcpopt.SetCongestion(l, c.TCP.CC); err != nil {
 		l.Close()
-		return fmt.Errorf("harness: server for %s: %w", site.Name, err)
+		return nil, "", fmt.Errorf("harness: server for %s: %w", site.Name, err)
 	}
-	serveUDP := b.serveH3
-	if plaintext(c) {
-		serveUDP = b.serveSCTP
-	}
-	if err := serveUDP(site, srv, l.Addr().String()); err != nil {
-		l.Close()
-		return err
-	}
-	b.serving.Add(1)
-	go func() {
-		defer b.serving.Done()
-		srv.Serve(l)
-		l.Close()
-	}()
 	if c.DNS && b.tb.Emulated() {
 		// The loader resolves the name through the client's resolver,
 		// so the load pays for DNS across the link.
-		b.baseURLs[site.Name] = fmt.Sprintf("%s://%s:%d", scheme, site.Name, port)
-	} else {
-		b.baseURLs[site.Name] = scheme + "://" + l.Addr().String()
+		return l, fmt.Sprintf("%s://%s:%d", scheme, site.Name, port), nil
 	}
-	return nil
+	return l, scheme + "://" + l.Addr().String(), nil
+}
+
+// serveOn runs serve(l) until the bench closes.
+func (b *Bench) serveOn(l net.Listener, serve func(net.Listener) error) {
+	b.serving.Add(1)
+	go func() {
+		defer b.serving.Done()
+		serve(l)
+		l.Close()
+	}()
 }
 
 // Manifest is the page the bench serves.
@@ -606,7 +616,7 @@ func (b *Bench) runLoader(ctx context.Context, opt loader.Options) (probe.Result
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		r, err := loader.Load(lctx, loader.Target{Manifest: b.m, BaseURLs: b.baseURLs}, opt)
+		r, err := loader.Load(lctx, loader.Target{Manifest: b.m, BaseURLs: b.urlsFor(proto)}, opt)
 		done <- outcome{r, err}
 	}()
 	select {

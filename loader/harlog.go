@@ -68,7 +68,7 @@ func (l *load) exchangeOf(e *entry) har.Exchange {
 		x.Connection = itoa(c.id)
 		x.ServerIP = c.remoteIP
 		if e.setup {
-			x.Setup = &har.Setup{DNS: c.dns, Connected: !c.ready.IsZero(), Connect: c.connectDur, SSL: c.sslDur}
+			x.Setup = &har.Setup{DNS: c.dns, Connected: !c.ready.IsZero(), Connect: c.connectDur, SSL: l.harSSL(c)}
 		}
 	}
 	return x

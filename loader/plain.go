@@ -15,10 +15,11 @@ import (
 // reach the host).
 const TLSNone = probe.TLSNone
 
-// checkPlaintext refuses plaintext for protocols that need TLS here: h2
-// without TLS (h2c) is not implemented by the loader's client, and QUIC
-// always encrypts. SPDY over plain TCP has no ALPN, so the server must
-// speak exactly the version asked for (spdylab serve --plain VERSION).
+// checkPlaintext refuses plaintext for protocols that need TLS: QUIC
+// always encrypts. Plain TCP has no ALPN, so the base URL must reach a
+// server port that speaks the protocol: SPDY exactly the version asked for
+// (server.ServePlain, spdylab serve --plain VERSION), h2 as h2c with prior
+// knowledge (the client opens with h2's preface).
 func checkPlaintext(o Options) error {
 	if o.TLSVersion != TLSNone {
 		if p, _ := probe.LookupProtocol(o.Proto); p.Plaintext {
@@ -48,4 +49,13 @@ func (c *connection) plainReady(tcpStart time.Time) {
 	c.stream = c.raw
 	c.ready = time.Now()
 	c.connectDur = c.ready.Sub(tcpStart)
+}
+
+// harSSL is c's ssl phase for its HAR entry: a plaintext connection has
+// none (-1 in HAR, "does not apply"), not a 0 ms handshake.
+func (l *load) harSSL(c *connection) time.Duration {
+	if l.tlsVer == 0 {
+		return -1
+	}
+	return c.sslDur
 }

@@ -2,12 +2,12 @@ package loader
 
 import (
 	"context"
+	"encoding/json"
 	"net"
-	"net/http"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/server"
 )
@@ -21,52 +21,32 @@ func plainTarget(st *site, addr string) Target {
 	return t
 }
 
-func TestPlaintextHTTP1AndSPDY(t *testing.T) {
+// TestPlaintextEveryProtocol loads a page without TLS over each protocol
+// from one server's plain listeners (server.ServePlain): HTTP/1.1 and h2c
+// share one, each SPDY version has its own.
+func TestPlaintextEveryProtocol(t *testing.T) {
 	st := newSite(t, "generic:n=25,mean=4k,depth=2", 2)
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := server.New(server.Config{Root: st.dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Files as they are (http.FileServer would redirect /index.html).
-	root, err := os.OpenRoot(st.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	h1 := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, err := root.ReadFile(strings.TrimPrefix(r.URL.Path, "/"))
+	defer srv.Close()
+	listen := func(proto string) string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			http.NotFound(w, r)
-			return
+			t.Fatal(err)
 		}
-		w.Write(b)
-	})}
-	go h1.Serve(ln)
-	defer h1.Close()
-
-	spdySrv, err := server.New(server.Config{Root: st.dir, PlainSPDY: probe.ProtoSPDY31})
-	if err != nil {
-		t.Fatal(err)
+		go srv.ServePlain(l, proto)
+		return l.Addr().String()
 	}
-	sl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go spdySrv.Serve(sl)
-	defer spdySrv.Close()
-	spdy2Srv, err := server.New(server.Config{Root: st.dir, PlainSPDY: probe.ProtoSPDY2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sl2, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go spdy2Srv.Serve(sl2)
-	defer spdy2Srv.Close()
-
-	for proto, addr := range map[string]string{probe.ProtoHTTPS: ln.Addr().String(), probe.ProtoSPDY31: sl.Addr().String(), probe.ProtoSPDY2: sl2.Addr().String()} {
+	httpAddr := listen(server.ProtoHTTP11)
+	for proto, addr := range map[string]string{
+		probe.ProtoHTTPS:  httpAddr,
+		probe.ProtoH2:     httpAddr,
+		probe.ProtoSPDY31: listen(server.ProtoSPDY31),
+		probe.ProtoSPDY3:  listen(server.ProtoSPDY3),
+		probe.ProtoSPDY2:  listen(server.ProtoSPDY2),
+	} {
 		res, err := Load(context.Background(), plainTarget(st, addr), Options{Proto: proto, TLSVersion: TLSNone})
 		if err != nil {
 			t.Fatalf("plaintext %s: %v", proto, err)
@@ -75,6 +55,30 @@ func TestPlaintextHTTP1AndSPDY(t *testing.T) {
 		if res.Condition.TLS != TLSNone || res.TLS != (probe.TLSHandshakes{}) {
 			t.Errorf("plaintext %s: TLS %q, handshakes %+v; want none and no handshakes", proto, res.Condition.TLS, res.TLS)
 		}
+		checkPlainHAR(t, proto, res.HAR)
+	}
+}
+
+// checkPlainHAR: a plaintext load's HAR has no ssl phase and names the
+// protocol as a TLS load's HAR does.
+func checkPlainHAR(t *testing.T, proto string, doc []byte) {
+	t.Helper()
+	var h har.Document
+	if err := json.Unmarshal(doc, &h); err != nil {
+		t.Fatalf("plaintext %s: HAR: %v", proto, err)
+	}
+	connected := 0
+	for _, e := range h.Log.Entries {
+		if e.Timings.Connect >= 0 {
+			connected++
+		}
+		if e.Timings.SSL != -1 || e.Response.HTTPVersion != har.HTTPVersion(proto) {
+			t.Errorf("plaintext %s: entry %s has ssl %v and httpVersion %q; want -1 and %q", proto, e.Request.URL, e.Timings.SSL, e.Response.HTTPVersion, har.HTTPVersion(proto))
+			return
+		}
+	}
+	if connected == 0 {
+		t.Errorf("plaintext %s: no entry carries its connection's set-up", proto)
 	}
 }
 
@@ -88,7 +92,6 @@ func TestPlaintextRefusals(t *testing.T) {
 		opt    Options
 		want   string
 	}{
-		{"h2c", plain, Options{Proto: probe.ProtoH2, TLSVersion: TLSNone}, "not h2"},
 		{"h3", plain, Options{Proto: probe.ProtoH3, TLSVersion: TLSNone}, "not h3"},
 		{"resume", plain, Options{Proto: probe.ProtoHTTPS, TLSVersion: TLSNone, TLSResume: true}, "resume"},
 		{"https base", tlsTarget, Options{Proto: probe.ProtoHTTPS, TLSVersion: TLSNone}, "is not http://"},

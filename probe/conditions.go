@@ -22,7 +22,8 @@ type Protocol struct {
 	// Plaintext protocols always run without TLS (Condition.TLS "none").
 	Plaintext bool
 	// PlainTCPOption protocols may also run without TLS over plain TCP
-	// (http:// URLs; SPDY then has no ALPN, so the server is told the version).
+	// (http:// URLs; without ALPN a plaintext server gives SPDY a port per
+	// version, and h2 is h2c with prior knowledge).
 	PlainTCPOption bool
 	// Transport carries the protocol: TransportTCP (""), TransportQUIC or
 	// TransportSCTP.
@@ -48,7 +49,7 @@ var Protocols = []Protocol{
 	{Name: ProtoSPDY31, ALPN: "spdy/3.1", SPDYVersion: "3.1", Multiplexed: true, PlainTCPOption: true},
 	{Name: ProtoSPDY3, ALPN: "spdy/3", SPDYVersion: "3", Multiplexed: true, PlainTCPOption: true},
 	{Name: ProtoSPDY2, ALPN: "spdy/2", SPDYVersion: "2", Multiplexed: true, PlainTCPOption: true},
-	{Name: ProtoH2, ALPN: "h2", Multiplexed: true},
+	{Name: ProtoH2, ALPN: "h2", Multiplexed: true, PlainTCPOption: true}, // h2c with prior knowledge
 	{Name: ProtoH3, ALPN: "h3", Multiplexed: true, Transport: TransportQUIC, EarlyData: true},
 	{Name: ProtoSPDY31SCTP, ALPN: "spdy/3.1", SPDYVersion: "3.1", Plaintext: true, Multiplexed: true, Transport: TransportSCTP},
 }
@@ -68,6 +69,8 @@ func checkPlaintext(proto, tlsVersion string) error {
 		return nil // unknown names are reported by the protocol check
 	case p.Plaintext && tlsVersion != TLSNone:
 		return fmt.Errorf("protocol %s runs without TLS: set tls %q (not %q)", proto, TLSNone, tlsVersion)
+	case tlsVersion == TLSNone && p.Transport == TransportQUIC:
+		return fmt.Errorf("protocol %s cannot run without TLS: QUIC has no plaintext, TLS 1.3 is part of its handshake (tls %q works for %s)", proto, TLSNone, OneOf(PlaintextProtocols()))
 	case tlsVersion == TLSNone && !p.Plaintext && !p.PlainTCPOption:
 		return fmt.Errorf("protocol %s cannot run without TLS (tls %q works for %s)", proto, TLSNone, OneOf(PlaintextProtocols()))
 	}

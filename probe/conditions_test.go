@@ -93,8 +93,10 @@ func TestNormalizeMatchesTLSToProtocol(t *testing.T) {
 		{ProtoSPDY2, TLSNone, ""},
 		{ProtoSPDY31SCTP, TLSNone, ""},
 		{ProtoH2, TLS13, ""},
-		{ProtoH2, TLSNone, "h2 cannot run without TLS"},
-		{ProtoH3, TLSNone, "h3 cannot run without TLS"},
+		{ProtoH2, TLSNone, ""}, // h2c with prior knowledge
+		{ProtoSPDY3, TLSNone, ""},
+		{ProtoSPDY31, TLSNone, ""},
+		{ProtoH3, TLSNone, "h3 cannot run without TLS: QUIC has no plaintext"},
 		{ProtoSPDY31SCTP, TLS12, "runs without TLS"},
 	} {
 		_, err := Normalize(Condition{Page: "pageA", Proto: tc.proto, TLS: tc.tls})
@@ -105,7 +107,7 @@ func TestNormalizeMatchesTLSToProtocol(t *testing.T) {
 			t.Errorf("%s over tls %s: error %v, want %q", tc.proto, tc.tls, err, tc.wantErr)
 		}
 	}
-	if got := PlaintextProtocols(); strings.Join(got, " ") != "https spdy/3.1 spdy/3 spdy/2 spdy/3.1+sctp" {
+	if got := PlaintextProtocols(); strings.Join(got, " ") != "https spdy/3.1 spdy/3 spdy/2 h2 spdy/3.1+sctp" {
 		t.Errorf("plaintext protocols %v", got)
 	}
 }

@@ -8,30 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/page"
 )
-
-// lockedBuffer collects the access log of a server under test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestRecordedPageInChromium serves the synthetic recording and lets real
 // headless Chromium load it (every host name mapped to the server): it
@@ -50,7 +32,7 @@ func TestRecordedPageInChromium(t *testing.T) {
 	if err := m.WriteSite(dir); err != nil {
 		t.Fatal(err)
 	}
-	var access lockedBuffer
+	var access testutil.SyncBuffer
 	srv, err := New(Config{Root: dir, HostNames: m.Hosts, Log: log.New(&access, "", 0)})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,6 @@
 // Package server is what `spdylab serve` runs: one listener that speaks
-// SPDY/3.1, SPDY/3, HTTP/2 and HTTP/1.1 over TLS, choosing by ALPN, or SPDY
-// over plain TCP; a file handler over a directory written by the page
+// SPDY/3.1, SPDY/3, HTTP/2 and HTTP/1.1 over TLS, choosing by ALPN, or each of
+// them over plain TCP (ServePlain, plain.go); a file handler over a directory written by the page
 // package; a server-push policy; and a few lab endpoints that let peers check
 // transfers end to end.
 //
@@ -264,6 +264,9 @@ func (s *Server) newHTTPServer() *http.Server {
 	var protos http.Protocols
 	protos.SetHTTP1(slices.Contains(cfg.Protocols, ProtoHTTP11))
 	protos.SetHTTP2(slices.Contains(cfg.Protocols, ProtoH2))
+	// h2c with prior knowledge on plain listeners (ServePlain); TLS
+	// connections are unaffected.
+	protos.SetUnencryptedHTTP2(slices.Contains(cfg.Protocols, ProtoH2))
 	hs := &http.Server{
 		Handler:   s,
 		Protocols: &protos,
@@ -296,7 +299,11 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // Serve accepts connections on l until Shutdown or an accept error. The
 // first listener served determines URL().
-func (s *Server) Serve(l net.Listener) error {
+func (s *Server) Serve(l net.Listener) error { return s.serve(l, s.cfg.PlainSPDY) }
+
+// serve is Serve and ServePlain: plain is "" for TLS with ALPN, else the
+// protocol every connection on l speaks over plain TCP (plain.go).
+func (s *Server) serve(l net.Listener, plain string) error {
 	if err := tcpopt.SetCongestion(l, s.cfg.CC); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
@@ -308,7 +315,7 @@ func (s *Server) Serve(l net.Listener) error {
 	s.listeners[l] = struct{}{}
 	if s.url == "" {
 		scheme := "https"
-		if s.cfg.PlainSPDY != "" {
+		if plain != "" {
 			scheme = "http"
 		}
 		s.url = scheme + "://" + dialableAddr(l.Addr()) + "/"
@@ -354,7 +361,7 @@ func (s *Server) Serve(l net.Listener) error {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			s.handleConn(c)
+			s.handleConn(c, plain)
 		}()
 	}
 }
@@ -416,8 +423,8 @@ func (s *Server) logf(format string, args ...any) {
 }
 
 // handleConn runs one accepted connection to its end: TLS handshake and ALPN
-// dispatch, or plain SPDY.
-func (s *Server) handleConn(c net.Conn) {
+// dispatch, or plain is the protocol the listener speaks without TLS.
+func (s *Server) handleConn(c net.Conn, plain string) {
 	if s.cfg.NotSentLowat > 0 {
 		if tc, ok := tcpopt.Unwrap(c); ok {
 			if err := tcpopt.SetNotSentLowat(tc, s.cfg.NotSentLowat); err != nil {
@@ -425,10 +432,8 @@ func (s *Server) handleConn(c net.Conn) {
 			}
 		}
 	}
-	if s.cfg.PlainSPDY != "" {
-		defer s.untrack(c)
-		defer c.Close()
-		s.serveSPDY(c, s.cfg.PlainSPDY)
+	if plain != "" {
+		s.servePlainConn(c, plain)
 		return
 	}
 

@@ -174,7 +174,8 @@ func (o *getOptions) setRequest(data string, hdrs []string) error {
 	return nil
 }
 
-// getParseURLs checks every URL: https or http, a host, no h2 over plain TCP.
+// getParseURLs checks every URL: https or http, a host, no h3 over plain
+// TCP (h2 on an http:// URL is h2c with prior knowledge).
 func getParseURLs(raw []string, proto string) ([]*url.URL, error) {
 	parsed := make([]*url.URL, len(raw))
 	for i, r := range raw {
@@ -188,8 +189,8 @@ func getParseURLs(raw []string, proto string) ([]*url.URL, error) {
 		if u.Host == "" {
 			return nil, fmt.Errorf("URL %q has no host", r)
 		}
-		if u.Scheme == "http" && proto == client.ProtoH2 {
-			return nil, fmt.Errorf("URL %q: h2 over plain TCP is not supported; use https", r)
+		if u.Scheme == "http" && proto == client.ProtoH3 {
+			return nil, fmt.Errorf("URL %q: h3 has no plaintext (QUIC always encrypts); use https", r)
 		}
 		parsed[i] = u
 	}

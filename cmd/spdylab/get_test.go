@@ -92,7 +92,7 @@ func TestGetBadUsage(t *testing.T) {
 	}{
 		{nil, "no URL given"},
 		{[]string{"--proto", "h4", "https://x/"}, "is not one of"},
-		{[]string{"--proto", "h2", "http://x/"}, "h2 over plain TCP"},
+		{[]string{"--proto", "h3", "http://x/"}, "h3 has no plaintext"},
 		{[]string{"ftp://x/"}, "scheme must be https or http"},
 		{[]string{"-H", "novalue", "https://x/"}, "is not \"Name: value\""},
 		{[]string{"--session-window", "10", "https://x/"}, "out of range"},
@@ -101,6 +101,30 @@ func TestGetBadUsage(t *testing.T) {
 		if code := runGet(tc.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) {
 			t.Errorf("get %q: exit %d, stderr %q; want 2 and %q", tc.args, code, errb.String(), tc.want)
 		}
+	}
+}
+
+// An http:// URL with --proto h2 is fetched as h2c with prior knowledge.
+func TestGetH2CPriorKnowledge(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>hello</html>"), 0o644)
+	srv, err := server.New(server.Config{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.ServePlain(ln, server.ProtoH2)
+	u := "http://" + ln.Addr().String() + "/index.html"
+	var out, errb bytes.Buffer
+	if code := runGet([]string{"--proto", "h2", "-v", u}, &out, &errb); code != 0 || out.String() != "<html>hello</html>" {
+		t.Fatalf("exit %d, body %q: %s", code, out.String(), errb.String())
+	}
+	if s := errb.String(); !strings.Contains(s, "> HEADERS stream=1") || !strings.Contains(s, u+": h2 200") {
+		t.Errorf("not an h2 exchange:\n%s", s)
 	}
 }
 
