@@ -616,7 +616,7 @@ func (b *Bench) runLoader(ctx context.Context, opt loader.Options) (probe.Result
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		r, err := loader.Load(lctx, loader.Target{Manifest: b.m, BaseURLs: b.urlsFor(proto)}, opt)
+		r, err := loader.Load(lctx, loader.Target{Manifest: b.m, BaseURLs: b.urlsFor(opt.Proto)}, opt)
 		done <- outcome{r, err}
 	}()
 	select {
