@@ -70,9 +70,9 @@ type Runner struct {
 	rules   *jobsRules
 
 	weight map[string]float64 // modelled ms per load, by condition hash
+	pages  page.Cache         // opened once per ManifestKey for the ETA, shared with the benches
 	// autoAdded counts the probes `--runs auto` added to the plan.
 	autoAdded atomic.Int64
-	pages     page.Cache // opened once per ManifestKey for the ETA, shared with the benches
 }
 
 // Summary is what a run did.
@@ -221,7 +221,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	r.attachAuto(tasks, prog)
 	sizer.attach(prog, r.Store, sess)
 	runErr := r.runTasks(ctx, tasks, sizer, sess, prog, &sum)
-	sum.Planned += int(r.autoAdded.Load())
+	sum.Planned += int(r.autoAdded.Swap(0))
 	sum.Elapsed = time.Since(start)
 	if ctx.Err() != nil {
 		sum.Canceled = true
