@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -209,5 +210,15 @@ func TestRunsAutoResumesWhereItStopped(t *testing.T) {
 	}
 	if again > 2 {
 		t.Errorf("%d loads repeated after two kills, want at most the 2 interrupted", again)
+	}
+}
+
+func TestRunsAutoNeverResumesAFixedRun(t *testing.T) {
+	fixed := mustParse(t, autoStudy)
+	fixed.RunsAuto = nil // runs = 5, as the automatic minimum
+	_, dir := newTestStore(t, fixed)
+	err := store.CheckOut(dir, autoTestStudy(t, 12))
+	if err == nil || !strings.Contains(err.Error(), "auto") {
+		t.Errorf("an automatic run into a fixed run's store: %v, want an error naming runs auto", err)
 	}
 }

@@ -1,6 +1,11 @@
 package store
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spdylab/spdylab/study/spec"
+)
 
 // PLTs returns the page load times of the given conditions' successful
 // loads, one per run (the first success, as the report counts them), by
@@ -35,4 +40,20 @@ func (st *Store) PLTs(hashes []string) (map[string][]float64, error) {
 		}
 	}
 	return out, rows.Err()
+}
+
+// runsAutoText is what meta keeps of s's automatic runs ("" for fixed).
+func runsAutoText(s *spec.Study) string {
+	if s.RunsAuto == nil {
+		return ""
+	}
+	return s.RunsAuto.String()
+}
+
+// orFixed names a store's runs: the automatic setting, or the fixed count.
+func orFixed(auto string, runs int) string {
+	if auto != "" {
+		return auto
+	}
+	return fmt.Sprint(runs)
 }
