@@ -138,32 +138,30 @@ func settling(proto string, rtt int64, run int) float64 {
 	return 1200
 }
 
-func TestRunsAutoStopsAClearGainAtTheMinimum(t *testing.T) {
+// runAutoExpecting runs the test study (cap 12) into a fresh store with
+// page load times plt and checks that every condition got want runs.
+func runAutoExpecting(t *testing.T, plt func(string, int64, int) float64, want int) (*spec.Study, *store.Store, string) {
+	t.Helper()
 	s := autoTestStudy(t, 12)
 	st, dir := newTestStore(t, s)
-	loads, sum := runAuto(t, s, st, dir, clearGain, 0)
+	_, sum := runAuto(t, s, st, dir, plt, 0)
 	for k, n := range storedRunsBy(t, st) {
-		if n != 5 {
-			t.Errorf("%s: %d runs, want the minimum 5", k, n)
+		if n != want {
+			t.Errorf("%s: %d runs, want %d", k, n, want)
 		}
 	}
-	if len(loads) != 20 || sum.Planned != 20 || sum.Done != 20 {
-		t.Errorf("%d loads, summary %+v; want 20", len(loads), sum)
+	if sum.Planned != 4*want || sum.Done != 4*want {
+		t.Errorf("summary %+v, want %d planned and done", sum, 4*want)
 	}
+	return s, st, dir
+}
+
+func TestRunsAutoStopsAClearGainAtTheMinimum(t *testing.T) {
+	runAutoExpecting(t, clearGain, 5)
 }
 
 func TestRunsAutoRunsANoisyGroupToTheCap(t *testing.T) {
-	s := autoTestStudy(t, 12)
-	st, dir := newTestStore(t, s)
-	_, sum := runAuto(t, s, st, dir, noisy, 0)
-	for k, n := range storedRunsBy(t, st) {
-		if n != 12 {
-			t.Errorf("%s: %d runs, want the cap 12", k, n)
-		}
-	}
-	if sum.Planned != 48 || sum.Done != 48 {
-		t.Errorf("summary %+v, want 48 planned and done", sum)
-	}
+	s, st, dir := runAutoExpecting(t, noisy, 12)
 	// Nothing left: a rerun asks the rule again and loads nothing.
 	loads, sum := runAuto(t, s, st, dir, noisy, 0)
 	if len(loads) != 0 || sum.Planned != 0 {
