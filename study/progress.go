@@ -59,7 +59,7 @@ func (p *progress) add(failed, serial bool, modelledMs float64, took time.Durati
 		p.draw(now)
 	case now.Sub(p.lastLine) >= 30*time.Second || p.done == p.total:
 		p.lastLine = now
-		fmt.Fprintf(p.w, "spdylab: %d/%s probes (%d failed), %s elapsed, %s left%s\n", p.done, p.totalText(), p.failed, round(now.Sub(p.start)), p.left(now), p.testbedsNote())
+		fmt.Fprintf(p.w, "spdylab: %d/%s probes (%d failed), %s elapsed, %s left%s\n", p.done, p.totalText(), p.failed, round(now.Sub(p.start)), p.leftText(now), p.testbedsNote())
 	}
 }
 
@@ -112,7 +112,7 @@ func (p *progress) draw(now time.Time) {
 	const width = 30
 	fill := width * p.done / max(p.total, 1)
 	fmt.Fprintf(p.w, "\r[%s%s] %d/%s  %d failed  %s elapsed  ETA %s%s\033[K",
-		strings.Repeat("#", fill), strings.Repeat(".", width-fill), p.done, p.totalText(), p.failed, round(now.Sub(p.start)), p.left(now), p.testbedsNote())
+		strings.Repeat("#", fill), strings.Repeat(".", width-fill), p.done, p.totalText(), p.failed, round(now.Sub(p.start)), p.leftText(now), p.testbedsNote())
 }
 
 func (p *progress) finish() {

@@ -1,6 +1,9 @@
 package study
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // setAuto marks a run with `--runs auto`: its total grows as benches add
 // runs, so the display says it is a floor.
@@ -34,4 +37,12 @@ func (p *progress) totalText() string {
 		return fmt.Sprintf("≥%d (runs auto)", p.total)
 	}
 	return fmt.Sprint(p.total)
+}
+
+// leftText is the time left; with `--runs auto` a floor, as the total is.
+func (p *progress) leftText(now time.Time) string {
+	if p.auto {
+		return "≥" + p.left(now)
+	}
+	return p.left(now)
 }
