@@ -57,7 +57,7 @@ func (p *progress) add(failed, serial bool, modelledMs float64, took time.Durati
 	switch {
 	case p.tty:
 		p.draw(now)
-	case now.Sub(p.lastLine) >= 30*time.Second || p.done == p.total:
+	case now.Sub(p.lastLine) >= 30*time.Second || p.done == p.total && !p.auto:
 		p.lastLine = now
 		fmt.Fprintf(p.w, "spdylab: %d/%s probes (%d failed), %s elapsed, %s left%s\n", p.done, p.totalText(), p.failed, round(now.Sub(p.start)), p.leftText(now), p.testbedsNote())
 	}
