@@ -168,6 +168,7 @@ figure{margin:1em 0}
 {{if .A.Study.Note}}<p class="cap"><b>Note:</b> {{.A.Study.Note}}</p>{{end}}
 <table class="meta">
 <tr><td>conditions</td><td>{{len .A.Conds}} ({{.A.Study.Runs}} loads each, baseline {{.A.BaseLabel}})</td></tr>
+{{with .A.AutoRunsLine}}<tr><td>runs</td><td>{{.}}</td></tr>{{end}}
 <tr><td>probes stored</td><td>{{.A.Stored}} attempts for {{.A.Expected}} planned loads</td></tr>
 <tr><td>study fingerprint</td><td>{{.A.Meta.Fingerprint}} (seed {{.A.Meta.Seed}})</td></tr>
 {{range .A.Sessions}}<tr><td>run</td><td>{{.Started.UTC.Format "2006-01-02 15:04:05 MST"}} on {{.Hostname}}, {{.Kernel}}, {{.Go}}, spdylab {{.Revision}}, -j {{.Jobs}}{{if .JobsAuto}} ({{.JobsAuto}}){{end}}{{if .Shard}}, shard {{.Shard}}{{end}}</td></tr>

@@ -73,8 +73,8 @@ func RunInto(ctx context.Context, cfg RunConfig) (Summary, error) {
 		// at the size the runner starts with.
 		r.Announce = func(testbeds int, how string) {
 			if e, err := spec.EstimateWith(cfg.Study, testbeds, r.pages); err == nil {
-				fmt.Fprintf(log, "spdylab: study %s: %d conditions x %d loads into %s (estimate %s at %s%s)\n",
-					cfg.Study.Name, len(cfg.Study.Conditions), cfg.Study.Runs, cfg.Out, e.Total.Round(time.Second), jobsNote(testbeds, how), shardNote(cfg.Shard))
+				fmt.Fprintf(log, "spdylab: study %s: %d conditions x %s loads into %s (estimate %s at %s%s)\n",
+					cfg.Study.Name, len(cfg.Study.Conditions), runsText(cfg.Study), cfg.Out, e.Total.Round(time.Second), jobsNote(testbeds, how), shardNote(cfg.Shard))
 			}
 		}
 	}

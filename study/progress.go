@@ -24,6 +24,7 @@ type progress struct {
 	// automatically, how it was chosen ("auto: link-bound, 0.2% late").
 	testbeds int
 	jobsNote string
+	auto     bool // `--runs auto`: total is what is planned so far (progress_auto.go)
 }
 
 func newProgress(w io.Writer, tty bool, total int, eta etaModel, testbeds int) *progress {
@@ -56,9 +57,9 @@ func (p *progress) add(failed, serial bool, modelledMs float64, took time.Durati
 	switch {
 	case p.tty:
 		p.draw(now)
-	case now.Sub(p.lastLine) >= 30*time.Second || p.done == p.total:
+	case now.Sub(p.lastLine) >= 30*time.Second || p.done == p.total && !p.auto:
 		p.lastLine = now
-		fmt.Fprintf(p.w, "spdylab: %d/%d probes (%d failed), %s elapsed, %s left%s\n", p.done, p.total, p.failed, round(now.Sub(p.start)), p.left(now), p.testbedsNote())
+		fmt.Fprintf(p.w, "spdylab: %d/%s probes (%d failed), %s elapsed, %s left%s\n", p.done, p.totalText(), p.failed, round(now.Sub(p.start)), p.leftText(now), p.testbedsNote())
 	}
 }
 
@@ -110,8 +111,8 @@ func round(d time.Duration) time.Duration { return d.Round(time.Second) }
 func (p *progress) draw(now time.Time) {
 	const width = 30
 	fill := width * p.done / max(p.total, 1)
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d  %d failed  %s elapsed  ETA %s%s\033[K",
-		strings.Repeat("#", fill), strings.Repeat(".", width-fill), p.done, p.total, p.failed, round(now.Sub(p.start)), p.left(now), p.testbedsNote())
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%s  %d failed  %s elapsed  ETA %s%s\033[K",
+		strings.Repeat("#", fill), strings.Repeat(".", width-fill), p.done, p.totalText(), p.failed, round(now.Sub(p.start)), p.leftText(now), p.testbedsNote())
 }
 
 func (p *progress) finish() {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -70,6 +71,8 @@ type Runner struct {
 
 	weight map[string]float64 // modelled ms per load, by condition hash
 	pages  page.Cache         // opened once per ManifestKey for the ETA, shared with the benches
+	// autoAdded counts the probes `--runs auto` added to the plan.
+	autoAdded atomic.Int64
 }
 
 // Summary is what a run did.
@@ -90,6 +93,8 @@ type task struct {
 	// runs hands the pending runs out, in order, to every testbed working
 	// on the bench: its own, and helpers once no bench is left to start.
 	runs *runQueue
+	// auto adds runs to the bench with `--runs auto`; nil for fixed runs.
+	auto *autoStop
 }
 
 // runQueue is a bench's runs still to start, and how many workers have a
@@ -98,6 +103,10 @@ type runQueue struct {
 	mu      sync.Mutex
 	runs    []int
 	workers int
+	// inflight counts the runs handed out and not yet loaded; grow, for
+	// `--runs auto`, adds the next run once none is (nil for fixed runs).
+	inflight int
+	grow     func() (run int, ok bool, err error)
 }
 
 func newRunQueue(pending map[int][]pendingProbe) *runQueue {
@@ -117,7 +126,25 @@ func (q *runQueue) next() (int, bool) {
 	}
 	run := q.runs[0]
 	q.runs = q.runs[1:]
+	q.inflight++
 	return run, true
+}
+
+// done counts a run handed out by next as loaded. With `--runs auto` the
+// last run of a round to finish asks whether the bench needs another, so
+// the decision always sees every run before it.
+func (q *runQueue) done() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.inflight--
+	if q.inflight > 0 || len(q.runs) > 0 || q.grow == nil {
+		return nil
+	}
+	run, ok, err := q.grow()
+	if ok {
+		q.runs = append(q.runs, run)
+	}
+	return err
 }
 
 func (q *runQueue) left() int {
@@ -165,6 +192,7 @@ type pendingProbe struct {
 func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	start := time.Now()
 	tasks, sum, err := r.plan()
+	sum.Planned += int(r.autoAdded.Swap(0)) // runs a resumed automatic run added at once: planned now
 	if err != nil || sum.Planned == 0 {
 		return sum, err
 	}
@@ -190,8 +218,10 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	}
 	prog := newProgress(r.Progress, r.TTY, sum.Planned, eta, sizer.size)
 	defer prog.finish()
+	r.attachAuto(tasks, prog)
 	sizer.attach(prog, r.Store, sess)
 	runErr := r.runTasks(ctx, tasks, sizer, sess, prog, &sum)
+	sum.Planned += int(r.autoAdded.Swap(0))
 	sum.Elapsed = time.Since(start)
 	if ctx.Err() != nil {
 		sum.Canceled = true
@@ -209,9 +239,15 @@ func (r *Runner) plan() ([]task, Summary, error) {
 		return nil, sum, err
 	}
 	var tasks []task
+	begun := runsBegun(states)
 	for _, g := range spec.ShardGroups(r.Study, r.Shard) {
 		t := task{group: g, pending: map[int][]pendingProbe{}}
-		for run := 0; run < r.Study.Runs; run++ {
+		runs := r.Study.Runs
+		if r.Study.RunsAuto != nil {
+			runs = storedRuns(begun, g, r.Study.Runs)
+			t.auto = r.newAutoStop(g, t.pending, runs, &r.autoAdded)
+		}
+		for run := 0; run < runs; run++ {
 			for ci, c := range g.Conds {
 				st := states[store.ProbeKey{CondHash: c.Hash, Run: run}]
 				if st.OK || st.Attempts >= 2 {
@@ -222,8 +258,17 @@ func (r *Runner) plan() ([]task, Summary, error) {
 				sum.Planned++
 			}
 		}
+		if t.auto != nil && len(t.pending) == 0 {
+			// Every run begun is stored: ask, as the last run would have.
+			if _, _, err := t.auto.grow(); err != nil {
+				return nil, sum, err
+			}
+		}
 		if len(t.pending) > 0 {
 			t.runs = newRunQueue(t.pending)
+			if t.auto != nil {
+				t.runs.grow = t.auto.grow
+			}
 			tasks = append(tasks, t)
 		}
 	}
@@ -461,6 +506,9 @@ func (r *Runner) runTask(ctx context.Context, t task, first bool, env runEnv, st
 			if err != nil || ctx.Err() != nil {
 				return done, failed, err
 			}
+		}
+		if err := t.runs.done(); err != nil {
+			return done, failed, storeFailure(err)
 		}
 	}
 	return done, failed, nil

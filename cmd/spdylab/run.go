@@ -57,7 +57,8 @@ no_link).`
 // runFlags are `spdylab run`'s settings after parsing.
 type runFlags struct {
 	study                    string
-	jobs, runs               int
+	jobs                     int
+	runs                     runsFlags // --runs, --runs-target, --runs-max (runsauto.go)
 	browserJobs              int
 	browserAlone             bool
 	out, shard, pages        string
@@ -78,7 +79,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 	fs.StringVar(&f.out, "out", "", "output directory (default out/STUDY)")
 	fs.BoolVar(&f.resume, "resume", true, "continue a run stored in OUT; with --resume=false an OUT holding loads is an error")
 	fs.StringVar(&f.shard, "shard", "", "run only slice i/N of the conditions (0 <= i < N), for clusters; merge with 'spdylab merge'")
-	fs.IntVar(&f.runs, "runs", 0, "override the loads per condition (smoke tests, CI); changes the study's fingerprint")
+	f.runs.register(fs)
 	fs.BoolVar(&f.noLink, "no-link", false, "load over loopback without the emulated link (smoke test without namespaces)")
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write the report after the run")
 	fs.BoolVar(&f.quiet, "q", false, "no progress output")
@@ -97,8 +98,6 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 		return fail("one study at a time, got %q", pos)
 	case f.browserJobs < 1 || f.browserJobs > 64:
 		return fail("--browser-jobs %d: want 1..64", f.browserJobs)
-	case f.runs < 0 || f.runs > 10000:
-		return fail("--runs %d: want 1..10000", f.runs)
 	}
 	f.study = "quick"
 	if len(pos) == 1 {
@@ -128,7 +127,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if s.PagesOmitted > 0 {
 		fmt.Fprintf(stderr, "spdylab run: note: %d [[matrix]] block(s) of %s run on real pages and are left out: give --pages DIR to run them\n", s.PagesOmitted, s.Name)
 	}
-	if err := s.Override(f.runs, f.noLink); err != nil {
+	if err = s.Override(f.runs.n, f.noLink); err == nil {
+		err = f.runs.apply(s)
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, "spdylab run:", err)
 		return 2
 	}

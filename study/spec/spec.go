@@ -45,6 +45,10 @@ type Study struct {
 	// Dir is the folder relative page paths were taken from ("" = the
 	// current one); the store keeps it so the stored file reads the same.
 	Dir string `json:"dir,omitempty"`
+	// RunsAuto, when set, adds runs to a bench group until its gains are
+	// known to RunsAuto.Target, and Runs is the fewest (autoruns.go); nil
+	// = Runs runs.
+	RunsAuto *AutoRuns `json:"runs_auto,omitempty"`
 }
 
 // Cond is one condition of a study: the probe.Condition plus the canonical
@@ -63,12 +67,12 @@ func HashCondition(c probe.Condition) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// Fingerprint identifies what a study measures: its name, conditions, runs and
-// seed. Two output directories with the same fingerprint hold the same
+// Fingerprint identifies what a study measures: its name, conditions, runs
+// (and whether they are automatic) and seed. Two output directories with the same fingerprint hold the same
 // study, so shards can be merged and runs resumed.
 func (s *Study) Fingerprint() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "name=%s runs=%d seed=%d\n", s.Name, s.Runs, s.Seed)
+	fmt.Fprintf(h, "name=%s runs=%d seed=%d%s\n", s.Name, s.Runs, s.Seed, s.autoFingerprint())
 	hashes := make([]string, len(s.Conditions))
 	for i, c := range s.Conditions {
 		hashes[i] = c.Hash

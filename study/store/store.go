@@ -104,6 +104,7 @@ type Meta struct {
 	Pages       string // the folder of real pages given with --pages
 	Dir         string // the study file's folder, for its relative page paths
 	Created     time.Time
+	RunsAuto    string // spec.AutoRuns' text for `--runs auto`; "" for fixed runs
 }
 
 // Provenance describes one invocation of the runner.
@@ -211,6 +212,8 @@ func CheckOut(dir string, s *spec.Study) error {
 		switch {
 		case m.Study != s.Name:
 			why = fmt.Sprintf("it holds study %q", m.Study)
+		case m.RunsAuto != runsAutoText(s):
+			why = fmt.Sprintf("it was run with runs %s, this run asks for runs %s", orFixed(m.RunsAuto, m.Runs), orFixed(runsAutoText(s), s.Runs))
 		case m.Runs != s.Runs:
 			why = fmt.Sprintf("it was run with %d runs per condition, this run asks for %d", m.Runs, s.Runs)
 		case m.Seed != s.Seed:
@@ -270,6 +273,7 @@ func (st *Store) init(s *spec.Study) error {
 		"dir":         s.Dir,
 		"created":     time.Now().UTC().Format(time.RFC3339),
 		metaModel:     string(model),
+		"runs_auto":   runsAutoText(s),
 	}
 	for k, v := range meta {
 		// INSERT OR IGNORE keeps the creation time of a resumed store.
@@ -317,6 +321,7 @@ func (st *Store) Meta() (Meta, error) {
 	m.Created, _ = time.Parse(time.RFC3339, kv["created"])
 	m.NoLink = kv["no_link"] == "true"
 	m.Pages, m.Dir = kv["pages"], kv["dir"]
+	m.RunsAuto = kv["runs_auto"]
 	return m, nil
 }
 

@@ -33,7 +33,7 @@ type fileSpec struct {
 	Name        string           `toml:"name"`
 	Description string           `toml:"description"`
 	Note        string           `toml:"note"`
-	Runs        int              `toml:"runs"`
+	Runs        any              `toml:"runs"` // a number, or "auto" (runs.go)
 	Seed        int64            `toml:"seed"`
 	Timeout     string           `toml:"timeout"`
 	Baseline    map[string]any   `toml:"baseline"`
@@ -129,7 +129,7 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 	for _, k := range md.Undecoded() {
 		return nil, fmt.Errorf("line %d: unknown key %q (top-level keys: name, description, note, runs, seed, timeout, baseline, factors, matrix, exclude)", lines.line(k.String()), k.String())
 	}
-	s := &spec.Study{Name: fs.Name, Description: fs.Description, Note: fs.Note, Runs: fs.Runs, Seed: fs.Seed, Source: src}
+	s := &spec.Study{Name: fs.Name, Description: fs.Description, Note: fs.Note, Seed: fs.Seed, Source: src}
 	if dir != "" {
 		if s.Dir, err = filepath.Abs(dir); err != nil {
 			return nil, err
@@ -138,8 +138,8 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 	if !regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`).MatchString(s.Name) {
 		return nil, fmt.Errorf("line %d: name %q must be 1-64 letters, digits, '.', '_' or '-' (it names the output directory)", lines.line("name"), s.Name)
 	}
-	if s.Runs < 1 || s.Runs > 10000 {
-		return nil, fmt.Errorf("line %d: runs = %d: must be between 1 and 10000", lines.line("runs"), s.Runs)
+	if err := parseRuns(s, fs.Runs); err != nil {
+		return nil, fmt.Errorf("line %d: %w", lines.line("runs"), err)
 	}
 	if fs.Timeout != "" {
 		d, err := units.ParseDurationIn(fs.Timeout, time.Millisecond, 24*time.Hour, "s")
