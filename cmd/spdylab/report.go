@@ -32,8 +32,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		return flagExit(err)
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return 2
+		return usageError(stderr, "report", "need exactly one DIR, the output folder of a study (spdylab run --out DIR)")
 	}
 	if *waterfall < 0 {
 		fmt.Fprintln(stderr, "spdylab report: --waterfall wants a probe id (a positive number)")

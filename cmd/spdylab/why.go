@@ -29,8 +29,7 @@ func whyCmd(args []string, stdout, stderr io.Writer) int {
 		return flagExit(err)
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return 2
+		return usageError(stderr, "why", "need exactly one DIR, the output folder of a study (spdylab run --out DIR)")
 	}
 	cells, err := report.WhyDir(pos[0], *cell)
 	if err != nil {
