@@ -91,15 +91,11 @@ type shardScan struct {
 // read opens the i-th directory d and adds its study, shard, builds and
 // loads to the scan; first is the directory every other is compared with.
 func (sc *shardScan) read(i int, first, d string) error {
-	st, err := OpenStore(d)
+	st, m, err := openWithMeta(d)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	m, err := st.Meta()
-	if err != nil {
-		return err
-	}
 	if i == 0 {
 		sc.first = m
 		if sc.set.Study, err = st.Study(); err != nil {

@@ -191,6 +191,21 @@ func OpenStore(dir string) (*Store, error) {
 // results of a different study.
 var ErrOtherStudy = errors.New("output directory holds a different study")
 
+// openWithMeta opens the store in dir and reads its meta table; the caller
+// closes the store.
+func openWithMeta(dir string) (*Store, Meta, error) {
+	st, err := OpenStore(dir)
+	if err != nil {
+		return nil, Meta{}, err
+	}
+	m, err := st.Meta()
+	if err != nil {
+		st.Close()
+		return nil, Meta{}, err
+	}
+	return st, m, nil
+}
+
 // CheckOut reports whether a study may be written into dir: dir holds no
 // store or one with the same fingerprint. It changes nothing.
 func CheckOut(dir string, s *spec.Study) error {
@@ -198,15 +213,11 @@ func CheckOut(dir string, s *spec.Study) error {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	st, err := OpenStore(dir)
+	st, m, err := openWithMeta(dir)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	m, err := st.Meta()
-	if err != nil {
-		return err
-	}
 	if m.Fingerprint != s.Fingerprint() {
 		why := "its conditions differ"
 		switch {
