@@ -5,7 +5,6 @@ import (
 	"net"
 	"slices"
 
-	"github.com/spdylab/spdylab/spdy"
 )
 
 // Plaintext serving. Plain TCP has no ALPN, so a plain listener's protocol
@@ -52,21 +51,22 @@ func (s *Server) servePlainConn(c net.Conn, proto string) {
 	}
 }
 
-// spdyOpening is c checking that it opens as a client of SPDY version
-// proto does: with a control frame (SETTINGS or SYN_STREAM) of the
-// version's wire number. Anything else (an HTTP request, h2's preface,
-// another version, garbage) fails the session's first read, so the
-// connection closes at once where a session would read it as a DATA frame
-// and wait for its payload. The server still speaks first (its SETTINGS).
+// spdyOpening is c checking that its client does not open with another
+// protocol: an HTTP/1.x request line or h2's preface (read as a SPDY DATA
+// frame its bytes would wait for megabytes of payload), or a TLS
+// ClientHello on the plain port. Such an opening fails the session's first
+// read, so the connection closes at once. Every SPDY frame passes, of any
+// version and type: what a session does with a DATA frame for a stream
+// never opened, or another version's SYN_STREAM, is the draft's rule and
+// `spdylab conform`'s case, not the listener's. The server still speaks
+// first (its SETTINGS).
 func spdyOpening(c net.Conn, proto string) net.Conn {
-	v, _ := spdy.LookupVersion(proto)
-	return &openingCheck{Conn: c, proto: proto, wire: v.Wire}
+	return &openingCheck{Conn: c, proto: proto}
 }
 
 type openingCheck struct {
 	net.Conn
 	proto   string
-	wire    uint16
 	head    []byte // the first two bytes, until checked
 	checked bool
 }
@@ -81,10 +81,19 @@ func (c *openingCheck) Read(p []byte) (int, error) {
 		return n, err
 	}
 	c.checked = true
-	if c.head[0]&0x80 == 0 || uint16(c.head[0]&0x7f)<<8|uint16(c.head[1]) != c.wire {
-		return 0, fmt.Errorf("plain %s: the client opened with %q, not a SPDY version %d control frame", c.proto, c.head, c.wire)
+	if otherProtocolOpening(c.head) {
+		return 0, fmt.Errorf("plain %s: the client opened with %q, another protocol's opening (HTTP/1.x, h2 or TLS), not SPDY", c.proto, c.head)
 	}
 	return n, err
+}
+
+// otherProtocolOpening tells the first two bytes of an HTTP/1.x request
+// line or h2's preface (two capital letters: as the header of a SPDY DATA
+// frame, a stream id above a billion on a session's first frame) or of a
+// TLS record (0x16 0x03) from a SPDY frame's.
+func otherProtocolOpening(b []byte) bool {
+	capital := func(x byte) bool { return x >= 'A' && x <= 'Z' }
+	return capital(b[0]) && capital(b[1]) || b[0] == 0x16 && b[1] == 0x03
 }
 
 // NetConn lets tcpopt reach the TCP socket (TCP_INFO, TCP_NOTSENT_LOWAT).
