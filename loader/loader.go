@@ -1,6 +1,7 @@
 // Package loader loads a page the way a browser of the SPDY era (Chrome 16,
 // Chromium 25) did on the wire, over HTTPS (HTTP/1.1 with up to six
-// persistent connections per host), SPDY (one session per host) or HTTP/2,
+// persistent connections per host), SPDY (one session per host, or
+// Options.Sessions of them spread by a policy) or HTTP/2,
 // and measures it: page load time, time on wire, bytes, header bytes, the
 // HAR 1.2 waterfall and TCP_INFO of every connection.
 //

@@ -10,7 +10,7 @@ import (
 )
 
 // spdyProto is SPDY/3.1 or SPDY/3 with one session per host, as Chrome's
-// SpdySessionPool kept it: every request to a host becomes a stream of that
+// SpdySessionPool kept it (or Options.Sessions per host, mux.go): every request to a host becomes a stream of that
 // session with the resource type's priority, the client waits when the
 // server's MAX_CONCURRENT_STREAMS is reached, and pushed streams are used
 // when the page asks for their URL.
