@@ -206,10 +206,11 @@ func TestPushAndRendererCosts(t *testing.T) {
 	}
 }
 
-// TestHeadOfLineCountsOtherStreamsOnTheConnection's exchange with the script on a second session to the
-// same host (the loader's sessions per host): its bytes now share the
-// link with the image's connection, not its stream queue, so the image's
-// wait behind them is link sharing, and no head-of-line time remains.
+// TestHeadOfLineCountsOtherStreamsOnTheConnection's exchange with the
+// script on a second session to the same host (the loader's sessions per
+// host): its bytes now share the link with the image's connection, not
+// its stream queue, so the image's wait behind them is link sharing, and
+// no head-of-line time remains.
 func TestAnotherSessionToTheHostIsLinkSharingNotHeadOfLine(t *testing.T) {
 	m, root := siblings()
 	js := entry(1, "2", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 1000}, 1000000)
