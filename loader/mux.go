@@ -12,7 +12,6 @@ import (
 
 	"github.com/spdylab/spdylab/client"
 	"github.com/spdylab/spdylab/har"
-	"github.com/spdylab/spdylab/probe"
 )
 
 // muxSession is one multiplexed session (SPDY or HTTP/2) to one host.
@@ -152,7 +151,7 @@ func (s *sessions) settleLocked(ms *muxSession, winner int) {
 func (s *sessions) ready(host string) []*muxSession {
 	s.mu.Lock()
 	var all []*muxSession
-	for slot := 0; slot < probe.MaxSessions; slot++ {
+	for slot := range s.l.spread.n {
 		if ms := s.m[sessionKey{host, slot}]; ms != nil {
 			all = append(all, ms)
 		}

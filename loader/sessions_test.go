@@ -168,3 +168,19 @@ func TestLaterSessionsResume(t *testing.T) {
 		}
 	}
 }
+
+// Pushes are claimed from whichever of the host's sessions carried them.
+func TestPushWithSeveralSessions(t *testing.T) {
+	st := newSite(t, "generic:n=30,mean=5k,depth=2", 1)
+	target := labServer(t, st, server.PushManifest)
+	for _, policy := range probe.SessionPolicies {
+		res, err := Load(context.Background(), target, Options{Proto: probe.ProtoSPDY31, Sessions: 3, SessionPolicy: policy})
+		if err != nil {
+			t.Fatalf("%s: %v", policy, err)
+		}
+		checkAgainstManifest(t, st, res)
+		if res.Pushed == 0 {
+			t.Errorf("%s: the server pushes by manifest, but no push was used", policy)
+		}
+	}
+}
