@@ -205,3 +205,20 @@ func TestPushAndRendererCosts(t *testing.T) {
 		t.Errorf("compute %.2f (want 18), other %.2f (want 5), queued %.2f (want 2): %v", b.Ms[probe.CatCompute], b.Ms[probe.CatOther], b.Ms[probe.CatQueued], b.Ms)
 	}
 }
+
+// TestHeadOfLineCountsOtherStreamsOnTheConnection's exchange with the
+// script on a second session to the same host (the loader's sessions per
+// host): its bytes now share the link with the image's connection, not
+// its stream queue, so the image's wait behind them is link sharing, and
+// no head-of-line time remains.
+func TestAnotherSessionToTheHostIsLinkSharingNotHeadOfLine(t *testing.T) {
+	m, root := siblings()
+	js := entry(1, "2", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 1000}, 1000000)
+	img := entry(2, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 1100}, 10000)
+	plt := 202 + 1200.0
+	b := Analyze(Input{Result: linkResult(plt), Doc: doc(root, js, img), Manifest: m})
+	checkSum(t, b, plt)
+	if b.Largest() != probe.CatShare || b.Ms[probe.CatHOL] != 0 {
+		t.Fatalf("largest %s, hol %.1f ms; want link sharing and no hol: %v", b.Largest(), b.Ms[probe.CatHOL], b.Ms)
+	}
+}

@@ -581,6 +581,8 @@ func (b *Bench) loaderOptions(cond probe.Condition, proto string) (loader.Option
 		TLSResume:     cond.TLSResume, // within the load: a host's first handshake seeds it
 		EarlyData:     cond.EarlyData,
 		Priority:      cond.Priority,
+		Sessions:      cond.Sessions,
+		SessionPolicy: cond.SessionPolicy,
 		// A condition that limits streams measures the limit, not the
 		// refusals of requests sent before the server's SETTINGS.
 		AwaitPeerSettings: cond.MaxStreams > 0,

@@ -29,7 +29,7 @@ const defaultWindow = 65535
 
 func newH2(l *load) *h2 {
 	h := &h2{l: l, conns: map[*connection]*client.H2Conn{}}
-	h.ss = &sessions{l: l, m: map[string]*muxSession{}, open: h.open, race: l.raceConnects()}
+	h.ss = newSessions(l, h.open, l.raceConnects())
 	return h
 }
 
@@ -64,20 +64,18 @@ func (h *h2) fetch(ctx context.Context, e *entry, body func(io.Reader) (int64, e
 	}, body)
 }
 
-// pushed claims a push for e's URL from the connection to e's host.
+// pushed claims a push for e's URL from a connection to e's host (with
+// several sessions per host, from any of them).
 func (h *h2) pushed(e *entry) (*http.Response, *connection, bool) {
-	ms := h.ss.ready(e.url.Hostname())
-	if ms == nil {
-		return nil, nil, false
+	for _, ms := range h.ss.ready(e.url.Hostname()) {
+		h.mu.Lock()
+		cc := h.conns[ms.c]
+		h.mu.Unlock()
+		if resp, ok := cc.Pushed(e.url.String()); ok {
+			return resp, ms.c, true
+		}
 	}
-	h.mu.Lock()
-	cc := h.conns[ms.c]
-	h.mu.Unlock()
-	resp, ok := cc.Pushed(e.url.String())
-	if !ok {
-		return nil, nil, false
-	}
-	return resp, ms.c, true
+	return nil, nil, false
 }
 
 // headerBytes adds up the connections' header blocks in both directions:

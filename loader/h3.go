@@ -41,7 +41,7 @@ const maxQUICHandshake = 10 * time.Second
 
 func newH3(l *load) *h3Proto {
 	p := &h3Proto{l: l}
-	p.ss = &sessions{l: l, m: map[string]*muxSession{}, open: p.open}
+	p.ss = newSessions(l, p.open, 0)
 	return p
 }
 

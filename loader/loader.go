@@ -1,6 +1,7 @@
 // Package loader loads a page the way a browser of the SPDY era (Chrome 16,
 // Chromium 25) did on the wire, over HTTPS (HTTP/1.1 with up to six
-// persistent connections per host), SPDY (one session per host) or HTTP/2,
+// persistent connections per host), SPDY (one session per host, or
+// Options.Sessions of them spread by a policy) or HTTP/2,
 // and measures it: page load time, time on wire, bytes, header bytes, the
 // HAR 1.2 waterfall and TCP_INFO of every connection.
 //
@@ -65,6 +66,7 @@ type load struct {
 	dialer   *dialer
 	proto    protocol
 	throttle *throttle
+	spread   *spreader
 	dispatch *dispatcher
 	style    *styleGate
 	order    *scriptOrder
@@ -165,6 +167,9 @@ func newLoad(t Target, o Options) (*load, error) {
 		r := &t.Manifest.Resources[i]
 		l.byKey[resourceKey(r.Host, r.Target())] = r
 	}
+	if l.spread, err = sessionSpreader(o); err != nil {
+		return nil, fmt.Errorf("loader: %w", err)
+	}
 	l.dialer = newDialer(l, o)
 	l.throttle = newThrottle(o.Throttle, o.Proto)
 	l.dispatch = &dispatcher{cost: o.Renderer.DispatchCost, batch: o.Renderer.BatchSends}
@@ -234,6 +239,7 @@ type entry struct {
 	typ      string
 	priority uint8
 	seq      int // discovery order, breaks priority ties
+	session  int // which of its host's SPDY/h2 sessions carries it (spread.go)
 	// admission is e's place in the request scheduler (throttle.go),
 	// taken as e is discovered; nil when nothing holds e back.
 	admission *throttleWait
@@ -331,6 +337,7 @@ func (l *load) request(e *entry) {
 	l.wg.Add(1)
 	// Under l.mu, so that requests reach the scheduler in discovery order.
 	e.admission = l.throttle.enqueue(e)
+	e.session = l.spread.assign(e.url.Hostname(), e.typ, e.url.Path, e.priority)
 	l.mu.Unlock()
 	go l.exchange(e)
 }

@@ -36,22 +36,39 @@ type raceState struct {
 	cancels  []context.CancelCauseFunc // one per attempt started, cancelled with errLostRace when settled
 }
 
-// sessions opens one session per host per load: the first request to a
-// host opens it and later ones wait for it, as Chrome's SpdySessionPool
-// does. With race > 1, while the session is being set up each further
-// request starts another connection, up to race in all, and the first to
-// be set up becomes the session (Options.RaceConnects).
+// sessions opens a load's sessions: Options.Sessions per host (one by
+// default, as Chrome's SpdySessionPool kept), each known by its host and
+// slot (the spreader's assignment, spread.go). A slot's session opens when
+// its first request needs it, and later requests to the slot wait for it,
+// as HTTPS's pool opens a connection when a request finds none free. With
+// race > 1 (Options.RaceConnects, only with one session per host), while
+// the session is being set up each further request starts another
+// connection, up to race in all, and the first to be set up becomes the
+// session.
 type sessions struct {
 	l    *load
 	mu   sync.Mutex
-	m    map[string]*muxSession
+	m    map[sessionKey]*muxSession
 	open func(ctx context.Context, org origin) (*muxSession, error)
 	race int
 }
 
-func (s *sessions) get(ctx context.Context, host string) (*muxSession, error) {
+// sessionKey names one of a host's sessions.
+type sessionKey struct {
+	host string
+	slot int // 0-based; 0 is the one a single-session load uses
+}
+
+func newSessions(l *load, open func(ctx context.Context, org origin) (*muxSession, error), race int) *sessions {
+	return &sessions{l: l, m: map[sessionKey]*muxSession{}, open: open, race: race}
+}
+
+// get returns the session in host's slot, opening it if needed, and
+// waits until it is set up.
+func (s *sessions) get(ctx context.Context, host string, slot int) (*muxSession, error) {
+	k := sessionKey{host, slot}
 	s.mu.Lock()
-	ms, ok := s.m[host]
+	ms, ok := s.m[k]
 	if ok && sessionGone(ms) {
 		// The server sent GOAWAY (or the session ended): the next
 		// request opens a new session, as Chrome does.
@@ -60,7 +77,7 @@ func (s *sessions) get(ctx context.Context, host string) (*muxSession, error) {
 	switch {
 	case !ok:
 		ms = &muxSession{ready: make(chan struct{})}
-		s.m[host] = ms
+		s.m[k] = ms
 		s.dialLocked(ms, host)
 	case !ms.race.settled && len(ms.race.cancels) < s.race:
 		s.dialLocked(ms, host)
@@ -128,24 +145,29 @@ func (s *sessions) settleLocked(ms *muxSession, winner int) {
 	close(ms.ready)
 }
 
-// ready returns the host's session if it is set up and working, without
-// waiting: a session still being set up cannot have pushed anything.
-func (s *sessions) ready(host string) *muxSession {
+// ready returns the host's sessions that are set up and working, without
+// waiting (a session still being set up cannot have pushed anything), in
+// slot order.
+func (s *sessions) ready(host string) []*muxSession {
 	s.mu.Lock()
-	ms := s.m[host]
+	var all []*muxSession
+	for slot := range s.l.spread.n {
+		if ms := s.m[sessionKey{host, slot}]; ms != nil {
+			all = append(all, ms)
+		}
+	}
 	s.mu.Unlock()
-	if ms == nil {
-		return nil
+	var out []*muxSession
+	for _, ms := range all {
+		select {
+		case <-ms.ready:
+			if ms.err == nil {
+				out = append(out, ms)
+			}
+		default:
+		}
 	}
-	select {
-	case <-ms.ready:
-	default:
-		return nil
-	}
-	if ms.err != nil {
-		return nil
-	}
-	return ms
+	return out
 }
 
 // sessionGone reports whether a set-up session can take no new request.
@@ -231,7 +253,7 @@ func muxFetch(ctx context.Context, l *load, ss *sessions, e *entry, withCtx func
 }
 
 func muxFetchOnce(ctx context.Context, l *load, ss *sessions, e *entry, withCtx func(context.Context) context.Context, consume func(io.Reader) (int64, error)) error {
-	ms, err := ss.get(ctx, e.url.Hostname())
+	ms, err := ss.get(ctx, e.url.Hostname(), e.session)
 	if err != nil {
 		return err
 	}
@@ -286,9 +308,12 @@ func muxFetchOnce(ctx context.Context, l *load, ss *sessions, e *entry, withCtx 
 	return nil
 }
 
-// raceConnects is how many connections may race for one host's session.
+// raceConnects is how many connections may race for one host's session:
+// none with several sessions per host, whose connections are the host's
+// extra ones (racing for each would open up to MaxConnsPerHost per
+// session).
 func (l *load) raceConnects() int {
-	if l.opt.RaceConnects {
+	if l.opt.RaceConnects && l.opt.Sessions <= 1 {
 		return l.opt.MaxConnsPerHost
 	}
 	return 1

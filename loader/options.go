@@ -66,6 +66,14 @@ type Options struct {
 	// (probe.PriorityPolicies; "" = probe.PriorityChrome, by resource type);
 	// see priorityFor.
 	Priority string
+	// Sessions is how many SPDY or HTTP/2 sessions (each its own TCP
+	// connection) the load opens per host: 0 or 1 = one, as browsers do;
+	// at most MaxConnsPerHost. A session opens when SessionPolicy first
+	// gives it a request (spread.go; probe.SessionPolicies, "" =
+	// roundrobin). HTTPS ignores both (its pool is MaxConnsPerHost); h3
+	// and SPDY over SCTP refuse more than one.
+	Sessions      int
+	SessionPolicy string
 	// SCTP are the association's knobs for spdy/3.1+sctp (sctp.go).
 	SCTP probe.SCTP
 	// Browser-profile mechanisms (throttle.go, profile.go, renderer.go;

@@ -35,6 +35,8 @@ func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 			TLSResume:     l.opt.TLSResume,
 			EarlyData:     l.opt.EarlyData,
 			Priority:      storedPolicy(l.opt.Priority),
+			Sessions:      storedSessions(l.opt.Sessions),
+			SessionPolicy: storedSessionPolicy(l.opt.Sessions, l.opt.SessionPolicy),
 		},
 		TCP:          tcp,
 		BytesWireIn:  l.wire.in.Load(),

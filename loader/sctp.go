@@ -61,7 +61,7 @@ type sctpProto struct {
 
 func newSPDYSCTP(l *load) *sctpProto {
 	p := &sctpProto{l: l, sessions: map[*connection]*spdy.ClientConn{}}
-	p.ss = &sessions{l: l, m: map[string]*muxSession{}, open: p.open}
+	p.ss = newSessions(l, p.open, 0)
 	return p
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // spdyProto is SPDY/3.1 or SPDY/3 with one session per host, as Chrome's
-// SpdySessionPool kept it: every request to a host becomes a stream of that
+// SpdySessionPool kept it (or Options.Sessions per host, mux.go): every request to a host becomes a stream of that
 // session with the resource type's priority, the client waits when the
 // server's MAX_CONCURRENT_STREAMS is reached, and pushed streams are used
 // when the page asks for their URL.
@@ -25,7 +25,7 @@ type spdyProto struct {
 
 func newSPDY(l *load, version string) protocol {
 	p := &spdyProto{l: l, version: version, conns: map[*connection]*spdy.ClientConn{}}
-	p.ss = &sessions{l: l, m: map[string]*muxSession{}, open: p.open, race: l.raceConnects()}
+	p.ss = newSessions(l, p.open, l.raceConnects())
 	return p
 }
 
@@ -61,21 +61,19 @@ func (p *spdyProto) fetch(ctx context.Context, e *entry, body func(io.Reader) (i
 	}, body)
 }
 
-// pushed claims a push for e's URL from the session to e's host, if that
-// session exists already and the server pushed the URL on it.
+// pushed claims a push for e's URL from a session to e's host that exists
+// already, if the server pushed the URL on it (with several sessions per
+// host, on any of them).
 func (p *spdyProto) pushed(e *entry) (*http.Response, *connection, bool) {
-	ms := p.ss.ready(e.url.Hostname())
-	if ms == nil {
-		return nil, nil, false
+	for _, ms := range p.ss.ready(e.url.Hostname()) {
+		p.mu.Lock()
+		cc := p.conns[ms.c]
+		p.mu.Unlock()
+		if resp, ok := cc.Pushed(e.url.String()); ok {
+			return resp, ms.c, true
+		}
 	}
-	p.mu.Lock()
-	cc := p.conns[ms.c]
-	p.mu.Unlock()
-	resp, ok := cc.Pushed(e.url.String())
-	if !ok {
-		return nil, nil, false
-	}
-	return resp, ms.c, true
+	return nil, nil, false
 }
 
 // headerBytes adds up the sessions' header blocks in both directions: raw

@@ -80,7 +80,9 @@ const sessionCacheSize = 64
 // connections per host, so most of them resume; SPDY, h2 and h3 hold one
 // per host, so in a cold load only a connection that replaces one (after a
 // GOAWAY, or an h3 connection that idled out) resumes, and with EarlyData
-// sends its first requests in 0-RTT.
+// sends its first requests in 0-RTT. SPDY and h2 with Options.Sessions > 1
+// open each later session when its first request goes out (spread.go), so
+// those opened after the host's first handshake resume, as HTTPS's do.
 func newSessionCache(o Options) tls.ClientSessionCache {
 	switch {
 	case o.SessionCache != nil:

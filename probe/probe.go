@@ -133,6 +133,11 @@ type Condition struct {
 	// the SPDY server's DATA order ("" = priority); policies.go.
 	Priority  string `json:"priority,omitempty"`
 	Scheduler string `json:"scheduler,omitempty"`
+	// Sessions is the loader's SPDY/h2 sessions per host (0 = 1) and
+	// SessionPolicy how requests are spread over them ("" = roundrobin);
+	// sessions.go.
+	Sessions      int    `json:"sessions,omitempty"`
+	SessionPolicy string `json:"session_policy,omitempty"`
 	// View is "" (first: a cold load) or "repeat": the load comes after a
 	// first view of the page and reuses its TLS sessions (view.go).
 	View string `json:"view,omitempty"`

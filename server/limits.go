@@ -22,7 +22,8 @@ const (
 	// DefaultMaxConnsPerClient caps live connections from one client
 	// address, so that one client holding connections open (idle, or each
 	// with half a frame) cannot lock every other client out. A browser
-	// opens at most 6 per host name (https): a server whose site names
+	// opens at most 6 per host name (https; the loader as many SPDY/h2
+	// sessions, probe.MaxSessions): a server whose site names
 	// many hosts (a replayed page) raises both caps to 8 per host name
 	// (connCaps), so the limits never bite the lab's own loads. Each SPDY
 	// session costs about 200 KiB once it carries a request (its read and

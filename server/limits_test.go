@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/spdy"
 )
 
@@ -261,6 +262,21 @@ func TestStreamCapFollowsTheSite(t *testing.T) {
 	} {
 		if got := streamCap(&c.cfg, c.hosts); got != c.want {
 			t.Errorf("%+v with %d hosts: %d streams per client, want %d", c.cfg, c.hosts, got, c.want)
+		}
+	}
+}
+
+// The loader's sessions per host (probe.MaxSessions SPDY/h2 connections to
+// each host name) fit the default connection caps of a site of any size,
+// as HTTPS's six connections per host name do.
+func TestConnectionCapsFitSessionsPerHost(t *testing.T) {
+	if connsPerHostName < probe.MaxSessions {
+		t.Fatalf("connCaps allows %d connections per host name, the loader may open %d sessions", connsPerHostName, probe.MaxSessions)
+	}
+	for _, hosts := range []int{1, 8, 230} {
+		total, per := connCaps(&Config{}, hosts)
+		if need := probe.MaxSessions * hosts; per < need || total < need {
+			t.Errorf("%d hosts: caps %d, %d per client; %d sessions per host need %d", hosts, total, per, probe.MaxSessions, need)
 		}
 	}
 }

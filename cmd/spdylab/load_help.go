@@ -11,6 +11,7 @@ var loadExamples = []string{
 	"spdylab load --page pageB --proto https,spdy/3.1 --rtt 100ms --down 10mbit --up 1mbit --runs 20",
 	"spdylab load --page har:site.har --proto h2,h3 --rtt 40ms --down 20mbit --up 5mbit --har out/har",
 	"spdylab load --page site/ --no-link --runs 3    # the folder 'spdylab page import' wrote, over loopback",
+	"spdylab load --page pageB --proto https,spdy/3.1 --loss 1% --sessions 3 --session-policy priority --runs 5",
 }
 
 func loadAbout() string {
@@ -32,7 +33,7 @@ var loadFlagGroups = []flagGroup{
 	linkFlagGroup,
 	tcpFlagGroup,
 	{"protocol options", []string{"tls", "tls-resume", "early-data", "max-streams", "initial-window", "push",
-		"priority", "scheduler", "sctp-control-stream", "sctp-bundle-cookie", "sctp-streams", "sctp-rto-min",
+		"priority", "scheduler", "sessions", "session-policy", "sctp-control-stream", "sctp-bundle-cookie", "sctp-streams", "sctp-rto-min",
 		"sctp-rto-initial", "sctp-buffer", "sctp-cc"}},
 	{"output", []string{"json", "har", "pcap", "server-log", "log", "work-dir"}},
 }

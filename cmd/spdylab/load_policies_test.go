@@ -60,6 +60,10 @@ func TestLoadCommandRejectsBadPolicyFlags(t *testing.T) {
 		"early over h2":   {[]string{"--proto", "h2", "--tls", "1.3", "--tls-resume", "--early-data"}, "today h3"},
 		"resume plain":    {[]string{"--proto", "spdy/3.1", "--tls", "none", "--tls-resume"}, "no handshake to resume"},
 		"empty proto":     {[]string{"--proto", "spdy/3.1,"}, "no protocol given"},
+		"sessions 7":      {[]string{"--sessions", "7"}, "--sessions"},
+		"sessions h3":     {[]string{"--proto", "h3", "--tls", "1.3", "--sessions", "2"}, "cannot apply to h3"},
+		"sessions chrome": {[]string{"--proto", "h2", "--client", "chromium", "--tls", "1.3", "--sessions", "2"}, "pools one SPDY/h2 session per host"},
+		"policy alone":    {[]string{"--session-policy", "priority"}, "needs sessions > 1"},
 	} {
 		var out, errb bytes.Buffer
 		code := runLoad(context.Background(), append([]string{"--no-link"}, c.args...), &out, &errb)
