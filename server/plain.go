@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"slices"
-
 )
 
 // Plaintext serving. Plain TCP has no ALPN, so a plain listener's protocol
