@@ -64,7 +64,7 @@ func signed(x float64, prec int) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return "–"
 	}
-	return strconv.FormatFloat(x, 'f', prec, 64)
+	return fmt.Sprintf("%+.*f", prec, x)
 }
 
 func pct(x float64) string {

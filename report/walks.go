@@ -67,14 +67,23 @@ func Walks(a *Analysis) []WalkTable {
 		for _, st := range w.Steps {
 			skip[st.Factor] = true
 		}
+		varied := map[string]bool{"page": true}
+		for _, f := range a.Study.Varied {
+			varied[f] = true
+		}
+		for f := range varied {
+			if skip[f] {
+				delete(varied, f)
+			}
+		}
 		var cells []string
 		steps := make([]map[string]*Condition, len(w.Steps))
 		for i, st := range w.Steps {
-			steps[i] = a.variantsByCell(st.Conds, skip, &cells)
+			steps[i] = a.variantsByCell(st.Conds, varied, &cells)
 		}
 		alone := make([]map[string]*Condition, len(w.Alone))
 		for i, st := range w.Alone {
-			alone[i] = a.variantsByCell(st.Conds, skip, nil)
+			alone[i] = a.variantsByCell(st.Conds, varied, nil)
 		}
 		for _, cell := range cells {
 			out = append(out, a.walkTable(w, cell, steps, alone))
@@ -86,14 +95,14 @@ func Walks(a *Analysis) []WalkTable {
 // variantsByCell maps each cell to its variant among the given
 // conditions (the conditions with a baseline twin); new cells are
 // appended to cells.
-func (a *Analysis) variantsByCell(hashes []string, skip map[string]bool, cells *[]string) map[string]*Condition {
+func (a *Analysis) variantsByCell(hashes []string, shown map[string]bool, cells *[]string) map[string]*Condition {
 	out := map[string]*Condition{}
 	for _, h := range hashes {
 		c := a.ByHash[h]
 		if c == nil || c.IsBaseline || c.BaseHash == "" {
 			continue
 		}
-		k := cellOf(c, skip)
+		k := cellOf(c, shown)
 		if _, ok := out[k]; ok {
 			continue
 		}
@@ -105,12 +114,13 @@ func (a *Analysis) variantsByCell(hashes []string, skip map[string]bool, cells *
 	return out
 }
 
-// cellOf names a condition's cell: its values of the factors the study
-// varies, the skipped ones left out.
-func cellOf(c *Condition, skip map[string]bool) string {
+// cellOf names a condition's cell: its values of the shown factors (the
+// page and the factors the study varies, but for the walked and the
+// baseline's).
+func cellOf(c *Condition, shown map[string]bool) string {
 	var parts []string
 	for _, f := range spec.FactorNames() {
-		if v, ok := c.Values[f]; ok && !skip[f] && f != "down" && f != "up" {
+		if v, ok := c.Values[f]; ok && shown[f] {
 			parts = append(parts, f+"="+v)
 		}
 	}
