@@ -16,6 +16,8 @@ package studyfile
 //	alone = true                          # also each change alone from "from"
 //	[walk.factors]                        # optional: values both ends take for this walk
 //	pages = "dir:$PAGES"
+//	[walk.end]                            # optional: the cell of a crossed end to walk to
+//	loss = "0%"
 //
 // The study's conditions are the union of the presets' and of every
 // step's (deduplicated by hash), not a cross product of them.
@@ -38,6 +40,10 @@ type walkSpec struct {
 	Steps   []string       `toml:"steps"`
 	Alone   bool           `toml:"alone"`
 	Factors map[string]any `toml:"factors"`
+	// Start and End pick a cell of a preset that crosses a factor: the
+	// value (among the preset's) the walk starts or ends at.
+	Start map[string]any `toml:"start"`
+	End   map[string]any `toml:"end"`
 }
 
 var rePresetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -148,6 +154,12 @@ func (p *studyParser) expandWalk(i int, w walkSpec, tables map[string]map[string
 	}
 	x, y := copyBlock(overlay(tables[w.From], over)), copyBlock(overlay(tables[w.To], over))
 	where := fmt.Sprintf("walk %s → %s", w.From, w.To)
+	if err := p.pickCell(key+".start", w.Start, w.From, x); err != nil {
+		return false, err
+	}
+	if err := p.pickCell(key+".end", w.End, w.To, y); err != nil {
+		return false, err
+	}
 	for _, b := range []map[string][]string{x, y} {
 		if err := p.checkBlock(where, b); err != nil {
 			return false, err
@@ -188,6 +200,35 @@ func (p *studyParser) expandWalk(i int, w walkSpec, tables map[string]map[string
 	}
 	p.s.Walks = append(p.s.Walks, walk)
 	return true, nil
+}
+
+// pickCell narrows a crossed preset's block b to the values a walk's
+// [walk.start] or [walk.end] picks; each must be one of the preset's.
+func (p *studyParser) pickCell(key string, t map[string]any, preset string, b map[string][]string) error {
+	picks, err := parseFactorTable(t, key, p.lines, p.values)
+	if err != nil {
+		return err
+	}
+	for f, vals := range picks {
+		fac, _ := factorByName(f)
+		have := valuesOf(b, fac)
+		for _, v := range vals {
+			if !contains(have, v) {
+				return fmt.Errorf("line %d: %s.%s = %q is not a value of preset %s (it has %s); [walk.factors] sets a value for both ends instead", p.lines.line(key+"."+f), key, f, v, preset, strings.Join(have, ", "))
+			}
+		}
+		b[f] = vals
+	}
+	return nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 // walkChanges checks a walk's steps against its two ends (x and y, their

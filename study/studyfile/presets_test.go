@@ -101,6 +101,7 @@ func TestWalkRefusals(t *testing.T) {
 		{"no steps", "from = \"old\"\nto = \"new\"\n[walk.factors]\nloss = \"0%\"", "steps is empty"},
 		{"two variants", "from = \"old\"\nto = \"new\"\nsteps = [\"iw\"]\n[walk.factors]\nprotocol = [\"https\", \"spdy/2\", \"h2\"]", "preset old compares 2 variants"},
 		{"bad override", "from = \"old\"\nto = \"new\"\nsteps = [\"iw\"]\n[walk.factors]\nloss = \"lots\"", "line 24: loss = \"lots\""},
+		{"pick outside the preset", "from = \"old\"\nto = \"new\"\nsteps = [\"iw\", \"protocol\", \"rate\"]\n[walk.end]\nloss = \"2%\"", `line 24: walk.0.end.loss = "2%" is not a value of preset new (it has 0%, 1%)`},
 		{"unknown key", "from = \"old\"\nto = \"new\"\nstep = [\"iw\"]", "unknown key \"walk.step\""},
 	}
 	for _, tc := range cases {
@@ -110,6 +111,31 @@ func TestWalkRefusals(t *testing.T) {
 				t.Errorf("got %v\nwant it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// [walk.end] picks the cell of a crossed preset the walk ends at.
+func TestWalkEndPicksACell(t *testing.T) {
+	s, err := Parse([]byte(walkStudy+"\n[[walk]]\nfrom = \"old\"\nto = \"new\"\nsteps = [\"iw\", \"protocol\", \"rate\", \"loss\"]\n[walk.end]\nloss = \"1%\"\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := s.Walks[0].Steps[4]
+	if last.Factor != "loss" || last.From != "0%" || last.To != "1%" || len(last.Conds) != 2 {
+		t.Errorf("last step %+v", last)
+	}
+}
+
+// A walk over the user's pages is left out without --pages, and kept
+// with them.
+func TestWalkOverACorpusNeedsPages(t *testing.T) {
+	src := walkStudy + "\n[[walk]]\nfrom = \"old\"\nto = \"new\"\nsteps = [\"iw\", \"protocol\", \"rate\"]\n[walk.factors]\nloss = \"0%\"\npages = \"dir:$PAGES\"\n"
+	s, err := Parse([]byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Walks) != 0 || s.PagesOmitted != 1 {
+		t.Errorf("walks %d, pages omitted %d: want the corpus walk left out", len(s.Walks), s.PagesOmitted)
 	}
 }
 

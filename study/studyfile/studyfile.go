@@ -138,7 +138,7 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 	}
 	lines := indexLines(src)
 	for _, k := range md.Undecoded() {
-		return nil, fmt.Errorf("line %d: unknown key %q (top-level keys: name, description, note, runs, seed, timeout, baseline, factors, matrix, exclude, presets, walk; [[walk]] keys: from, to, steps, alone, factors)", lines.line(k.String()), k.String())
+		return nil, fmt.Errorf("line %d: unknown key %q (top-level keys: name, description, note, runs, seed, timeout, baseline, factors, matrix, exclude, presets, walk; [[walk]] keys: from, to, steps, alone, factors, start, end)", lines.line(k.String()), k.String())
 	}
 	s := &spec.Study{Name: fs.Name, Description: fs.Description, Note: fs.Note, Seed: fs.Seed, Source: src}
 	if dir != "" {
