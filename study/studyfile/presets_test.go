@@ -182,3 +182,36 @@ func TestBuiltinFingerprintsHold(t *testing.T) {
 		}
 	}
 }
+
+// --no-link moves every condition onto loopback, which changes their
+// hashes: the walks follow them.
+func TestWalkFollowsNoLink(t *testing.T) {
+	s, err := Parse([]byte(walkStudy+"\n[[walk]]\nfrom = \"old\"\nto = \"new\"\nsteps = [\"iw\", \"protocol\", \"rate\"]\n[walk.factors]\nloss = \"0%\"\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Override(0, true); err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, c := range s.Conditions {
+		known[c.Hash] = true
+	}
+	for i, st := range s.Walks[0].Steps {
+		if len(st.Conds) == 0 {
+			t.Errorf("step %d lost its conditions", i)
+		}
+		for _, h := range st.Conds {
+			if !known[h] {
+				t.Errorf("step %d holds %s, not a condition after --no-link", i, h)
+			}
+		}
+	}
+	for _, p := range s.Presets {
+		for _, h := range p.Conds {
+			if !known[h] {
+				t.Errorf("preset %s holds %s, not a condition after --no-link", p.Name, h)
+			}
+		}
+	}
+}
