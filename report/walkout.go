@@ -28,7 +28,7 @@ const (
 const WalkOrderNote = "Each step changes one factor of the walk's start towards its end; Δgain is the step's change in gain, " +
 	"share its part of the whole change between the two presets. The shares depend on the order of the steps: a factor can matter " +
 	"more or less once another has changed. \"Alone\" rows apply each change by itself to the start (Δgain against the start), the " +
-	"order-free effect; their shares need not add up to 1."
+	"order-free effect; their shares need not add up to 1. When the two ends' gains differ by less than 0.05 there is nothing to split and no share is given."
 
 // stepText names a step's change: "iw 3 → 10", or the start preset at step 0.
 func (r WalkRow) stepText(t WalkTable) string {

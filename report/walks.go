@@ -163,10 +163,15 @@ func (a *Analysis) walkTable(w spec.Walk, cell string, steps, alone []map[string
 	return t
 }
 
-// share is delta as a part of total (NaN when total is about zero: the
-// two ends' gains agree and there is nothing to split).
+// ShareFloor is the smallest change in gain between a walk's ends that
+// the report splits into shares: below it the two presets agree (the
+// report's gain colours treat ±5% alike), and shares of a near-zero total
+// would be large numbers that mean nothing.
+const ShareFloor = 0.05
+
+// share is delta as a part of total (NaN when |total| < ShareFloor).
 func share(delta, total float64) float64 {
-	if math.Abs(total) < 1e-9 {
+	if math.IsNaN(total) || math.Abs(total) < ShareFloor {
 		return math.NaN()
 	}
 	return delta / total
