@@ -28,7 +28,7 @@ const (
 const WalkOrderNote = "Each step changes one factor of the walk's start towards its end; Δgain is the step's change in gain, " +
 	"share its part of the whole change between the two presets. The shares depend on the order of the steps: a factor can matter " +
 	"more or less once another has changed. \"Alone\" rows apply each change by itself to the start (Δgain against the start), the " +
-	"order-free effect; their shares need not add up to 1. When the two ends' gains differ by less than 0.05 there is nothing to split and no share is given."
+	"order-free effect; their shares need not add up to 1. When the two ends' gains do not differ beyond the noise (their 95% intervals overlap; without intervals, gains less than 0.05 apart) there is nothing to split and no share is given."
 
 // stepText names a step's change: "iw 3 → 10", or the start preset at step 0.
 func (r WalkRow) stepText(t WalkTable) string {
@@ -91,8 +91,16 @@ func WriteWalks(w io.Writer, tables []WalkTable) {
 			fmt.Fprintf(tw, "  alone\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.stepText(t), variantLabel(r), r.gainText(), r.verdict(), signed(r.Delta, 2), pct(r.Share), r.movedText())
 		}
 		tw.Flush()
-		fmt.Fprintf(w, "  %s → %s: the gain changes by %s\n", t.Walk.From, t.Walk.To, signed(t.Total, 2))
+		fmt.Fprintf(w, "  %s → %s: the gain changes by %s%s\n", t.Walk.From, t.Walk.To, signed(t.Total, 2), noSplit(t))
 	}
+}
+
+// noSplit says why a walk has no shares ("" when it has them).
+func noSplit(t WalkTable) string {
+	if len(t.Rows) > 1 && math.IsNaN(t.Rows[len(t.Rows)-1].Share) && !math.IsNaN(t.Total) {
+		return " (within the noise: the two presets agree, no shares)"
+	}
+	return ""
 }
 
 func variantLabel(r WalkRow) string {

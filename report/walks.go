@@ -150,13 +150,17 @@ func (a *Analysis) walkTable(w spec.Walk, cell string, steps, alone []map[string
 		t.Rows = append(t.Rows, r)
 	}
 	t.Total = t.Rows[len(t.Rows)-1].Gain() - t.Rows[0].Gain()
+	split := t.Total
+	if !endsDisagree(t.Rows[0].Variant, t.Rows[len(t.Rows)-1].Variant) {
+		split = math.NaN()
+	}
 	for i := range t.Rows {
-		t.Rows[i].Share = share(t.Rows[i].Delta, t.Total)
+		t.Rows[i].Share = share(t.Rows[i].Delta, split)
 	}
 	for i, st := range w.Alone {
 		r := WalkRow{Step: i + 1, Factor: st.Factor, From: st.From, To: st.To, Variant: alone[i][cell]}
 		r.Delta = r.Gain() - t.Rows[0].Gain()
-		r.Share = share(r.Delta, t.Total)
+		r.Share = share(r.Delta, split)
 		r.Moved, r.MovedMs = a.movedMost(t.Rows[0].Variant, r.Variant)
 		t.Alone = append(t.Alone, r)
 	}
@@ -168,6 +172,19 @@ func (a *Analysis) walkTable(w spec.Walk, cell string, steps, alone []map[string
 // report's gain colours treat ±5% alike), and shares of a near-zero total
 // would be large numbers that mean nothing.
 const ShareFloor = 0.05
+
+// endsDisagree is whether a walk's two ends have different gains: their
+// 95% intervals apart when both have one, else gains at least ShareFloor
+// apart. Shares of a difference that may be noise mean nothing.
+func endsDisagree(a, b *Condition) bool {
+	if a == nil || b == nil || math.IsNaN(a.Gain) || math.IsNaN(b.Gain) {
+		return false
+	}
+	if !a.GainCI.TooFew && !b.GainCI.TooFew && !math.IsNaN(a.GainCI.Lo) && !math.IsNaN(b.GainCI.Lo) {
+		return a.GainCI.Hi < b.GainCI.Lo || b.GainCI.Hi < a.GainCI.Lo
+	}
+	return math.Abs(b.Gain-a.Gain) >= ShareFloor
+}
 
 // share is delta as a part of total (NaN when |total| < ShareFloor).
 func share(delta, total float64) float64 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
@@ -147,5 +148,30 @@ func TestWalkTableFromAStore(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, WalksJSONFile)); err != nil {
 		t.Error(err)
+	}
+}
+
+// Shares are given only when the walk's ends disagree beyond the noise.
+func TestWalkSharesOnlyWhenTheEndsDisagree(t *testing.T) {
+	c := func(g, lo, hi float64, tooFew bool) *Condition {
+		return &Condition{Gain: g, GainCI: stats.RatioCI{Ratio: g, Lo: lo, Hi: hi, TooFew: tooFew}}
+	}
+	cases := []struct {
+		a, b *Condition
+		want bool
+	}{
+		{c(2.45, 2.01, 2.71, false), c(2.53, 2.23, 2.91, false), false}, // overlapping intervals
+		{c(1.0, 0.97, 1.03, false), c(2.86, 2.77, 2.93, false), true},
+		{c(1.0, math.NaN(), math.NaN(), true), c(1.04, math.NaN(), math.NaN(), true), false}, // no intervals: within 0.05
+		{c(1.0, math.NaN(), math.NaN(), true), c(1.5, math.NaN(), math.NaN(), true), true},
+		{nil, c(1.5, 1.4, 1.6, false), false},
+	}
+	for i, tc := range cases {
+		if got := endsDisagree(tc.a, tc.b); got != tc.want {
+			t.Errorf("case %d: endsDisagree = %v, want %v", i, got, tc.want)
+		}
+	}
+	if !math.IsNaN(share(0.3, math.NaN())) || share(0.5, 2) != 0.25 {
+		t.Error("share")
 	}
 }
