@@ -133,8 +133,15 @@ func TestWalkTableFromAStore(t *testing.T) {
 			t.Errorf("text lacks %q:\n%s", want, out.String())
 		}
 	}
+	out.Reset()
+	WritePresets(&out, PresetGains(a))
+	for _, want := range []string{"Presets", "old ", "new ", "2.86 ["} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("presets text lacks %q:\n%s", want, out.String())
+		}
+	}
 	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
-	if !bytes.Contains(html, []byte("Walk old → new (page=pageA)")) {
+	if !bytes.Contains(html, []byte("Walk old → new (page=pageA)")) || !bytes.Contains(html, []byte("Presets: each setup")) {
 		t.Error("report.html has no walk table")
 	}
 	f, err := os.Open(filepath.Join(dir, WalksCSVFile))
