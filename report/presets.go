@@ -62,7 +62,7 @@ func presetTable(a *Analysis) []table {
 	if len(rows) == 0 {
 		return nil
 	}
-	t := table{Title: "Presets: each setup's gain", Caption: "One row per preset, variant and cell (the page and the factors the preset crosses).",
+	t := table{Title: "Presets: each setup's gain", Caption: "One row per preset, variant and cell (the page and the preset's values of the factors the study varies).",
 		Head: []string{"preset", "variant", "gain [95%]", "verdict", "cell"}}
 	for _, r := range rows {
 		t.Rows = append(t.Rows, []cell{{Text: r.Preset}, {Text: r.Variant.Label}, gainIntervalCell(r.Variant), {Text: string(r.Variant.Significance)}, {Text: r.Where}})
