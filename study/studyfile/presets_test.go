@@ -215,3 +215,37 @@ func TestWalkFollowsNoLink(t *testing.T) {
 		}
 	}
 }
+
+// study6-reconcile's corpus walks run on every page of --pages DIR and
+// are left out without it.
+func TestStudy6WalksOverPages(t *testing.T) {
+	dir := corpusDir(t)
+	plain, err := Builtin("study6-reconcile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadPages("study6-reconcile", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.PagesOmitted != 2 || s.PagesOmitted != 0 || len(s.Walks) != len(plain.Walks)+2 {
+		t.Fatalf("omitted %d / %d, walks %d / %d", plain.PagesOmitted, s.PagesOmitted, len(plain.Walks), len(s.Walks))
+	}
+	byHash := map[string]string{}
+	for _, c := range s.Conditions {
+		byHash[c.Hash] = c.Values["page"]
+	}
+	for _, w := range s.Walks[len(plain.Walks):] {
+		for i, st := range w.Steps {
+			// two recorded pages x (variant, baseline)
+			if len(st.Conds) != 4 {
+				t.Errorf("walk %s step %d: %d conditions, want 4", w.Name(), i, len(st.Conds))
+			}
+			for _, h := range st.Conds {
+				if !strings.Contains(byHash[h], dir) {
+					t.Errorf("walk %s step %d runs page %s, not one of %s", w.Name(), i, byHash[h], dir)
+				}
+			}
+		}
+	}
+}
