@@ -112,6 +112,8 @@ type Analysis struct {
 	FidelityCells []FidelityCell
 	FidelitySums  []FidelitySummary
 	Renderer      []RendererMeasure
+	// Walks are the study's reconciliation walks, per cell (walks.go).
+	Walks []WalkTable
 }
 
 // LateJudgeMin is how many late-emulator loads it takes to judge from
@@ -145,6 +147,7 @@ func Analyze(st *store.Store) (*Analysis, error) {
 		a.boundAndGain(c, byValues, baseSingle)
 	}
 	a.gainIntervals(samples)
+	a.Walks = Walks(a)
 	a.FidelityCells, a.FidelitySums = Fidelity(a)
 	if a.Renderer, err = measureRenderer(st, a, a.FidelityCells); err != nil {
 		return nil, fmt.Errorf("measuring renderer costs: %w", err)

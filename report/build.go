@@ -20,7 +20,7 @@ const (
 )
 
 // Build rebuilds report.html, conditions.csv and conditions.json in dir
-// from dir's store.
+// from dir's store; for a study with walks, also walks.csv and walks.json.
 func Build(dir string) (*Analysis, error) {
 	st, err := store.OpenStore(dir)
 	if err != nil {
@@ -43,7 +43,19 @@ func Build(dir string) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	for name, data := range map[string][]byte{HTMLFile: page, CSVFile: csvBuf.Bytes(), JSONFile: append(js, '\n')} {
+	files := map[string][]byte{HTMLFile: page, CSVFile: csvBuf.Bytes(), JSONFile: append(js, '\n')}
+	if len(a.Walks) > 0 {
+		var walkCSV bytes.Buffer
+		if err := writeWalksCSV(&walkCSV, a.Walks); err != nil {
+			return nil, err
+		}
+		wj, err := json.MarshalIndent(walksJSON(a.Walks), "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		files[WalksCSVFile], files[WalksJSONFile] = walkCSV.Bytes(), append(wj, '\n')
+	}
+	for name, data := range files {
 		if err := atomicfile.Write(filepath.Join(dir, name), data); err != nil {
 			return nil, err
 		}

@@ -66,6 +66,8 @@ func renderHTML(a *Analysis, st *store.Store) ([]byte, error) {
 	}
 	d.Summary = summaryTables(a)
 	d.Summary = append(d.Summary, fidelityTables(a)...) // fidelity.go: only with both clients
+	d.Tables = append(d.Tables, presetTable(a)...)      // presets.go: each preset's gains
+	d.Tables = append(d.Tables, walkHTMLTables(a)...)   // walkout.go: the reconciliation walks
 	d.Tables = append(d.Tables, gainTables(a)...)
 	figs, tabs, err := sweepFigures(a)
 	if err != nil {

@@ -23,7 +23,7 @@ func init() {
 func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	setHelp(fs, "Rebuilds DIR/report.html, DIR/conditions.csv and DIR/conditions.json from\nDIR/results.db. Probe ids are in the report's condition table.")
+	setHelp(fs, "Rebuilds DIR/report.html, DIR/conditions.csv and DIR/conditions.json from\nDIR/results.db. Probe ids are in the report's condition table. A study with\npresets and walks (e.g. study6-reconcile) also gets DIR/walks.csv and\nDIR/walks.json, and its presets' gains and walk tables are printed.")
 	waterfall := fs.Int64("waterfall", 0, "also write DIR/waterfall-ID.html for this probe")
 	shot := fs.String("screenshot", "", "also render report.html with headless Chromium into this PNG")
 	compare := fs.String("compare", "", "compare DIR's per-condition PLT medians with those in this directory (e.g. a -j 1 run) instead of writing the report")
@@ -55,6 +55,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stderr, "spdylab: %s: %d conditions, %d stored loads -> %s\n", dir, len(a.Conds), a.Stored, filepath.Join(dir, report.HTMLFile))
+	report.WritePresets(stdout, report.PresetGains(a)) // a study with presets: their gains
+	report.WriteWalks(stdout, a.Walks)                 // and its walk tables
 	if *waterfall > 0 {
 		p, err := report.WriteWaterfall(dir, *waterfall)
 		if err != nil {

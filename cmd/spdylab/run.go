@@ -125,7 +125,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if s.PagesOmitted > 0 {
-		fmt.Fprintf(stderr, "spdylab run: note: %d [[matrix]] block(s) of %s run on real pages and are left out: give --pages DIR to run them\n", s.PagesOmitted, s.Name)
+		fmt.Fprintf(stderr, "spdylab run: note: %d [[matrix]] block(s) or walk(s) of %s run on real pages and are left out: give --pages DIR to run them\n", s.PagesOmitted, s.Name)
 	}
 	if err = s.Override(f.runs.n, f.noLink); err == nil {
 		err = f.runs.apply(s)

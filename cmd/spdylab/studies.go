@@ -105,7 +105,7 @@ func describeStudy(stdout io.Writer, s *spec.Study) {
 	}
 	fmt.Fprintf(stdout, "  %d loads per condition, seed %d, gains against %s\n", s.Runs, s.Seed, strings.Join(base, " "))
 	if s.PagesOmitted > 0 {
-		fmt.Fprintf(stdout, "  without --pages DIR: %d [[matrix]] block(s) over real pages left out\n", s.PagesOmitted)
+		fmt.Fprintf(stdout, "  without --pages DIR: %d [[matrix]] block(s) or walk(s) over real pages left out\n", s.PagesOmitted)
 	}
 	for _, f := range s.Varied {
 		seen := map[string]bool{}
@@ -117,6 +117,16 @@ func describeStudy(stdout io.Writer, s *spec.Study) {
 			}
 		}
 		fmt.Fprintf(stdout, "  %-14s %s\n", f, strings.Join(vals, " "))
+	}
+	for _, p := range s.Presets {
+		fmt.Fprintf(stdout, "  preset %s: %d conditions\n", p.Name, len(p.Conds))
+	}
+	for _, w := range s.Walks {
+		var steps []string
+		for _, st := range w.Steps[1:] {
+			steps = append(steps, fmt.Sprintf("%s %s→%s", st.Factor, st.From, st.To))
+		}
+		fmt.Fprintf(stdout, "  walk %s: %s\n", w.Name(), strings.Join(steps, ", "))
 	}
 	fmt.Fprintln(stdout)
 }

@@ -49,6 +49,11 @@ type Study struct {
 	// known to RunsAuto.Target, and Runs is the fewest (autoruns.go); nil
 	// = Runs runs.
 	RunsAuto *AutoRuns `json:"runs_auto,omitempty"`
+	// Presets names the study's presets (walks.go), in file order;
+	// Walks are the walks between them. Neither enters the fingerprint:
+	// the conditions they expand to do.
+	Presets []Preset `json:"presets,omitempty"`
+	Walks   []Walk   `json:"walks,omitempty"`
 }
 
 // Cond is one condition of a study: the probe.Condition plus the canonical
@@ -96,6 +101,7 @@ func (s *Study) Override(runs int, noLink bool) error {
 	}
 	s.NoLink = true
 	seen := map[string]bool{}
+	newHash := map[string]string{}
 	var out []Cond
 	for _, c := range s.Conditions {
 		v := map[string]string{}
@@ -113,12 +119,14 @@ func (s *Study) Override(runs int, noLink bool) error {
 		}
 		nc := Cond{Condition: cond, Values: v}
 		nc.Hash = HashCondition(nc.Condition)
+		newHash[c.Hash] = nc.Hash
 		if !seen[nc.Hash] {
 			seen[nc.Hash] = true
 			out = append(out, nc)
 		}
 	}
 	s.Conditions = out
+	s.remapWalks(newHash)
 	var varied []string
 	for _, f := range s.Varied {
 		vals := map[string]bool{}

@@ -3,6 +3,8 @@ package studyfile
 import (
 	"strings"
 	"testing"
+
+	"github.com/spdylab/spdylab/study/spec"
 )
 
 // FuzzParse feeds study files to the parser: any input gets a study or an
@@ -22,6 +24,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("name = \"x\"\nruns = 1\n[factors]\npage = [\"pageA\"]\nprotocol = [\"https\", \"h2\"]\nrtt = [\"10ms\"]\n"))
 	f.Add([]byte("name = \"x\"\nruns = 0\n"))
+	f.Add([]byte(walkStudy + "[[walk]]\nfrom = \"old\"\nto = \"new\"\nsteps = [\"iw\", \"protocol\", \"rate\"]\nalone = true\n[walk.end]\nloss = \"1%\"\n"))
 	f.Add([]byte("[[matrix]]\nrtt = [\"1ms\", \"2ms\"]\n[[exclude]]\nrtt = \"1ms\"\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s, err := Parse(src, t.TempDir())
@@ -37,6 +40,19 @@ func FuzzParse(f *testing.F) {
 		for _, c := range s.Conditions {
 			if c.Hash == "" || c.Proto == "" {
 				t.Fatalf("condition without hash or protocol: %+v", c)
+			}
+		}
+		known := map[string]bool{}
+		for _, c := range s.Conditions {
+			known[c.Hash] = true
+		}
+		for _, w := range s.Walks {
+			for _, st := range append(append([]spec.WalkStep(nil), w.Steps...), w.Alone...) {
+				for _, h := range st.Conds {
+					if !known[h] {
+						t.Fatalf("walk %s: step %q holds condition %s the study does not have", w.Name(), st.Factor, h)
+					}
+				}
 			}
 		}
 		if s.Fingerprint() != s.Fingerprint() {

@@ -24,6 +24,8 @@ func TestBuiltinsParse(t *testing.T) {
 		"study4-google":       4 * 2 * (5 + 6 + 6),
 		"study5-multiplexing": 4 * 4 * 3 * 5,
 		"fidelity":            3 * 4 * 2 * 2 * 2 * 3,
+		// Nine presets and the walks' steps between them, deduplicated.
+		"study6-reconcile": 228,
 	}
 	names := BuiltinNames()
 	if names[0] != "quick" {

@@ -40,6 +40,10 @@ type fileSpec struct {
 	Factors     map[string]any   `toml:"factors"`
 	Matrix      []map[string]any `toml:"matrix"`
 	Exclude     []map[string]any `toml:"exclude"`
+	// Presets and walks (presets.go): [presets.NAME] tables of factor
+	// values over [factors], and [[walk]] tables between them.
+	Presets map[string]map[string]any `toml:"presets"`
+	Walk    []walkSpec                `toml:"walk"`
 }
 
 // ParseFile reads and parses a study file; manifest paths in it are resolved
@@ -69,7 +73,7 @@ func ParsePages(src []byte, dir, pages string) (*spec.Study, error) {
 	if err != nil {
 		return nil, err
 	}
-	blocks, err := p.factorBlocks()
+	base, blocks, err := p.factorBlocks()
 	if err != nil {
 		return nil, err
 	}
@@ -80,9 +84,16 @@ func ParsePages(src []byte, dir, pages string) (*spec.Study, error) {
 		return nil, err
 	}
 	for bi, b := range blocks {
-		if err := p.expandBlock(bi, b); err != nil {
+		if _, err := p.expandBlock(p.blockName(bi), b); err != nil {
 			return nil, err
 		}
+	}
+	ran, err := p.expandPresets(base)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkCorpusUse(p.s, len(blocks)+ran, *p.corpusUsed, p.pages); err != nil {
+		return nil, err
 	}
 	if err := p.finish(); err != nil {
 		return nil, err
@@ -127,7 +138,7 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 	}
 	lines := indexLines(src)
 	for _, k := range md.Undecoded() {
-		return nil, fmt.Errorf("line %d: unknown key %q (top-level keys: name, description, note, runs, seed, timeout, baseline, factors, matrix, exclude)", lines.line(k.String()), k.String())
+		return nil, fmt.Errorf("line %d: unknown key %q (top-level keys: name, description, note, runs, seed, timeout, baseline, factors, matrix, exclude, presets, walk; [[walk]] keys: from, to, steps, alone, factors, start, end)", lines.line(k.String()), k.String())
 	}
 	s := &spec.Study{Name: fs.Name, Description: fs.Description, Note: fs.Note, Seed: fs.Seed, Source: src}
 	if dir != "" {
@@ -168,16 +179,20 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 
 // factorBlocks reads the factor lists: [factors] holds the defaults, every
 // [[matrix]] block overrides some of them; the study is the union of the
-// blocks.
-func (p *studyParser) factorBlocks() ([]map[string][]string, error) {
-	base, err := parseFactorTable(p.fs.Factors, "factors", p.lines, p.values)
+// blocks (and of its presets and walks, presets.go). [factors] alone is a
+// block only in a study without [[matrix]] blocks and presets. base is
+// [factors] as read.
+func (p *studyParser) factorBlocks() (base map[string][]string, blocks []map[string][]string, err error) {
+	base, err = parseFactorTable(p.fs.Factors, "factors", p.lines, p.values)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(p.fs.Matrix) == 0 {
-		return []map[string][]string{base}, checkCorpusUse(p.s, 1, *p.corpusUsed, p.pages)
+		if len(p.fs.Presets) > 0 {
+			return base, nil, nil
+		}
+		return base, []map[string][]string{base}, nil
 	}
-	var blocks []map[string][]string
 	for i, m := range p.fs.Matrix {
 		over, err := parseFactorTable(m, fmt.Sprintf("matrix.%d", i), p.lines, p.values)
 		if errors.Is(err, page.ErrNoCorpus) {
@@ -185,7 +200,7 @@ func (p *studyParser) factorBlocks() ([]map[string][]string, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		merged := map[string][]string{}
 		for k, v := range base {
@@ -196,7 +211,15 @@ func (p *studyParser) factorBlocks() ([]map[string][]string, error) {
 		}
 		blocks = append(blocks, merged)
 	}
-	return blocks, checkCorpusUse(p.s, len(blocks), *p.corpusUsed, p.pages)
+	return base, blocks, nil
+}
+
+// blockName names the bi-th block kept of the matrix for messages.
+func (p *studyParser) blockName(bi int) string {
+	if len(p.fs.Matrix) > 0 {
+		return fmt.Sprintf("[[matrix]] block %d", bi+1)
+	}
+	return "factors"
 }
 
 // parseBaseline reads [baseline] (default: protocol = https).
@@ -241,11 +264,7 @@ func (p *studyParser) parseExclusions() error {
 
 // checkBlock validates one block's required and exclusive factors and
 // turns down/up into the one "rate" dimension the rest of the lab uses.
-func (p *studyParser) checkBlock(bi int, b map[string][]string) error {
-	where := "factors"
-	if len(p.fs.Matrix) > 0 {
-		where = fmt.Sprintf("[[matrix]] block %d", bi+1)
-	}
+func (p *studyParser) checkBlock(where string, b map[string][]string) error {
 	line := p.lines.table("factors")
 	if len(b["page"]) == 0 {
 		return fmt.Errorf("line %d: %s: factor \"page\" is required", line, where)
@@ -291,20 +310,26 @@ func blockDims(b map[string][]string) (names []string, dims [][]string) {
 }
 
 // expandBlock adds every point of one block's matrix that no exclusion
-// matches (odometer order: the last factor varies fastest).
-func (p *studyParser) expandBlock(bi int, b map[string][]string) error {
-	if err := p.checkBlock(bi, b); err != nil {
-		return err
+// matches (odometer order: the last factor varies fastest) and returns the
+// hashes of the block's conditions (those added before included).
+func (p *studyParser) expandBlock(where string, b map[string][]string) ([]string, error) {
+	if err := p.checkBlock(where, b); err != nil {
+		return nil, err
 	}
 	names, dims := blockDims(b)
 	idx := make([]int, len(dims))
+	var hashes []string
 	for {
 		v := map[string]string{}
 		for i, n := range names {
 			v[n] = dims[i][idx[i]]
 		}
-		if err := p.addPoint(v); err != nil {
-			return err
+		h, err := p.addPoint(v)
+		if err != nil {
+			return nil, err
+		}
+		if h != "" {
+			hashes = append(hashes, h)
 		}
 		k := len(idx) - 1
 		for ; k >= 0; k-- {
@@ -315,28 +340,28 @@ func (p *studyParser) expandBlock(bi int, b map[string][]string) error {
 			idx[k] = 0
 		}
 		if k < 0 {
-			return nil
+			return hashes, nil
 		}
 	}
 }
 
 // addPoint adds the condition at matrix point v unless it is excluded or
-// already there.
-func (p *studyParser) addPoint(v map[string]string) error {
+// already there, and returns its hash ("" when excluded).
+func (p *studyParser) addPoint(v map[string]string) (string, error) {
 	for ei, e := range p.excl {
 		if matches(e.match, v) {
 			p.used[ei] = true
-			return nil
+			return "", nil
 		}
 	}
 	cond, err := spec.BuildCondition(v, p.s.Timeout)
 	if err != nil {
-		return err
+		return "", err
 	}
 	c := spec.Cond{Condition: cond, Values: v}
 	c.Hash = spec.HashCondition(c.Condition)
 	if p.seen[c.Hash] {
-		return nil
+		return c.Hash, nil
 	}
 	p.seen[c.Hash] = true
 	p.s.Conditions = append(p.s.Conditions, c)
@@ -346,7 +371,7 @@ func (p *studyParser) addPoint(v map[string]string) error {
 		}
 		p.varied[n][val] = true
 	}
-	return nil
+	return c.Hash, nil
 }
 
 // finish checks the matrix as a whole and records the varied factors.
@@ -356,6 +381,9 @@ func (p *studyParser) finish() error {
 		if !u {
 			return fmt.Errorf("line %d: this [[exclude]] matches no condition (check its values)", p.excl[i].line)
 		}
+	}
+	if len(s.Conditions) == 0 && len(p.excl) == 0 {
+		return fmt.Errorf("the study has no conditions")
 	}
 	if len(s.Conditions) == 0 {
 		return fmt.Errorf("line %d: every condition is excluded: the study's matrix is empty", p.excl[len(p.excl)-1].line)
@@ -514,6 +542,10 @@ func indexLines(src []byte) lineIndex {
 			if strings.HasPrefix(strings.TrimSpace(l), "[[") {
 				name = fmt.Sprintf("%s.%d", m[1], count[m[1]])
 				count[m[1]]++
+			} else if first, rest, ok := strings.Cut(name, "."); ok && count[first] > 0 {
+				// A sub-table of the last element of an array of tables:
+				// [walk.factors] under the second [[walk]] is walk.1.factors.
+				name = fmt.Sprintf("%s.%d.%s", first, count[first]-1, rest)
 			}
 			table = name
 			if _, ok := idx[table]; !ok {
