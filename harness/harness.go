@@ -120,6 +120,9 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 	if err := checkPcapOptions(c, opt); err != nil {
 		return nil, err
 	}
+	if err := netem.CheckCongestionControl(c.TCP.CC); err != nil {
+		return nil, fmt.Errorf("harness: cc: %w", err)
+	}
 	dir, ok := siteInPlace(c, m)
 	if !ok {
 		if dir, err = ensureSite(opt.WorkDir, m); err != nil {

@@ -95,6 +95,11 @@ type TCP struct {
 	InitRwnd           int    `json:"initrwnd,omitempty"` // 0 = kernel default
 	CC                 string `json:"cc,omitempty"`       // cubic, reno, bbr; "" = kernel default
 	SlowStartAfterIdle bool   `json:"slow_start_after_idle"`
+	// Pacing is the servers' TCP pacing: "" (off: the kernel's behaviour),
+	// PacingOn, PacingLink or a rate ("8mbit"); serverknobs.go.
+	Pacing string `json:"pacing,omitempty"`
+	// NotSentLowat is the servers' TCP_NOTSENT_LOWAT in bytes; 0 = kernel.
+	NotSentLowat int `json:"notsent_lowat,omitempty"`
 }
 
 // Condition is everything that determines one page load, apart from the
@@ -136,6 +141,14 @@ type Condition struct {
 	// View is "" (first: a cold load) or "repeat": the load comes after a
 	// first view of the page and reuses its TLS sessions (view.go).
 	View string `json:"view,omitempty"`
+	// The servers' write and flow-control knobs (serverknobs.go), stored
+	// empty at their defaults: FrameSize is the SPDY servers' DATA payload
+	// (0 = the library's 16 KiB), SessionWindow the session receive window
+	// both ends announce (spdy/3.1, h2; 0 = each end's default) and Hints
+	// the SPDY server hints ("" = none).
+	FrameSize     int    `json:"frame_size,omitempty"`
+	SessionWindow int    `json:"session_window,omitempty"`
+	Hints         string `json:"hints,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not
