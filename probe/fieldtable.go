@@ -81,8 +81,11 @@ var Fields = []Field{
 			return nil
 		}},
 	{Name: "notsent_lowat", Kind: KindInt, Default: "0", Canon: intRange(0, MaxNotSentLowat), Flag: FlagLoad,
-		Help:  "servers' TCP_NOTSENT_LOWAT in bytes on every accepted connection (TCP protocols), so the SPDY scheduler rather than the socket buffer picks the next frame (0 = kernel default)",
-		apply: func(c *Condition, v map[string]string) error { c.TCP.NotSentLowat = atoi(v["notsent_lowat"]); return nil }},
+		Help: "servers' TCP_NOTSENT_LOWAT in bytes on every accepted connection (TCP protocols), so the SPDY scheduler rather than the socket buffer picks the next frame (0 = kernel default)",
+		apply: func(c *Condition, v map[string]string) error {
+			c.TCP.NotSentLowat = atoi(v["notsent_lowat"])
+			return nil
+		}},
 	{Name: "protocol", Kind: KindString, Required: true, Canon: oneOf(ProtocolNames()...),
 		Help:  OneOf(ProtocolNames()),
 		apply: func(c *Condition, v map[string]string) error { c.Proto = v["protocol"]; return nil }},
