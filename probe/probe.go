@@ -181,6 +181,11 @@ type TCPInfo struct {
 	BytesSent    uint64  `json:"bytes_sent,omitempty"`    // payload, retransmissions included
 	BytesRetrans uint64  `json:"bytes_retrans,omitempty"` // payload retransmitted
 	CongestionCC string  `json:"cc,omitempty"`
+	// PacingCap is the socket's SO_MAX_PACING_RATE and PacingRate TCP's
+	// pacing rate then, in bytes/s; both 0 when no cap is set (the pacing
+	// knob off), so unpaced connections store nothing new.
+	PacingCap  uint64 `json:"pacing_cap,omitempty"`
+	PacingRate uint64 `json:"pacing_rate,omitempty"`
 }
 
 // TCPSum adds up the counters of a set of connections.
