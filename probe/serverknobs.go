@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spdylab/spdylab/internal/units"
 )
@@ -102,6 +103,23 @@ func (c Condition) PacingBitsPerSecond(uncapped int64) int64 {
 	}
 	bps, _ := units.ParseRate(c.TCP.Pacing)
 	return bps
+}
+
+// ServerKnobs spells the server knobs set away from their defaults
+// ("pacing link, frame_size 4096"), "" when none is, for summaries.
+func (c Condition) ServerKnobs() string {
+	var set []string
+	add := func(on bool, format string, v any) {
+		if on {
+			set = append(set, fmt.Sprintf(format, v))
+		}
+	}
+	add(c.TCP.Pacing != "", "pacing %s", c.TCP.Pacing)
+	add(c.TCP.NotSentLowat != 0, "notsent_lowat %d", c.TCP.NotSentLowat)
+	add(c.FrameSize != 0, "frame_size %d", c.FrameSize)
+	add(c.SessionWindow != 0, "session_window %d", c.SessionWindow)
+	add(c.Hints != "", "hints %s", c.Hints)
+	return strings.Join(set, ", ")
 }
 
 // normalizeServerKnobs checks the server knobs against each other and

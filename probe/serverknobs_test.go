@@ -60,6 +60,16 @@ func TestServerKnobValues(t *testing.T) {
 	}
 }
 
+func TestServerKnobsSummary(t *testing.T) {
+	if got := (Condition{}).ServerKnobs(); got != "" {
+		t.Errorf("defaults: %q", got)
+	}
+	c := Condition{TCP: TCP{Pacing: PacingLink, NotSentLowat: 16384}, FrameSize: 4096, Hints: HintsDeps}
+	if got, want := c.ServerKnobs(), "pacing link, notsent_lowat 16384, frame_size 4096, hints deps"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
+
 func TestPacingRates(t *testing.T) {
 	link := Link{DownBps: 10e6}
 	for pacing, want := range map[string]int64{"": 0, PacingOn: 1 << 50, PacingLink: 10e6, "2mbit": 2e6} {
