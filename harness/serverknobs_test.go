@@ -54,3 +54,36 @@ func TestOpenRefusesACongestionControlTheKernelLacks(t *testing.T) {
 		t.Errorf("cc no-such-cc: %v, want Open to refuse it naming what the kernel offers", err)
 	}
 }
+
+// The deps policy pushes the document's direct children through a whole
+// bench (the loader uses them), fewer than manifest's everything-below;
+// the other SPDY-side knobs load the page intact.
+func TestDepsPushAndSPDYKnobsThroughTheBench(t *testing.T) {
+	c := probe.Condition{Page: "youtube", Push: probe.PushDeps, Hints: probe.HintsDeps, FrameSize: 2048,
+		SessionWindow: 1 << 20, TCP: probe.TCP{NotSentLowat: 16384, Pacing: probe.PacingOn}, NoLink: true}
+	b := openBench(t, c, Options{})
+	m := b.Manifest()
+	children := len(m.DependencyMap()[m.Root().Path])
+	if below := len(m.PushMap()[m.Root().Path]); children == 0 || below <= children {
+		t.Fatalf("youtube: %d direct children, %d below the root; the test needs grandchildren", children, below)
+	}
+	for _, proto := range []string{probe.ProtoSPDY31} { // spdy/2 and 3 have no session window: refused
+		r := b.Load(context.Background(), proto, 0)
+		if r.Failed || r.Resources != len(m.Resources) {
+			t.Fatalf("%s: failed=%v %q, %d of %d resources", proto, r.Failed, r.Error, r.Resources, len(m.Resources))
+		}
+		if r.Pushed != children {
+			t.Errorf("%s: %d pushed, want the root's %d direct children", proto, r.Pushed, children)
+		}
+	}
+	if r := b.Load(context.Background(), probe.ProtoH2, 0); !r.Failed || !strings.Contains(r.Error, "SPDY only") {
+		t.Errorf("h2 with frame_size: failed=%v %q, want refused", r.Failed, r.Error)
+	}
+	h2 := openBench(t, probe.Condition{Page: "youtube", SessionWindow: 1 << 20, TCP: probe.TCP{Pacing: probe.PacingOn}, NoLink: true}, Options{})
+	if r := h2.Load(context.Background(), probe.ProtoH2, 0); r.Failed || r.Resources != len(m.Resources) {
+		t.Errorf("h2 with session_window and pacing: failed=%v %q, %d resources", r.Failed, r.Error, r.Resources)
+	}
+	if r := h2.Load(context.Background(), probe.ProtoH3, 0); !r.Failed || !strings.Contains(r.Error, "TCP socket option") {
+		t.Errorf("h3 with pacing: failed=%v %q, want refused", r.Failed, r.Error)
+	}
+}
