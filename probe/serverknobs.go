@@ -57,7 +57,7 @@ var HintPolicies = []string{HintsNone, HintsDeps}
 
 // HintsNote says what the clients do with server hints, for the hints
 // factor's help and the READMEs.
-const HintsNote = "Chrome never acted on X-Associated-Content, nor does the loader (chrome16 or chromium-modern) or Chromium: hints only add bytes to the document's headers, so a study sees their cost, not a gain"
+const HintsNote = "in 2012 X-Associated-Content was read server-side (mod_spdy started pushes from it) and no Chrome release is known to have fetched hinted URLs early; the loader (any profile) does not either, so hints only add bytes to the document's headers and a study sees their cost, not a gain"
 
 // canonPacing spells a pacing value: off, on, link or a rate.
 func canonPacing(v string) (string, error) {
