@@ -120,6 +120,9 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 	if err := checkPcapOptions(c, opt); err != nil {
 		return nil, err
 	}
+	if err := netem.CheckCongestionControl(c.TCP.CC); err != nil {
+		return nil, fmt.Errorf("harness: cc: %w", err)
+	}
 	dir, ok := siteInPlace(c, m)
 	if !ok {
 		if dir, err = ensureSite(opt.WorkDir, m); err != nil {
@@ -337,13 +340,13 @@ func (b *Bench) startServers() error {
 	// Every server gets the page and push map computed here once: with a
 	// replayed page of hundreds of resources on 8 servers, parsing and
 	// walking it per server was most of Open's CPU.
-	pushMap := b.m.PushMap()
+	maps := pageMaps{push: b.m.PushMap(), deps: b.m.DependencyMap()}
 	for _, s := range b.tb.Servers() {
 		sites := b.tb.SitesOn(s)
 		if len(sites) == 0 {
 			continue // more servers than the page has hosts
 		}
-		srv, err := b.newServer(s, sites, pushMap)
+		srv, err := b.newServer(s, sites, maps)
 		if err != nil {
 			return err
 		}
@@ -358,10 +361,13 @@ func (b *Bench) startServers() error {
 	return nil
 }
 
+// pageMaps are the page's push and dependency maps
+// (page.Manifest.PushMap, DependencyMap), shared by the bench's servers.
+type pageMaps struct{ push, deps map[string][]string }
+
 // newServer is the server of one namespace with the condition's protocol
-// settings and a certificate per site; pushMap is the page's
-// (page.Manifest.PushMap), shared by the bench's servers.
-func (b *Bench) newServer(s *netem.Host, sites []*netem.Host, pushMap map[string][]string) (*server.Server, error) {
+// settings and a certificate per site.
+func (b *Bench) newServer(s *netem.Host, sites []*netem.Host, maps pageMaps) (*server.Server, error) {
 	c := b.cond
 	var names []string
 	var certList []tls.Certificate
@@ -393,11 +399,17 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host, pushMap map[string
 		H2: server.H2Config{
 			MaxConcurrentStreams: uint32(c.MaxStreams),
 			InitialWindowSize:    int32(c.InitialWindow),
+			ConnWindowSize:       int32(c.SessionWindow),
 		},
-		H3:      h3Config(c),
-		Push:    push,
-		PushMap: pushMap,
-		CC:      c.TCP.CC,
+		H3:           h3Config(c),
+		Push:         push,
+		PushMap:      maps.push,
+		DepsMap:      maps.deps,
+		Hints:        c.Hints,
+		FrameSize:    c.FrameSize,
+		CC:           c.TCP.CC,
+		NotSentLowat: c.TCP.NotSentLowat,
+		PacingRate:   pacingRate(c),
 	}
 	if b.opt.ServerLog != nil {
 		cfg.Log = newLogger(b.opt.ServerLog, s.Name)
@@ -420,8 +432,15 @@ func serverSPDY(c probe.Condition) (spdy.Config, error) {
 	return spdy.Config{
 		MaxConcurrentStreams: uint32(c.MaxStreams),
 		InitialWindowSize:    int32(c.InitialWindow),
+		SessionWindowSize:    int32(c.SessionWindow),
 		Scheduler:            sched,
 	}, nil
+}
+
+// pacingRate is the SO_MAX_PACING_RATE (bytes/s) the servers set for c's
+// pacing knob; 0 leaves the kernel's behaviour.
+func pacingRate(c probe.Condition) uint64 {
+	return uint64(c.PacingBitsPerSecond(tcpopt.PacingUncapped*8) / 8)
 }
 
 // serveSite has srv listen at site's address (TCP, and UDP for h3 or SCTP)
@@ -576,6 +595,7 @@ func (b *Bench) loaderOptions(cond probe.Condition, proto string) (loader.Option
 		Proto:         proto,
 		TLSVersion:    cond.TLS,
 		InitialWindow: cond.InitialWindow,
+		SessionWindow: cond.SessionWindow,
 		Timeout:       b.opt.Timeout,
 		SCTP:          cond.SCTP,
 		TLSResume:     cond.TLSResume, // within the load: a host's first handshake seeds it

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/netip"
 	"net/url"
@@ -316,7 +317,7 @@ func (l *load) counted(tcp []probe.TCPInfo) []probe.TCPInfo {
 // connection id to host (the loader's connections and, through the
 // harness, the servers').
 func TCPInfoOf(id int, host string, ti tcpopt.TCPInfo) probe.TCPInfo {
-	return probe.TCPInfo{
+	info := probe.TCPInfo{
 		ConnID:       id,
 		Host:         host,
 		Retransmits:  ti.Retransmits,
@@ -332,6 +333,16 @@ func TCPInfoOf(id int, host string, ti tcpopt.TCPInfo) probe.TCPInfo {
 		BytesRetrans: ti.BytesRetrans,
 		CongestionCC: ti.Congestion,
 	}
+	if pacingCapped(ti.MaxPacingRate) { // the pacing knob's evidence
+		info.PacingCap, info.PacingRate = ti.MaxPacingRate, ti.PacingRate
+	}
+	return info
+}
+
+// pacingCapped tells a set SO_MAX_PACING_RATE from the unset ~0 (~0UL on
+// 64-bit kernels, ~0U on 32-bit ones; 0 from kernels without the field).
+func pacingCapped(max uint64) bool {
+	return max != 0 && max != ^uint64(0) && max != math.MaxUint32
 }
 
 var errLoadDone = errors.New("load finished")

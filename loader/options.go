@@ -40,6 +40,10 @@ type Options struct {
 	// InitialWindow is the client's per-stream receive window for SPDY,
 	// HTTP/2 and h3; 0 = the browser profile's (Windows), else 64 KiB.
 	InitialWindow int
+	// SessionWindow is the client's session receive window for SPDY/3.1
+	// and its connection window for HTTP/2, announced with WINDOW_UPDATE
+	// on stream 0 at session start; 0 = the profile's (windows).
+	SessionWindow int
 	// SPDY2Windows is whether spdy/2 sessions keep SPDY/3 stream windows
 	// (zero = spdy.SPDY2WindowsAuto: when the server shows it does).
 	SPDY2Windows spdy.SPDY2Windows

@@ -95,8 +95,17 @@ var ChromiumWindows = ReceiveWindows{Stream: client.ChromeStreamWindow, Session:
 // windows are the stream and session receive windows of a load's SPDY,
 // h2 and h3 connections: the condition's initial window when it sets one,
 // else the profile's, else 64 KiB, each with a session window of at least
-// 10 MiB (sessionWindow).
+// 10 MiB (sessionWindow), unless Options.SessionWindow sets it.
 func (o *Options) windows(protoDefault int) (stream, session int) {
+	stream, session = o.defaultWindows(protoDefault)
+	if o.SessionWindow > 0 {
+		session = o.SessionWindow
+	}
+	return stream, session
+}
+
+// defaultWindows are windows without Options.SessionWindow.
+func (o *Options) defaultWindows(protoDefault int) (stream, session int) {
 	switch {
 	case o.InitialWindow > 0:
 		stream = o.InitialWindow

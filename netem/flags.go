@@ -106,9 +106,8 @@ func checkHostLink(cfg Config) error {
 			return flagErr(t.name, t.val, err)
 		}
 	}
-	if cc := cfg.TCP.CC; cc != "" && !ccAvailable(cc) {
-		return flagErr("cc", cc, fmt.Errorf("not available on this kernel (available: %s)",
-			readSysctl("net/ipv4/tcp_available_congestion_control")))
+	if err := CheckCongestionControl(cfg.TCP.CC); err != nil {
+		return flagErr("cc", cfg.TCP.CC, err)
 	}
 	return nil
 }

@@ -702,3 +702,21 @@ func TestCommandSeesConfiguredCC(t *testing.T) {
 		}
 	}
 }
+
+// A congestion control the kernel lacks is refused with the name and
+// what the kernel offers; what it offers (and the default "") passes.
+func TestCheckCongestionControl(t *testing.T) {
+	avail := strings.Fields(readSysctl("net/ipv4/tcp_available_congestion_control"))
+	if len(avail) == 0 {
+		t.Skip("no /proc/sys/net/ipv4/tcp_available_congestion_control here")
+	}
+	for _, cc := range append(avail, "") {
+		if err := CheckCongestionControl(cc); err != nil {
+			t.Errorf("%q (offered): %v", cc, err)
+		}
+	}
+	err := CheckCongestionControl("no-such-cc")
+	if err == nil || !strings.Contains(err.Error(), `"no-such-cc"`) || !strings.Contains(err.Error(), avail[0]) {
+		t.Errorf("no-such-cc: %v, want an error naming it and what the kernel offers (%v)", err, avail)
+	}
+}

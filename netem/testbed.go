@@ -115,11 +115,23 @@ func (cfg *Config) validate() error {
 	if cfg.TCP.InitRwnd < 0 || cfg.TCP.InitRwnd > 65535 {
 		return fmt.Errorf("netem: initrwnd %d out of range 0..65535", cfg.TCP.InitRwnd)
 	}
-	if cfg.TCP.CC != "" && !ccAvailable(cfg.TCP.CC) {
-		return fmt.Errorf("netem: congestion control %q is not available on this kernel (available: %s)",
-			cfg.TCP.CC, readSysctl("net/ipv4/tcp_available_congestion_control"))
+	if err := CheckCongestionControl(cfg.TCP.CC); err != nil {
+		return fmt.Errorf("netem: %w", err)
 	}
 	return nil
+}
+
+// CheckCongestionControl refuses a TCP congestion control this kernel
+// does not offer: neither in tcp_available_congestion_control nor a
+// module it can load on first use. "" (the kernel default) is fine. It is
+// the one check, called by testbeds, the harness's Open and the study
+// preflight, so a condition is refused before any load runs.
+func CheckCongestionControl(cc string) error {
+	if cc == "" || ccAvailable(cc) {
+		return nil
+	}
+	return fmt.Errorf("congestion control %q is not available on this kernel (it offers %s; a module such as tcp_%s must be built for it)",
+		cc, readSysctl("net/ipv4/tcp_available_congestion_control"), cc)
 }
 
 func ccAvailable(cc string) bool {

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -689,5 +690,34 @@ func TestScriptsParseAsJavaScript(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("youtube has no scripts to check")
+	}
+}
+
+// DependencyMap keys documents only and lists their direct children on
+// their host, without the grandchildren PushMap adds.
+func TestDependencyMap(t *testing.T) {
+	y := mustGen(t, "youtube", 2, 1, ShardEqual)
+	dm, pm := y.DependencyMap(), y.PushMap()
+	root := y.Root()
+	var want []string
+	for _, id := range y.discoveryOrder(root.ID) {
+		if c := y.Resources[id]; c.Host == root.Host {
+			want = append(want, c.Path)
+		}
+	}
+	if len(want) == 0 || !slices.Equal(dm[root.Path], want) {
+		t.Fatalf("root's dependencies %q, want its same-host children %q", dm[root.Path], want)
+	}
+	if len(pm[root.Path]) <= len(want) {
+		t.Fatalf("youtube needs grandchildren for this test: push map %d, children %d", len(pm[root.Path]), len(want))
+	}
+	docs := map[string]bool{}
+	for _, r := range y.Resources {
+		docs[r.Path] = r.Type == TypeHTML
+	}
+	for p := range dm {
+		if !docs[p] {
+			t.Errorf("DependencyMap keys %s, not a document", p)
+		}
 	}
 }

@@ -125,6 +125,31 @@ func (m *Manifest) PushMap() map[string][]string {
 	return out
 }
 
+// DependencyMap maps the path of every document (an HTML resource) to
+// the paths of the resources it references directly (its children, not
+// theirs) on its own host, in discovery order: what a browser requests as
+// soon as it parses the document, and so what the "deps" push policy and
+// server hints announce with it.
+func (m *Manifest) DependencyMap() map[string][]string {
+	out := map[string][]string{}
+	order := m.discoveryOrders()
+	for id, r := range m.Resources {
+		if r.Type != TypeHTML {
+			continue
+		}
+		var list []string
+		for _, c := range order[id] {
+			if m.Resources[c].Host == r.Host {
+				list = append(list, m.Resources[c].Path)
+			}
+		}
+		if len(list) > 0 {
+			out[r.Path] = list
+		}
+	}
+	return out
+}
+
 // discoveryOrders is discoveryOrder of every resource, indexed by ID, in
 // one pass over the resources (Children scans them all for each parent).
 func (m *Manifest) discoveryOrders() [][]int {

@@ -34,6 +34,10 @@ type Protocol struct {
 	// Multiplexed protocols use one connection per host; the others the
 	// browser's pool of persistent connections.
 	Multiplexed bool
+	// SessionWindow protocols have a connection-level receive window a
+	// receiver can announce (SPDY/3.1's stream 0, h2's connection window),
+	// which Condition.SessionWindow sets.
+	SessionWindow bool
 }
 
 // SPDY tells whether p is a SPDY draft.
@@ -46,12 +50,12 @@ func (p Protocol) SPDY() bool { return p.SPDYVersion != "" }
 // nothing of spdylab; loader's TestProbeSPDYProtocolsAreSPDYVersions checks).
 var Protocols = []Protocol{
 	{Name: ProtoHTTPS, ALPN: "http/1.1", PlainTCPOption: true},
-	{Name: ProtoSPDY31, ALPN: "spdy/3.1", SPDYVersion: "3.1", Multiplexed: true, PlainTCPOption: true},
+	{Name: ProtoSPDY31, ALPN: "spdy/3.1", SPDYVersion: "3.1", Multiplexed: true, PlainTCPOption: true, SessionWindow: true},
 	{Name: ProtoSPDY3, ALPN: "spdy/3", SPDYVersion: "3", Multiplexed: true, PlainTCPOption: true},
 	{Name: ProtoSPDY2, ALPN: "spdy/2", SPDYVersion: "2", Multiplexed: true, PlainTCPOption: true},
-	{Name: ProtoH2, ALPN: "h2", Multiplexed: true, PlainTCPOption: true}, // h2c with prior knowledge
+	{Name: ProtoH2, ALPN: "h2", Multiplexed: true, PlainTCPOption: true, SessionWindow: true}, // h2c with prior knowledge
 	{Name: ProtoH3, ALPN: "h3", Multiplexed: true, Transport: TransportQUIC, EarlyData: true},
-	{Name: ProtoSPDY31SCTP, ALPN: "spdy/3.1", SPDYVersion: "3.1", Plaintext: true, Multiplexed: true, Transport: TransportSCTP},
+	{Name: ProtoSPDY31SCTP, ALPN: "spdy/3.1", SPDYVersion: "3.1", Plaintext: true, Multiplexed: true, Transport: TransportSCTP, SessionWindow: true},
 }
 
 // Transports a protocol runs over (Protocol.Transport).
@@ -185,10 +189,14 @@ const (
 	PushNone     = "none"
 	PushManifest = "manifest" // push what the page's manifest says a parent pulls in
 	PushPreload  = "preload"  // push what a response's Link rel=preload headers name
+	// PushDeps pushes, with a document, the resources it references
+	// directly (its children in the manifest, on the same host), except
+	// those the client has already requested on that connection.
+	PushDeps = "deps"
 )
 
 // PushPolicies are the valid Condition.Push values ("" = PushNone).
-var PushPolicies = []string{PushNone, PushManifest, PushPreload}
+var PushPolicies = []string{PushNone, PushManifest, PushPreload, PushDeps}
 
 // OneOf spells a list of valid values for an error message: "a, b or c".
 func OneOf(names []string) string {
@@ -267,6 +275,9 @@ func Normalize(c Condition) (Condition, error) {
 		return c, fmt.Errorf("unknown push policy %q (want %s)", c.Push, OneOf(PushPolicies))
 	}
 	if err := checkPlaintext(c.Proto, c.TLS); err != nil {
+		return c, err
+	}
+	if c, err = normalizeServerKnobs(c); err != nil {
 		return c, err
 	}
 	if err := c.SCTP.check(); err != nil {

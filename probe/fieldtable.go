@@ -71,6 +71,21 @@ var Fields = []Field{
 			c.TCP.SlowStartAfterIdle = v["slow_start_after_idle"] == "true"
 			return nil
 		}},
+	{Name: "pacing", Kind: KindString, Default: PacingOff, Canon: canonPacing, Flag: FlagLoad,
+		Help: "servers' TCP pacing on every accepted connection (TCP protocols; HTTPS too): off (the kernel's: no fq qdisc here, so only bbr paces), " +
+			"on (TCP's internal pacing at its own rate, SO_MAX_PACING_RATE set uncapped), link (capped at the downlink rate) or a rate cap such as 8mbit",
+		apply: func(c *Condition, v map[string]string) error {
+			if c.TCP.Pacing = v["pacing"]; c.TCP.Pacing == PacingOff {
+				c.TCP.Pacing = ""
+			}
+			return nil
+		}},
+	{Name: "notsent_lowat", Kind: KindInt, Default: "0", Canon: intRange(0, MaxNotSentLowat), Flag: FlagLoad,
+		Help: "servers' TCP_NOTSENT_LOWAT in bytes on every accepted connection (TCP protocols), so the SPDY scheduler rather than the socket buffer picks the next frame (0 = kernel default)",
+		apply: func(c *Condition, v map[string]string) error {
+			c.TCP.NotSentLowat = atoi(v["notsent_lowat"])
+			return nil
+		}},
 	{Name: "protocol", Kind: KindString, Required: true, Canon: oneOf(ProtocolNames()...),
 		Help:  OneOf(ProtocolNames()),
 		apply: func(c *Condition, v map[string]string) error { c.Proto = v["protocol"]; return nil }},
@@ -93,8 +108,23 @@ var Fields = []Field{
 		Help:  "SPDY/h2/h3 initial stream window in bytes (0 = the browser profile's: 64 KiB for chrome16, 6 MiB for chromium-modern)",
 		apply: func(c *Condition, v map[string]string) error { c.InitialWindow = atoi(v["initial_window"]); return nil }},
 	{Name: "push", Kind: KindString, Default: PushNone, Canon: oneOf(PushPolicies...), Flag: FlagLoad,
-		Help:  "server push policy: " + OneOf(PushPolicies),
+		Help:  "server push policy: " + OneOf(PushPolicies) + " (manifest: with each resource, everything below it on its host; preload: its Link rel=preload targets; deps: with a document, its direct children on its host that the client has not requested on that connection)",
 		apply: func(c *Condition, v map[string]string) error { c.Push = v["push"]; return nil }},
+	{Name: "frame_size", Kind: KindInt, Default: "0", Canon: canonZeroOr(MinFrameSize, MaxFrameSize), Flag: FlagLoad,
+		Help:  fmt.Sprintf("the SPDY servers' largest DATA payload in bytes, the granularity at which the scheduler interleaves streams (SPDY only; 0 = 16 KiB, else %d..%d)", MinFrameSize, MaxFrameSize),
+		apply: func(c *Condition, v map[string]string) error { c.FrameSize = atoi(v["frame_size"]); return nil }},
+	{Name: "session_window", Kind: KindInt, Default: "0", Canon: canonZeroOr(MinSessionWindow, MaxSessionWindow), Flag: FlagLoad,
+		Help: "session receive window in bytes that the loader announces (WINDOW_UPDATE on stream 0 at session start) and the servers use: SPDY/3.1's session window, h2's connection window (" +
+			"0 = the defaults: the loader's profile window, at least 10 MiB; the servers' 64 KiB for SPDY/3.1, Go's 1 MiB for h2; else 65536 and up)",
+		apply: func(c *Condition, v map[string]string) error { c.SessionWindow = atoi(v["session_window"]); return nil }},
+	{Name: "hints", Kind: KindString, Default: HintsNone, Canon: oneOf(HintPolicies...), Flag: FlagLoad,
+		Help: "SPDY server hints: none, or deps (a document's response lists its direct children on its host in X-Associated-Content); " + HintsNote,
+		apply: func(c *Condition, v map[string]string) error {
+			if c.Hints = v["hints"]; c.Hints == HintsNone {
+				c.Hints = ""
+			}
+			return nil
+		}},
 	{Name: "priority", Kind: KindString, Default: PriorityChrome, Canon: oneOf(PriorityPolicies...), Flag: FlagLoad,
 		Help:  "the loader's request priorities: chrome (by resource type), none (all the same) or depth (by depth in the page tree, the root highest); SPDY, h2 and h3 carry them, HTTPS queues by them",
 		apply: func(c *Condition, v map[string]string) error { c.Priority = v["priority"]; return nil }},

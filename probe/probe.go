@@ -95,6 +95,11 @@ type TCP struct {
 	InitRwnd           int    `json:"initrwnd,omitempty"` // 0 = kernel default
 	CC                 string `json:"cc,omitempty"`       // cubic, reno, bbr; "" = kernel default
 	SlowStartAfterIdle bool   `json:"slow_start_after_idle"`
+	// Pacing is the servers' TCP pacing: "" (off: the kernel's behaviour),
+	// PacingOn, PacingLink or a rate ("8mbit"); serverknobs.go.
+	Pacing string `json:"pacing,omitempty"`
+	// NotSentLowat is the servers' TCP_NOTSENT_LOWAT in bytes; 0 = kernel.
+	NotSentLowat int `json:"notsent_lowat,omitempty"`
 }
 
 // Condition is everything that determines one page load, apart from the
@@ -141,6 +146,14 @@ type Condition struct {
 	// View is "" (first: a cold load) or "repeat": the load comes after a
 	// first view of the page and reuses its TLS sessions (view.go).
 	View string `json:"view,omitempty"`
+	// The servers' write and flow-control knobs (serverknobs.go), stored
+	// empty at their defaults: FrameSize is the SPDY servers' DATA payload
+	// (0 = the library's 16 KiB), SessionWindow the session receive window
+	// both ends announce (spdy/3.1, h2; 0 = each end's default) and Hints
+	// the SPDY server hints ("" = none).
+	FrameSize     int    `json:"frame_size,omitempty"`
+	SessionWindow int    `json:"session_window,omitempty"`
+	Hints         string `json:"hints,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not
@@ -173,6 +186,11 @@ type TCPInfo struct {
 	BytesSent    uint64  `json:"bytes_sent,omitempty"`    // payload, retransmissions included
 	BytesRetrans uint64  `json:"bytes_retrans,omitempty"` // payload retransmitted
 	CongestionCC string  `json:"cc,omitempty"`
+	// PacingCap is the socket's SO_MAX_PACING_RATE and PacingRate TCP's
+	// pacing rate then, in bytes/s; both 0 when no cap is set (the pacing
+	// knob off), so unpaced connections store nothing new.
+	PacingCap  uint64 `json:"pacing_cap,omitempty"`
+	PacingRate uint64 `json:"pacing_rate,omitempty"`
 }
 
 // TCPSum adds up the counters of a set of connections.

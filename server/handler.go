@@ -77,6 +77,7 @@ func replayKey(host, target string) string { return strings.ToLower(host) + targ
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer sampleAfterResponse(r)
+	recordRequest(r) // so the deps push policy skips what was asked for
 	if s.cfg.Log != nil {
 		lw := &loggingWriter{ResponseWriter: w, status: 200}
 		start := time.Now()

@@ -62,4 +62,7 @@ func (s *Server) useManifest(m *page.Manifest) {
 	if s.cfg.PushMap == nil { // a bench computes it once for all its servers
 		s.pushMap = m.PushMap()
 	}
+	if s.cfg.DepsMap == nil {
+		s.depsMap = m.DependencyMap()
+	}
 }

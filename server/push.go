@@ -13,6 +13,7 @@ const (
 	PushNone     = probe.PushNone
 	PushManifest = probe.PushManifest // push Config.PushMap[parent] with the parent
 	PushPreload  = probe.PushPreload  // push what the response's Link rel=preload headers name
+	PushDeps     = probe.PushDeps     // push a document's direct children not yet requested (deps.go)
 )
 
 // pushedHeaders are the request headers a pushed request inherits from the
@@ -21,11 +22,17 @@ var pushedHeaders = []string{"User-Agent", "Accept-Language", "Accept-Encoding",
 
 // push issues the promises for r's response before any of its body is
 // written, so that the client learns of the pushed resources before it could
-// discover and request them itself. respHeader is the response header about
+// discover and request them itself; server hints (deps.go) join the
+// response header here too. respHeader is the response header about
 // to be sent (for "preload"); nil when the response carries none.
 func (s *Server) push(w http.ResponseWriter, r *http.Request, respHeader http.Header) {
+	s.addHints(r, respHeader)
 	var targets []string
 	switch s.cfg.Push {
+	case PushDeps:
+		if r.Method == http.MethodGet {
+			targets = s.depsTargets(r)
+		}
 	case PushManifest:
 		targets = s.pushMap[r.URL.Path]
 	case PushPreload:

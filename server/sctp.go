@@ -79,7 +79,7 @@ func (s *Server) ServeSCTP(l *sctp.Listener, opt spdy.SCTPOptions) error {
 		go func() {
 			defer sessions.Done()
 			defer a.Close()
-			err := srv.ServeSCTP(s.ctx, a, opt)
+			err := srv.ServeSCTP(withConnRequests(s.ctx), a, opt)
 			if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, context.Canceled) {
 				s.logf("%s: spdy/3.1 over SCTP: %v", a.RemoteAddr(), err)
 			}

@@ -42,6 +42,7 @@ import (
 	"github.com/spdylab/spdylab/internal/certs"
 	"github.com/spdylab/spdylab/internal/tcpopt"
 	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/spdy"
 )
 
@@ -102,6 +103,19 @@ type Config struct {
 	H3           H3Config            // HTTP/3 over UDP, served by ServeH3
 	Push         string              // PushNone (""), PushManifest or PushPreload
 	PushMap      map[string][]string // parent path -> paths to push with it (PushManifest)
+	// Hints is HintsNone ("") or HintsDeps: a document's SPDY response
+	// lists its direct children in X-Associated-Content (deps.go).
+	Hints string
+	// DepsMap is document path -> the paths it references directly, for
+	// PushDeps and HintsDeps; nil = the manifest's DependencyMap.
+	DepsMap map[string][]string
+	// FrameSize is the SPDY sessions' largest DATA payload (the scheduler's
+	// interleaving granularity); 0 = SPDY.MaxFrameSize as given (16 KiB).
+	FrameSize int
+	// PacingRate sets SO_MAX_PACING_RATE in bytes/s on every accepted
+	// TCP connection, which turns on TCP's internal pacing (capped at that
+	// rate; tcpopt.PacingUncapped for TCP's own rate); 0 = leave.
+	PacingRate uint64
 	// CC is the TCP congestion control set on the listener; accepted
 	// connections inherit it. "" = the namespace default.
 	CC string
@@ -136,6 +150,7 @@ type Server struct {
 	meta       map[string]resourceMeta
 	replay     map[string]resourceMeta // recorded pages: host+target -> body and answer
 	pushMap    map[string][]string
+	depsMap    map[string][]string // PushDeps and HintsDeps (deps.go)
 	spdySrv    spdyServers
 	httpSrv    *http.Server
 	httpConn   *connListener
@@ -179,6 +194,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.PushMap != nil {
 		s.pushMap = cfg.PushMap
 	}
+	if cfg.DepsMap != nil {
+		s.depsMap = cfg.DepsMap
+	}
 	if cfg.PlainSPDY == "" {
 		if s.tls, err = cfg.tlsConfig(); err != nil {
 			s.closeRoot()
@@ -211,9 +229,16 @@ func (cfg *Config) normalize() error {
 	switch cfg.Push {
 	case "":
 		cfg.Push = PushNone
-	case PushNone, PushManifest, PushPreload:
+	case PushNone, PushManifest, PushPreload, PushDeps:
 	default:
-		return fmt.Errorf("server: push policy %q is not none, manifest or preload", cfg.Push)
+		return fmt.Errorf("server: push policy %q is not %s", cfg.Push, probe.OneOf(probe.PushPolicies))
+	}
+	switch cfg.Hints {
+	case "":
+		cfg.Hints = HintsNone
+	case HintsNone, HintsDeps:
+	default:
+		return fmt.Errorf("server: hints policy %q is not %s", cfg.Hints, probe.OneOf(probe.HintPolicies))
 	}
 	if cfg.TLSMin == 0 {
 		cfg.TLSMin = tls.VersionTLS12
@@ -223,6 +248,12 @@ func (cfg *Config) normalize() error {
 	}
 	if cfg.TLSMin > cfg.TLSMax {
 		return fmt.Errorf("server: TLS minimum version %#x is above the maximum %#x", cfg.TLSMin, cfg.TLSMax)
+	}
+	if cfg.FrameSize != 0 && (cfg.FrameSize < probe.MinFrameSize || cfg.FrameSize > probe.MaxFrameSize) {
+		return fmt.Errorf("server: SPDY DATA frame size %d out of range %d..%d", cfg.FrameSize, probe.MinFrameSize, probe.MaxFrameSize)
+	}
+	if cfg.FrameSize > 0 {
+		cfg.SPDY.MaxFrameSize = cfg.FrameSize
 	}
 	if cfg.NotSentLowat < 0 {
 		return fmt.Errorf("server: negative TCP_NOTSENT_LOWAT %d", cfg.NotSentLowat)
@@ -278,7 +309,7 @@ func (s *Server) newHTTPServer() *http.Server {
 		ErrorLog:    cfg.Log,
 		BaseContext: func(net.Listener) context.Context { return s.ctx },
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			return context.WithValue(ctx, connKey{}, c)
+			return withConnRequests(context.WithValue(ctx, connKey{}, c))
 		},
 		ConnState: func(c net.Conn, st http.ConnState) {
 			if st == http.StateClosed || st == http.StateHijacked {
@@ -425,13 +456,7 @@ func (s *Server) logf(format string, args ...any) {
 // handleConn runs one accepted connection to its end: TLS handshake and ALPN
 // dispatch, or plain is the protocol the listener speaks without TLS.
 func (s *Server) handleConn(c net.Conn, plain string) {
-	if s.cfg.NotSentLowat > 0 {
-		if tc, ok := tcpopt.Unwrap(c); ok {
-			if err := tcpopt.SetNotSentLowat(tc, s.cfg.NotSentLowat); err != nil {
-				s.logf("%s: TCP_NOTSENT_LOWAT: %v", c.RemoteAddr(), err)
-			}
-		}
-	}
+	s.setSocketOptions(c)
 	if plain != "" {
 		s.servePlainConn(c, plain)
 		return
@@ -470,6 +495,21 @@ func (s *Server) handleConn(c net.Conn, plain string) {
 		s.logf("%s: no common protocol (client offered none of %v)", c.RemoteAddr(), s.cfg.Protocols)
 		tc.Close()
 		s.untrack(c)
+	}
+}
+
+// setSocketOptions applies the per-connection TCP knobs to an accepted
+// connection (the congestion control comes with the listener).
+func (s *Server) setSocketOptions(c net.Conn) {
+	tc, ok := tcpopt.Unwrap(c)
+	if !ok {
+		return
+	}
+	if err := tcpopt.SetNotSentLowat(tc, s.cfg.NotSentLowat); err != nil {
+		s.logf("%s: TCP_NOTSENT_LOWAT: %v", c.RemoteAddr(), err)
+	}
+	if err := tcpopt.SetMaxPacingRate(tc, s.cfg.PacingRate); err != nil {
+		s.logf("%s: %v", c.RemoteAddr(), err)
 	}
 }
 

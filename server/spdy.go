@@ -38,7 +38,7 @@ func withProtocol(proto string, h http.Handler) http.Handler {
 // serveSPDY runs one SPDY session on c until either side ends it or the
 // server shuts down.
 func (s *Server) serveSPDY(c net.Conn, version string) {
-	err := s.spdySrv[version].ServeConn(context.WithValue(s.ctx, connKey{}, c), c)
+	err := s.spdySrv[version].ServeConn(withConnRequests(context.WithValue(s.ctx, connKey{}, c)), c)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, context.Canceled) {
 		s.logf("%s: %s session: %v", c.RemoteAddr(), version, err)
 	}

@@ -53,6 +53,9 @@ func RunInto(ctx context.Context, cfg RunConfig) (Summary, error) {
 	if err := refuseUsedOut(cfg.Out, cfg.Resume); err != nil {
 		return Summary{}, err
 	}
+	if err := CheckHost(cfg.Study); err != nil {
+		return Summary{}, err
+	}
 	st, err := store.CreateStore(cfg.Out, cfg.Study)
 	if err != nil {
 		return Summary{}, err

@@ -233,6 +233,9 @@ func introduceBench(ctx context.Context, bench *harness.Bench, req loadRequest, 
 			link.Shards = cond.Shards // the bench's count (a replay's default is its own)
 			where = netem.Describe(link)
 		}
+		if knobs := cond.ServerKnobs(); knobs != "" {
+			where += ", " + knobs
+		}
 		fmt.Fprintf(stdout, "page %s (%d resources, %d bytes) on %d host(s), %s\n", m.Name, len(m.Resources), m.TotalBytes(), len(m.Hosts), where)
 	}
 	if cond.NoLink {

@@ -35,6 +35,7 @@ var loadFlagGroups = []flagGroup{
 	{"protocol options", []string{"tls", "tls-resume", "early-data", "max-streams", "initial-window", "push",
 		"priority", "scheduler", "sessions", "session-policy", "sctp-control-stream", "sctp-bundle-cookie", "sctp-streams", "sctp-rto-min",
 		"sctp-rto-initial", "sctp-buffer", "sctp-cc"}},
+	{"server knobs", []string{"pacing", "notsent-lowat", "frame-size", "session-window", "hints"}},
 	{"output", []string{"json", "har", "pcap", "server-log", "log", "work-dir"}},
 }
 

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/tcpopt"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/server"
 	"github.com/spdylab/spdylab/spdy"
@@ -30,6 +31,7 @@ func init() {
 		examples: []string{
 			"spdylab serve --root site --listen 127.0.0.1:8443    # then: spdylab get -k https://127.0.0.1:8443/",
 			"spdylab serve --root site --plain spdy/3 --listen 127.0.0.1:8080",
+			"spdylab serve --root site --push deps --pacing on --notsent-lowat 16384 --frame-size 4096",
 		},
 		run: runServe,
 	})
@@ -98,7 +100,9 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg server.Config, listen
 	initialWindow := fs.Int("initial-window", 0, "SPDY and h2 per-stream receive window in bytes (0 = protocol default)")
 	sessionWindow := fs.Int("session-window", 0, "SPDY/3.1 session and h2 connection receive window in bytes (0 = protocol default)")
 	frameSize := fs.Int("frame-size", 0, "largest SPDY DATA payload sent, in bytes (0 = 16384)")
-	push := fs.String("push", "none", "server push policy: none, manifest or preload")
+	push := fs.String("push", "none", "server push policy: "+probe.OneOf(probe.PushPolicies)+" (as in spdylab load --push)")
+	hints := fs.String("hints", probe.HintsNone, "SPDY server hints: "+probe.OneOf(probe.HintPolicies)+" (as in spdylab load --hints)")
+	pacing := fs.String("pacing", probe.PacingOff, "TCP pacing of accepted connections: off, on (TCP's own rate) or a rate cap such as 8mbit")
 	manifest := fs.String("manifest", "", "page manifest `FILE` (default: ROOT/manifest.json when present)")
 	cc := fs.String("cc", "", "TCP congestion control for accepted connections (cubic, reno, bbr; default: the system's)")
 	lowat := fs.Int("notsent-lowat", 0, "TCP_NOTSENT_LOWAT in bytes on every connection (0 = kernel default)")
@@ -127,6 +131,10 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg server.Config, listen
 	if *frameSize != 0 && (*frameSize < 1 || *frameSize > 1<<24-1) {
 		return bad("--frame-size %d: a SPDY frame carries 1 to 16777215 bytes", *frameSize)
 	}
+	pacingRate, err := servePacing(*pacing)
+	if err != nil {
+		return bad("--pacing %q: %v", *pacing, err)
+	}
 	if (*certFile == "") != (*keyFile == "") {
 		return bad("--cert and --key go together")
 	}
@@ -147,6 +155,8 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg server.Config, listen
 		Push:         *push,
 		CC:           *cc,
 		NotSentLowat: *lowat,
+		PacingRate:   pacingRate,
+		Hints:        *hints,
 	}
 	for _, p := range strings.Split(*protocols, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -181,6 +191,21 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg server.Config, listen
 		cfg.Log = log.New(stderr, "serve: ", log.LstdFlags|log.Lmicroseconds)
 	}
 	return cfg, *listen, *cpuProfile, ex, -1
+}
+
+// servePacing is --pacing as SO_MAX_PACING_RATE in bytes/s: the pacing
+// factor's values but link, which needs a condition's downlink.
+func servePacing(v string) (uint64, error) {
+	f, _ := probe.LookupField("pacing")
+	canon, err := f.Canon(v)
+	if err != nil {
+		return 0, err
+	}
+	if canon == probe.PacingLink {
+		return 0, fmt.Errorf("%s paces at an emulated link's rate, which serve has none of: give a rate such as 8mbit", probe.PacingLink)
+	}
+	c := probe.Condition{TCP: probe.TCP{Pacing: canon}}
+	return uint64(c.PacingBitsPerSecond(tcpopt.PacingUncapped*8) / 8), nil
 }
 
 // startCPUProfile starts profiling into file ("" = no profile) and returns

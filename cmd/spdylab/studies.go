@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/studyfile"
 )
@@ -60,6 +61,9 @@ func loadStudies(names []string, pages string, stderr io.Writer) ([]*spec.Study,
 	ok := true
 	for _, n := range names {
 		s, err := studyfile.LoadPages(n, pages)
+		if err == nil {
+			err = study.CheckHost(s) // a factor value this kernel cannot run
+		}
 		if err != nil {
 			fmt.Fprintln(stderr, "spdylab studies:", err)
 			ok = false

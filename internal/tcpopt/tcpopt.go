@@ -81,6 +81,26 @@ func SetNotSentLowat(c any, n int) error {
 	return control(c, func(fd int) error { return unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NOTSENT_LOWAT, n) })
 }
 
+// PacingUncapped is a SO_MAX_PACING_RATE (bytes/s) no link reaches: set,
+// it turns on TCP's internal pacing (the kernel paces a socket whose cap
+// is anything but ~0 even without the fq qdisc) at TCP's own rate.
+const PacingUncapped = 1 << 40
+
+// SetMaxPacingRate sets SO_MAX_PACING_RATE to bytesPerSec, which also
+// turns on TCP's internal pacing for the socket. 0 is a no-op.
+func SetMaxPacingRate(c any, bytesPerSec uint64) error {
+	if bytesPerSec == 0 {
+		return nil
+	}
+	err := control(c, func(fd int) error {
+		return unix.SetsockoptUint64(fd, unix.SOL_SOCKET, unix.SO_MAX_PACING_RATE, bytesPerSec)
+	})
+	if err != nil {
+		return fmt.Errorf("setting SO_MAX_PACING_RATE %d B/s: %w", bytesPerSec, err)
+	}
+	return nil
+}
+
 // Unwrap digs the *net.TCPConn out of wrappers such as *tls.Conn that expose
 // NetConn().
 func Unwrap(c net.Conn) (*net.TCPConn, bool) {
@@ -114,6 +134,10 @@ type TCPInfo struct {
 	BytesSent    uint64 // payload bytes sent, retransmissions included (Linux 4.19+)
 	BytesRetrans uint64 // of which retransmitted (Linux 4.19+)
 	Congestion   string // congestion control algorithm in use
+	// PacingRate is TCP's current pacing rate and MaxPacingRate the
+	// socket's cap (SO_MAX_PACING_RATE; ~0 = none), both in bytes/s.
+	PacingRate    uint64
+	MaxPacingRate uint64
 }
 
 // infiniteSsthresh is the kernel's TCP_INFINITE_SSTHRESH: a connection that
@@ -141,17 +165,19 @@ func Info(c net.Conn) (TCPInfo, error) {
 		ssthresh = 0
 	}
 	return TCPInfo{
-		Retransmits:  ti.Total_retrans,
-		SegsOut:      ti.Segs_out,
-		SegsIn:       ti.Segs_in,
-		SndCwnd:      ti.Snd_cwnd,
-		SndSsthresh:  ssthresh,
-		RTTms:        float64(ti.Rtt) / 1000,
-		RTTVarms:     float64(ti.Rttvar) / 1000,
-		BytesAcked:   ti.Bytes_acked,
-		BytesRecv:    ti.Bytes_received,
-		BytesSent:    ti.Bytes_sent,
-		BytesRetrans: ti.Bytes_retrans,
-		Congestion:   cc,
+		Retransmits:   ti.Total_retrans,
+		SegsOut:       ti.Segs_out,
+		SegsIn:        ti.Segs_in,
+		SndCwnd:       ti.Snd_cwnd,
+		SndSsthresh:   ssthresh,
+		RTTms:         float64(ti.Rtt) / 1000,
+		RTTVarms:      float64(ti.Rttvar) / 1000,
+		BytesAcked:    ti.Bytes_acked,
+		BytesRecv:     ti.Bytes_received,
+		BytesSent:     ti.Bytes_sent,
+		BytesRetrans:  ti.Bytes_retrans,
+		Congestion:    cc,
+		PacingRate:    ti.Pacing_rate,
+		MaxPacingRate: ti.Max_pacing_rate,
 	}, nil
 }
