@@ -122,6 +122,17 @@ func (cfg *Config) validate() error {
 	return nil
 }
 
+// CheckCongestionControl says whether this kernel offers congestion
+// control cc (loaded, or a module that loads on first use), so a setting
+// can be refused before any testbed is built.
+func CheckCongestionControl(cc string) error {
+	if cc == "" || ccAvailable(cc) {
+		return nil
+	}
+	return fmt.Errorf("congestion control %q is not available on this kernel (net.ipv4.tcp_available_congestion_control: %s)",
+		cc, readSysctl("net/ipv4/tcp_available_congestion_control"))
+}
+
 func ccAvailable(cc string) bool {
 	avail := strings.Fields(readSysctl("net/ipv4/tcp_available_congestion_control"))
 	if slices.Contains(avail, cc) {

@@ -136,6 +136,11 @@ type Condition struct {
 	// View is "" (first: a cold load) or "repeat": the load comes after a
 	// first view of the page and reuses its TLS sessions (view.go).
 	View string `json:"view,omitempty"`
+	// Profile names the profile whose settings this condition holds,
+	// "NAME@HASH" (HASH: the profile file's content hash), for provenance
+	// and the report's labels; the settings themselves are in the fields
+	// above, so the condition's hash is the load's identity ("" = none).
+	Profile string `json:"profile,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not

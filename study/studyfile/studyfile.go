@@ -106,6 +106,10 @@ type studyParser struct {
 	seen       map[string]bool
 	// varied[factor][value]: the values each factor takes in the matrix.
 	varied map[string]map[string]bool
+	// profiles are the profile factor's files by label; block is the
+	// block being expanded (a profile may not set a factor it gives).
+	profiles map[string]*spec.Profile
+	block    map[string][]string
 }
 
 type exclusion struct {
@@ -149,10 +153,13 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 		s.Timeout = d
 	}
 	canonPage := canonPageIn(dir)
+	profiles := map[string]*spec.Profile{}
 	canon := func(f *factor, raw string) (string, error) {
 		switch f.name {
 		case "page":
 			return canonPage(raw)
+		case "profile":
+			return readProfileFactor(raw, s.Dir, profiles)
 		case "trace_down", "trace_up":
 			// Like manifest paths, taken from the study file's folder.
 			if raw != "" && !filepath.IsAbs(raw) && dir != "" {
@@ -162,7 +169,7 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 		return f.canon(raw)
 	}
 	values, used := expandingCanon(canon, dir, pages)
-	return &studyParser{s: s, fs: fs, lines: lines, canon: canon, values: values, corpusUsed: used, pages: pages,
+	return &studyParser{s: s, fs: fs, lines: lines, canon: canon, values: values, corpusUsed: used, pages: pages, profiles: profiles,
 		seen: map[string]bool{}, varied: map[string]map[string]bool{}}, nil
 }
 
@@ -296,6 +303,7 @@ func (p *studyParser) expandBlock(bi int, b map[string][]string) error {
 	if err := p.checkBlock(bi, b); err != nil {
 		return err
 	}
+	p.block = b
 	names, dims := blockDims(b)
 	idx := make([]int, len(dims))
 	for {
@@ -329,7 +337,11 @@ func (p *studyParser) addPoint(v map[string]string) error {
 			return nil
 		}
 	}
-	cond, err := spec.BuildCondition(v, p.s.Timeout)
+	v, settings, err := p.withProfile(v)
+	if err != nil {
+		return err
+	}
+	cond, err := spec.BuildCondition(settings, p.s.Timeout)
 	if err != nil {
 		return err
 	}

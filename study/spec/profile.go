@@ -1,0 +1,107 @@
+package spec
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/spdylab/spdylab/probe"
+)
+
+// Profile is a named configuration of some protocols: condition settings
+// (probe.Fields names, canonical values) for the protocols it names, e.g.
+// spdylab tune's winner. study/studyfile reads and writes its file.
+//
+// The rule against a study's own factors: a profile's settings apply to
+// the conditions of its protocols only, and a factor the study (or a
+// `spdylab load` flag) gives explicitly that the profile also sets is a
+// conflict, refused, so no value is silently overridden.
+type Profile struct {
+	Name        string
+	Description string
+	Protocols   []string
+	Settings    map[string]string
+	// Hash identifies the content (name, protocols, settings), not the
+	// file's spelling; Label shows it.
+	Hash string
+}
+
+// Label is how a condition names its profile (Condition.Profile).
+func (p *Profile) Label() string { return p.Name + "@" + p.Hash }
+
+// AppliesTo reports whether the profile configures protocol proto.
+func (p *Profile) AppliesTo(proto string) bool { return slices.Contains(p.Protocols, proto) }
+
+// Keys lists the settings in probe.Fields order.
+func (p *Profile) Keys() []string {
+	var out []string
+	for _, f := range probe.Fields {
+		if _, ok := p.Settings[f.Name]; ok {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// SetHash computes Hash from the content.
+func (p *Profile) SetHash() {
+	h := sha256.New()
+	fmt.Fprintf(h, "name=%s\nprotocols=%s\n", p.Name, strings.Join(p.Protocols, ","))
+	keys := make([]string, 0, len(p.Settings))
+	for k := range p.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s=%s\n", k, p.Settings[k])
+	}
+	p.Hash = hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+// Apply returns the matrix point v with the profile in it: for a protocol
+// the profile names, its settings and its label; for another protocol v
+// unchanged with no profile. explicit says which factors the caller gave
+// itself: a profile setting among them is refused (the rule above).
+func (p *Profile) Apply(v map[string]string, explicit func(name string) bool) (map[string]string, error) {
+	out := make(map[string]string, len(v)+len(p.Settings))
+	for k, x := range v {
+		out[k] = x
+	}
+	if !p.AppliesTo(v["protocol"]) {
+		out["profile"] = ""
+		return out, nil
+	}
+	for _, k := range p.Keys() {
+		if explicit != nil && explicit(k) {
+			return nil, fmt.Errorf("profile %s sets %s = %q and %s is also given explicitly: give it in one place only", p.Name, k, p.Settings[k], k)
+		}
+		out[k] = p.Settings[k]
+	}
+	out["profile"] = p.Label()
+	return out, nil
+}
+
+// Check refuses a profile that Normalize refuses for one of its protocols
+// (with every other setting at its default, on a built-in page), naming
+// the protocol and the reason.
+func (p *Profile) Check() error {
+	if len(p.Protocols) == 0 {
+		return fmt.Errorf("profile %s names no protocols (protocols = [...], of %s)", p.Name, probe.OneOf(probe.ProtocolNames()))
+	}
+	for _, proto := range p.Protocols {
+		if err := probe.CheckProtocol(proto); err != nil {
+			return fmt.Errorf("profile %s: protocols: %w", p.Name, err)
+		}
+		v, err := p.Apply(map[string]string{"page": "pageA", "protocol": proto}, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := BuildCondition(v, 0); err != nil {
+			return fmt.Errorf("profile %s cannot configure %s: %w", p.Name, proto, err)
+		}
+	}
+	return nil
+}
