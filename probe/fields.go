@@ -166,24 +166,14 @@ func (e *FieldError) Error() string {
 
 func (e *FieldError) Unwrap() error { return e.Err }
 
-// FieldAppliesTo reports whether setting field name means anything to a
-// load over protocol proto: a Transport field applies to every protocol
-// carried by TCP; the other fields are set per protocol, so a profile may
-// give them for any protocol it names (Normalize refuses what a protocol
-// cannot take).
-func FieldAppliesTo(name, proto string) bool {
+// TransportFor reports whether field name is a transport knob that means
+// the same to a load over protocol proto (a Transport field and a protocol
+// carried by TCP): spdylab tune gives these to its second baseline, HTTPS
+// with the same transport knobs as the tuned protocol.
+func TransportFor(name, proto string) bool {
 	f, ok := LookupField(name)
-	if !ok {
-		return false
-	}
-	p, ok := LookupProtocol(proto)
-	if !ok {
-		return false
-	}
-	if f.Transport {
-		return p.Transport == TransportTCP
-	}
-	return true
+	p, known := LookupProtocol(proto)
+	return ok && known && f.Transport && p.Transport == TransportTCP
 }
 
 // ProfileField says whether a profile (a named configuration, spdylab
