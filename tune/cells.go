@@ -12,9 +12,10 @@ import (
 )
 
 // cell is one point of the study's matrix apart from the protocol: the
-// baseline's condition and the variant protocol's, which tune configures.
+// variant protocol's condition, which tune configures, and its baseline
+// twin (the same values with the baseline's, as the report pairs them).
 type cell struct {
-	Key     string // the bench group's key
+	Key     string // the variant condition's hash
 	Label   string // its factor values
 	Base    spec.Cond
 	Variant spec.Cond
@@ -32,47 +33,84 @@ func DefaultProtocol(s *spec.Study) (string, error) {
 	return "", fmt.Errorf("study %s has no SPDY protocol besides its baseline: name the one to tune with --protocol", s.Name)
 }
 
-// cellsOf pairs each bench group's baseline with its variant condition.
-// The baseline must differ from the variant by protocol only, so both run
-// on one bench.
+// cellsOf pairs each condition of the variant with its baseline twin.
 func cellsOf(s *spec.Study, variant string) ([]cell, error) {
 	baseProto := s.Baseline["protocol"]
 	if len(s.Baseline) == 0 || baseProto == "" {
 		return nil, errors.New("the study has no baseline protocol to gain against ([baseline] protocol = ...)")
 	}
-	for k := range s.Baseline {
-		if k != "protocol" {
-			return nil, fmt.Errorf("the study's baseline sets %s too; tune compares protocols on one bench, so its baseline may set the protocol only", k)
-		}
-	}
 	if variant == baseProto {
 		return nil, fmt.Errorf("--protocol %s is the study's baseline; name a variant to tune", variant)
 	}
+	if err := probe.CheckProtocol(variant); err != nil {
+		return nil, fmt.Errorf("--protocol: %w", err)
+	}
+	byValues := map[string]spec.Cond{}
+	for _, c := range s.Conditions {
+		byValues[spec.ValuesKey(c.Values)] = c
+	}
+	singles := baselineSingles(s)
 	var out []cell
 	seen := false
-	for _, g := range spec.Groups(s) {
-		var c cell
-		for _, x := range g.Conds {
-			switch x.Proto {
-			case baseProto:
-				c.Base = x
-			case variant:
-				c.Variant = x
-				seen = true
-			}
+	for _, c := range s.Conditions {
+		if c.Proto != variant {
+			continue
 		}
-		if c.Base.Hash != "" && c.Variant.Hash != "" {
-			c.Key, c.Label = g.Key, c.Variant.Describe()
-			out = append(out, c)
+		seen = true
+		if base, ok := twin(c.Values, s.Baseline, singles, byValues); ok {
+			out = append(out, cell{Key: c.Hash, Label: c.Describe(), Base: base, Variant: c})
 		}
 	}
 	switch {
 	case !seen:
 		return nil, fmt.Errorf("protocol %s is not in study %s (its protocols: %s)", variant, s.Name, studyProtocols(s))
 	case len(out) == 0:
-		return nil, fmt.Errorf("no cell of study %s has both %s and the baseline %s", s.Name, variant, baseProto)
+		return nil, fmt.Errorf("no condition of %s in study %s has a baseline twin (%v)", variant, s.Name, s.Baseline)
 	}
 	return out, nil
+}
+
+// twin is the condition with v's values and the baseline's; a factor the
+// baseline takes at one value only is compared at that value (as the
+// report does).
+func twin(v, baseline, singles map[string]string, byValues map[string]spec.Cond) (spec.Cond, bool) {
+	bv := maps.Clone(v)
+	maps.Copy(bv, baseline)
+	if c, ok := byValues[spec.ValuesKey(bv)]; ok {
+		return c, true
+	}
+	maps.Copy(bv, singles)
+	c, ok := byValues[spec.ValuesKey(bv)]
+	return c, ok
+}
+
+// baselineSingles are the factors with one value across the baseline's
+// conditions.
+func baselineSingles(s *spec.Study) map[string]string {
+	vals := map[string]map[string]bool{}
+	for _, c := range s.Conditions {
+		isBase := true
+		for k, v := range s.Baseline {
+			isBase = isBase && c.Values[k] == v
+		}
+		for f, v := range c.Values {
+			if isBase {
+				if vals[f] == nil {
+					vals[f] = map[string]bool{}
+				}
+				vals[f][v] = true
+			}
+		}
+	}
+	out := map[string]string{}
+	for f, vs := range vals {
+		if len(vs) == 1 {
+			for v := range vs {
+				out[f] = v
+			}
+		}
+	}
+	return out
 }
 
 func studyProtocols(s *spec.Study) string {
@@ -94,11 +132,7 @@ func configured(cond spec.Cond, name, proto string, settings map[string]string, 
 	}
 	p := &spec.Profile{Name: name, Protocols: []string{proto}, Settings: settings}
 	p.SetHash()
-	v, err := p.Apply(cond.Values, nil)
-	if err != nil {
-		return spec.Cond{}, err
-	}
-	c, err := spec.BuildCondition(v, timeout)
+	c, err := spec.BuildCondition(p.Apply(cond.Values), timeout)
 	if err != nil {
 		return spec.Cond{}, err
 	}
@@ -109,17 +143,11 @@ func configured(cond spec.Cond, name, proto string, settings map[string]string, 
 	return out, nil
 }
 
-// checkKnobsOn refuses a knob the study itself sets for the variant (the
-// profile rule: one place per setting) and a knob value the variant's
-// conditions cannot take (probe.Normalize), before any load.
+// checkKnobsOn refuses a knob value the variant's conditions cannot take
+// (probe.Normalize), before any load. A knob overrides the study's own
+// value of it for the variant (a profile wins for its keys).
 func checkKnobsOn(s *spec.Study, cells []cell, knobs []Knob) error {
 	for _, k := range knobs {
-		f, _ := probe.LookupField(k.Name)
-		for _, c := range cells {
-			if v, ok := c.Variant.Values[k.Name]; ok && v != f.Default {
-				return fmt.Errorf("knob %s: the study sets it (%s = %s); tune it in a study that leaves it at its default, or leave it out of --knobs", k.Name, k.Name, v)
-			}
-		}
 		for _, v := range k.Values[1:] {
 			if _, err := configured(cells[0].Variant, "check", cells[0].Variant.Proto, map[string]string{k.Name: v}, s.Timeout); err != nil {
 				return fmt.Errorf("knob %s = %s: %w", k.Name, v, err)

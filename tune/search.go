@@ -132,7 +132,7 @@ func Plan(b Budget, train, all, knobs int) ([]Round, error) {
 	}
 	if best == nil {
 		need := SearchLoads(Halving(2, b.Eta, b.MinRuns, b.MaxRuns), train) + eval
-		return nil, fmt.Errorf("budget of %d loads is too small: 2 candidates on %d training cells at %d..%d runs need %d loads for the search and %d for the evaluation on %d cells (%d in all); raise --budget or lower --runs/--max-runs or the cells (--train)",
+		return nil, fmt.Errorf("budget of %d loads is too small: 2 candidates on %d training cells at %d..%d runs need %d loads for the search and %d for the evaluation on %d cells (%d in all); raise --budget or lower --min-runs/--max-runs or the training share (--train)",
 			b.Loads, train, b.MinRuns, b.MaxRuns, need-eval, eval, all, need)
 	}
 	return best, nil

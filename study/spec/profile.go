@@ -16,9 +16,11 @@ import (
 // spdylab tune's winner. study/studyfile reads and writes its file.
 //
 // The rule against a study's own factors: a profile's settings apply to
-// the conditions of its protocols only, and a factor the study (or a
-// `spdylab load` flag) gives explicitly that the profile also sets is a
-// conflict, refused, so no value is silently overridden.
+// the conditions of its protocols only, and there the profile wins for its
+// keys over the study's values (or `spdylab load`'s flags), as spdylab
+// tune's candidates override the study's settings of the tuned protocol.
+// The condition holds the resolved settings (its hash is the load's
+// identity); its factor values keep the study's, plus the profile's label.
 type Profile struct {
 	Name        string
 	Description string
@@ -63,25 +65,22 @@ func (p *Profile) SetHash() {
 
 // Apply returns the matrix point v with the profile in it: for a protocol
 // the profile names, its settings and its label; for another protocol v
-// unchanged with no profile. explicit says which factors the caller gave
-// itself: a profile setting among them is refused (the rule above).
-func (p *Profile) Apply(v map[string]string, explicit func(name string) bool) (map[string]string, error) {
+// unchanged with no profile. The profile wins for its keys (the rule
+// above).
+func (p *Profile) Apply(v map[string]string) map[string]string {
 	out := make(map[string]string, len(v)+len(p.Settings))
 	for k, x := range v {
 		out[k] = x
 	}
 	if !p.AppliesTo(v["protocol"]) {
 		out["profile"] = ""
-		return out, nil
+		return out
 	}
 	for _, k := range p.Keys() {
-		if explicit != nil && explicit(k) {
-			return nil, fmt.Errorf("profile %s sets %s = %q and %s is also given explicitly: give it in one place only", p.Name, k, p.Settings[k], k)
-		}
 		out[k] = p.Settings[k]
 	}
 	out["profile"] = p.Label()
-	return out, nil
+	return out
 }
 
 // Check refuses a profile that Normalize refuses for one of its protocols
@@ -95,10 +94,7 @@ func (p *Profile) Check() error {
 		if err := probe.CheckProtocol(proto); err != nil {
 			return fmt.Errorf("profile %s: protocols: %w", p.Name, err)
 		}
-		v, err := p.Apply(map[string]string{"page": "pageA", "protocol": proto}, nil)
-		if err != nil {
-			return err
-		}
+		v := p.Apply(map[string]string{"page": "pageA", "protocol": proto})
 		if _, err := BuildCondition(v, 0); err != nil {
 			return fmt.Errorf("profile %s cannot configure %s: %w", p.Name, proto, err)
 		}

@@ -157,18 +157,15 @@ func readProfileFactor(raw, dir string, profiles map[string]*spec.Profile) (stri
 // withProfile applies matrix point v's profile: it returns the point's
 // values (the profile's label only where the profile applies) and the
 // settings its condition is built from (the profile's settings merged in).
-func (p *studyParser) withProfile(v map[string]string) (values, settings map[string]string, err error) {
+func (p *studyParser) withProfile(v map[string]string) (values, settings map[string]string) {
 	prof := p.profiles[v["profile"]]
 	if prof == nil {
-		return v, v, nil
+		return v, v
 	}
-	settings, err = prof.Apply(v, func(k string) bool { return len(p.block[k]) > 0 })
-	if err != nil {
-		return nil, nil, fmt.Errorf("line %d: %w", p.lines.line("factors.profile"), err)
-	}
+	settings = prof.Apply(v)
 	if settings["profile"] == "" {
 		v = maps.Clone(v)
 		v["profile"] = ""
 	}
-	return v, settings, nil
+	return v, settings
 }

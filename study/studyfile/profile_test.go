@@ -94,10 +94,15 @@ func TestProfileFactorAppliesToItsProtocolsOnly(t *testing.T) {
 	if tuned != 1 {
 		t.Errorf("%d tuned conditions, want 1", tuned)
 	}
-	// A factor given explicitly that the profile also sets is refused.
-	_, err = Parse([]byte(src+"iw = 10\n"), dir)
-	if err == nil || !strings.Contains(err.Error(), "given explicitly") {
-		t.Errorf("explicit iw beside the profile: %v", err)
+	// The profile wins for its keys over the study's own values.
+	s, err = Parse([]byte(src+"iw = 10\n"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Conditions {
+		if want := map[bool]int{true: 16, false: 10}[c.Profile != ""]; c.TCP.IW != want {
+			t.Errorf("%s profile %q: iw %d, want %d", c.Proto, c.Profile, c.TCP.IW, want)
+		}
 	}
 }
 

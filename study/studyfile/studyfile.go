@@ -106,10 +106,8 @@ type studyParser struct {
 	seen       map[string]bool
 	// varied[factor][value]: the values each factor takes in the matrix.
 	varied map[string]map[string]bool
-	// profiles are the profile factor's files by label; block is the
-	// block being expanded (a profile may not set a factor it gives).
+	// profiles are the profile factor's files by label.
 	profiles map[string]*spec.Profile
-	block    map[string][]string
 }
 
 type exclusion struct {
@@ -303,7 +301,6 @@ func (p *studyParser) expandBlock(bi int, b map[string][]string) error {
 	if err := p.checkBlock(bi, b); err != nil {
 		return err
 	}
-	p.block = b
 	names, dims := blockDims(b)
 	idx := make([]int, len(dims))
 	for {
@@ -337,10 +334,7 @@ func (p *studyParser) addPoint(v map[string]string) error {
 			return nil
 		}
 	}
-	v, settings, err := p.withProfile(v)
-	if err != nil {
-		return err
-	}
+	v, settings := p.withProfile(v)
 	cond, err := spec.BuildCondition(settings, p.s.Timeout)
 	if err != nil {
 		return err
