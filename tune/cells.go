@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spdylab/spdylab/probe"
@@ -58,7 +59,7 @@ func cellsOf(s *spec.Study, variant string) ([]cell, error) {
 		}
 		seen = true
 		if base, ok := twin(c.Values, s.Baseline, singles, byValues); ok {
-			out = append(out, cell{Key: c.Hash, Label: c.Describe(), Base: base, Variant: c})
+			out = append(out, cell{Key: c.Hash, Label: cellLabel(s, c), Base: base, Variant: c})
 		}
 	}
 	switch {
@@ -68,6 +69,21 @@ func cellsOf(s *spec.Study, variant string) ([]cell, error) {
 		return nil, fmt.Errorf("no condition of %s in study %s has a baseline twin (%v)", variant, s.Name, s.Baseline)
 	}
 	return out, nil
+}
+
+// cellLabel names a cell by the factors the study varies (protocol
+// aside), or by all its values when it varies none.
+func cellLabel(s *spec.Study, c spec.Cond) string {
+	var parts []string
+	for _, f := range s.Varied {
+		if f != "protocol" && f != "profile" {
+			parts = append(parts, f+"="+c.Values[f])
+		}
+	}
+	if len(parts) == 0 {
+		return c.Describe()
+	}
+	return strings.Join(parts, " ")
 }
 
 // twin is the condition with v's values and the baseline's; a factor the
