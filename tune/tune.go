@@ -106,6 +106,7 @@ func (t *Tuner) loadsIn(d time.Duration) (int, error) {
 	for _, c := range t.cells {
 		s.Conditions = append(s.Conditions, c.Base, c.Variant)
 	}
+	s.Conditions = dedupe(s.Conditions)
 	e, err := spec.EstimateDuration(s, max(t.cfg.Jobs, 2))
 	if err != nil {
 		return 0, fmt.Errorf("estimating the time per load for --budget %s: %w", d, err)
