@@ -98,6 +98,9 @@ func (t *Tuner) runStudy(ctx context.Context, s *spec.Study) (map[string][]float
 	if err := store.Regrow(t.cfg.Out, s); err != nil {
 		return nil, err
 	}
+	if t.stored > 0 {
+		t.logf("%d loads stored so far; the plan spends at most %d", t.stored, t.planned())
+	}
 	cfg := study.RunConfig{Study: s, Out: t.cfg.Out, Resume: true, Jobs: t.cfg.Jobs, Open: t.cfg.Open,
 		Progress: t.cfg.Progress, Log: t.cfg.Log, TTY: t.cfg.TTY, Quiet: true, Args: t.cfg.Args}
 	sum, err := study.RunInto(ctx, cfg)
@@ -129,6 +132,11 @@ func (t *Tuner) samples() (map[string][]float64, error) {
 	}
 	t.stored = len(probes)
 	return out, nil
+}
+
+// planned bounds the loads of the whole tune (search and evaluation).
+func (t *Tuner) planned() int {
+	return SearchLoads(t.rounds, len(t.train)) + EvalLoads(len(t.cells), len(t.knobs), t.cfg.Budget.MaxRuns)
 }
 
 func (t *Tuner) logf(format string, a ...any) {

@@ -122,7 +122,7 @@ func (t *Tuner) loadsIn(d time.Duration) (int, error) {
 func (t *Tuner) Plan() string {
 	return fmt.Sprintf("tune %s against %s on %d of %d cells (%d held out), %d knobs; rounds %v; budget %d loads (search %d + evaluation at most %d)",
 		t.variant, t.cfg.Study.Baseline["protocol"], len(t.train), len(t.cells), len(t.test), len(t.knobs), t.rounds,
-		t.cfg.Budget.Loads, SearchLoads(t.rounds, len(t.train)), EvalLoads(len(t.cells), len(t.knobs), t.cfg.Budget.MaxRuns))
+		t.cfg.Budget.Loads, SearchLoads(t.rounds, len(t.train)), t.planned()-SearchLoads(t.rounds, len(t.train)))
 }
 
 // studyOf is the study model of one step of the tune (its conditions added
