@@ -148,12 +148,11 @@ func configured(cond spec.Cond, name, proto string, settings map[string]string, 
 	}
 	p := &spec.Profile{Name: name, Protocols: []string{proto}, Settings: settings}
 	p.SetHash()
-	c, err := spec.BuildCondition(p.Apply(cond.Values), timeout)
+	values := p.Apply(cond.Values)
+	c, err := spec.BuildCondition(values, timeout)
 	if err != nil {
 		return spec.Cond{}, err
 	}
-	values := maps.Clone(cond.Values)
-	values["profile"] = p.Label()
 	out := spec.Cond{Condition: c, Values: values}
 	out.Hash = spec.HashCondition(out.Condition)
 	return out, nil

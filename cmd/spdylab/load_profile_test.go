@@ -55,3 +55,47 @@ func TestLoadProfile(t *testing.T) {
 		t.Errorf("a profile setting the link: exit %d, %s", code, errb.String())
 	}
 }
+
+// TestStudyProfileFactor: a study's profile factor configures the
+// protocol it names, and the report pairs that condition with the
+// baseline at the baseline's own values.
+func TestStudyProfileFactor(t *testing.T) {
+	dir := t.TempDir()
+	prof := "name = \"t1\"\nprotocols = [\"spdy/3.1\"]\n[settings]\ninitial_window = 1048576\nscheduler = \"roundrobin\"\n"
+	study := "name = \"pf\"\nruns = 2\nseed = 1\n[factors]\npage = \"pageC\"\nprotocol = [\"https\", \"spdy/3.1\"]\nprofile = [\"\", \"tuned.toml\"]\n"
+	for name, src := range map[string]string{"tuned.toml": prof, "pf.toml": study} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	if code := runCmd([]string{filepath.Join(dir, "pf.toml"), "--no-link", "--out", out, "-q"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	j, err := os.ReadFile(filepath.Join(out, "conditions.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conds []struct {
+		Values   map[string]string `json:"values"`
+		Gain     *float64          `json:"gain"`
+		Baseline string            `json:"baseline_hash"`
+	}
+	if err := json.Unmarshal(j, &conds); err != nil {
+		t.Fatal(err)
+	}
+	tuned := 0
+	for _, c := range conds {
+		if c.Values["profile"] == "" {
+			continue
+		}
+		tuned++
+		if c.Values["protocol"] != "spdy/3.1" || c.Values["scheduler"] != "roundrobin" || c.Gain == nil || c.Baseline == "" {
+			t.Errorf("tuned condition %v: gain %v against %q", c.Values, c.Gain, c.Baseline)
+		}
+	}
+	if tuned != 1 || len(conds) != 3 {
+		t.Errorf("%d conditions, %d tuned; want 3 and 1", len(conds), tuned)
+	}
+}

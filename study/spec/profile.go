@@ -20,7 +20,8 @@ import (
 // keys over the study's values (or `spdylab load`'s flags), as spdylab
 // tune's candidates override the study's settings of the tuned protocol.
 // The condition holds the resolved settings (its hash is the load's
-// identity); its factor values keep the study's, plus the profile's label.
+// identity), and so do its factor values, with the profile's label; the
+// report pairs it with the baseline at the baseline's own values.
 type Profile struct {
 	Name        string
 	Description string

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -154,18 +153,12 @@ func readProfileFactor(raw, dir string, profiles map[string]*spec.Profile) (stri
 	return p.Label(), nil
 }
 
-// withProfile applies matrix point v's profile: it returns the point's
-// values (the profile's label only where the profile applies) and the
-// settings its condition is built from (the profile's settings merged in).
-func (p *studyParser) withProfile(v map[string]string) (values, settings map[string]string) {
-	prof := p.profiles[v["profile"]]
-	if prof == nil {
-		return v, v
+// withProfile applies matrix point v's profile: the point's values with
+// the profile's settings and label where it applies (so the report's
+// columns show what was loaded), and without a profile where it does not.
+func (p *studyParser) withProfile(v map[string]string) map[string]string {
+	if prof := p.profiles[v["profile"]]; prof != nil {
+		return prof.Apply(v)
 	}
-	settings = prof.Apply(v)
-	if settings["profile"] == "" {
-		v = maps.Clone(v)
-		v["profile"] = ""
-	}
-	return v, settings
+	return v
 }

@@ -334,8 +334,8 @@ func (p *studyParser) addPoint(v map[string]string) error {
 			return nil
 		}
 	}
-	v, settings := p.withProfile(v)
-	cond, err := spec.BuildCondition(settings, p.s.Timeout)
+	v = p.withProfile(v)
+	cond, err := spec.BuildCondition(v, p.s.Timeout)
 	if err != nil {
 		return err
 	}
