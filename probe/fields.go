@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // This file is the one definition of the settings a study factor and a
@@ -57,6 +58,14 @@ type Field struct {
 	// OnLink fields describe the emulated link: without one (no_link) they
 	// are not applied and the condition's Link stays zero.
 	OnLink bool
+	// Transport fields are TCP knobs of the testbed (congestion control,
+	// initial windows): they mean the same to every protocol over TCP,
+	// HTTPS included (FieldAppliesTo).
+	Transport bool
+	// Setup fields describe the experiment (the page and its servers, the
+	// protocol, the client, the view) rather than how a protocol is
+	// configured, so a profile may not set them (ProfileField).
+	Setup bool
 	// apply sets the setting in c from v, the canonical values of every
 	// field (a few fields read their partners: rtt the one-way delays,
 	// loss its direction and the Gilbert-Elliott models, queue the
@@ -156,3 +165,28 @@ func (e *FieldError) Error() string {
 }
 
 func (e *FieldError) Unwrap() error { return e.Err }
+
+// TransportFor reports whether field name is a transport knob that means
+// the same to a load over protocol proto (a Transport field and a protocol
+// carried by TCP): spdylab tune gives these to its second baseline, HTTPS
+// with the same transport knobs as the tuned protocol.
+func TransportFor(name, proto string) bool {
+	f, ok := LookupField(name)
+	p, known := LookupProtocol(proto)
+	return ok && known && f.Transport && p.Transport == TransportTCP
+}
+
+// ProfileField says whether a profile (a named configuration, spdylab
+// tune's result) may set field name, and if not, why.
+func ProfileField(name string) error {
+	f, ok := LookupField(name)
+	switch {
+	case !ok:
+		return fmt.Errorf("unknown setting %q (settings: %s)", name, strings.Join(FieldNames(), ", "))
+	case f.OnLink:
+		return fmt.Errorf("%s describes the emulated link, not a configuration; vary it in the study instead", name)
+	case f.Setup:
+		return fmt.Errorf("%s describes the experiment, not a configuration; vary it in the study instead", name)
+	}
+	return nil
+}

@@ -139,3 +139,17 @@ func TestDurationFlagWithoutUnit(t *testing.T) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }
+
+func TestTransportForAndProfileField(t *testing.T) {
+	if !TransportFor("cc", ProtoHTTPS) || !TransportFor("iw", ProtoSPDY31) {
+		t.Error("cc and iw are transport knobs of TCP protocols")
+	}
+	if TransportFor("push", ProtoHTTPS) || TransportFor("cc", ProtoH3) || TransportFor("nosuch", ProtoHTTPS) {
+		t.Error("push is no transport knob; h3 runs over QUIC; unknown fields are nothing")
+	}
+	for name, ok := range map[string]bool{"cc": true, "push": true, "rtt": false, "page": false, "protocol": false, "profile": false, "nosuch": false} {
+		if err := ProfileField(name); (err == nil) != ok {
+			t.Errorf("ProfileField(%s) = %v", name, err)
+		}
+	}
+}

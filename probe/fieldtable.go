@@ -8,13 +8,13 @@ import (
 // Fields is the table of a condition's settings (fields.go says how it is
 // used and how to add one), in study matrix order.
 var Fields = []Field{
-	{Name: "page", Kind: KindString, Required: true, Canon: canonNonEmpty, Flag: FlagLoad,
+	{Name: "page", Setup: true, Kind: KindString, Required: true, Canon: canonNonEmpty, Flag: FlagLoad,
 		Help:  "built-in page name, generic:KEY=VALUE,..., har:FILE.har, a page folder DIR or its DIR/manifest.json, or in a study dir:PATH (one value per page of a folder; also written pages = \"dir:PATH\")",
 		apply: func(c *Condition, v map[string]string) error { c.Page = v["page"]; return nil }},
-	{Name: "shards", Kind: KindInt, Default: "1", Canon: intRange(1, MaxShards), Flag: FlagLink,
+	{Name: "shards", Setup: true, Kind: KindInt, Default: "1", Canon: intRange(1, MaxShards), Flag: FlagLink,
 		Help:  fmt.Sprintf("servers the page is spread over, 1..%d (a page with host names of its own: as many as it has, unless given)", MaxShards),
 		apply: func(c *Condition, v map[string]string) error { c.Shards = atoi(v["shards"]); return nil }},
-	{Name: "shard_mode", Kind: KindString, Default: ShardEqual, Canon: oneOf(ShardModes...), Flag: FlagLoad,
+	{Name: "shard_mode", Setup: true, Kind: KindString, Default: ShardEqual, Canon: oneOf(ShardModes...), Flag: FlagLoad,
 		Help:  "how resources are spread over the shards: " + OneOf(ShardModes),
 		apply: func(c *Condition, v map[string]string) error { c.ShardMode = v["shard_mode"]; return nil }},
 	{Name: "rate", Kind: KindString, Default: "unlimited/unlimited", Canon: canonRatePair, OnLink: true,
@@ -56,22 +56,22 @@ var Fields = []Field{
 	// per_shard_links is applied by BuildCondition (Link.Shared).
 	{Name: "per_shard_links", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLink, OnLink: true,
 		Help: "give every server its own bottleneck instead of one shared link (the studies' access link)"},
-	{Name: "iw", Kind: KindInt, Default: "0", Canon: intRange(0, 1000), Flag: FlagLink,
+	{Name: "iw", Transport: true, Kind: KindInt, Default: "0", Canon: intRange(0, 1000), Flag: FlagLink,
 		Help:  "server TCP initial congestion window in segments (route initcwnd; 0 = kernel default)",
 		apply: func(c *Condition, v map[string]string) error { c.TCP.IW = atoi(v["iw"]); return nil }},
-	{Name: "initrwnd", Kind: KindInt, Default: "0", Canon: intRange(0, 65535), Flag: FlagLink,
+	{Name: "initrwnd", Transport: true, Kind: KindInt, Default: "0", Canon: intRange(0, 65535), Flag: FlagLink,
 		Help:  "initial receive window in segments (route initrwnd) on client and servers (0 = kernel default)",
 		apply: func(c *Condition, v map[string]string) error { c.TCP.InitRwnd = atoi(v["initrwnd"]); return nil }},
-	{Name: "cc", Kind: KindString, Default: "", Canon: oneOf("", "cubic", "reno", "bbr"), Flag: FlagLink,
+	{Name: "cc", Transport: true, Kind: KindString, Default: "", Canon: oneOf("", "cubic", "reno", "bbr"), Flag: FlagLink,
 		Help:  `server TCP congestion control: cubic, reno, bbr ("" = kernel default)`,
 		apply: func(c *Condition, v map[string]string) error { c.TCP.CC = v["cc"]; return nil }},
-	{Name: "slow_start_after_idle", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLink,
+	{Name: "slow_start_after_idle", Transport: true, Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLink,
 		Help: "let idle connections restart from the initial window (net.ipv4.tcp_slow_start_after_idle)",
 		apply: func(c *Condition, v map[string]string) error {
 			c.TCP.SlowStartAfterIdle = v["slow_start_after_idle"] == "true"
 			return nil
 		}},
-	{Name: "pacing", Kind: KindString, Default: PacingOff, Canon: canonPacing, Flag: FlagLoad,
+	{Name: "pacing", Transport: true, Kind: KindString, Default: PacingOff, Canon: canonPacing, Flag: FlagLoad,
 		Help: "servers' TCP pacing on every accepted connection (TCP protocols; HTTPS too): off (the kernel's: no fq qdisc here, so only bbr paces), " +
 			"on (TCP's internal pacing at its own rate, SO_MAX_PACING_RATE set uncapped), link (capped at the downlink rate) or a rate cap such as 8mbit",
 		apply: func(c *Condition, v map[string]string) error {
@@ -80,13 +80,13 @@ var Fields = []Field{
 			}
 			return nil
 		}},
-	{Name: "notsent_lowat", Kind: KindInt, Default: "0", Canon: intRange(0, MaxNotSentLowat), Flag: FlagLoad,
+	{Name: "notsent_lowat", Transport: true, Kind: KindInt, Default: "0", Canon: intRange(0, MaxNotSentLowat), Flag: FlagLoad,
 		Help: "servers' TCP_NOTSENT_LOWAT in bytes on every accepted connection (TCP protocols), so the SPDY scheduler rather than the socket buffer picks the next frame (0 = kernel default)",
 		apply: func(c *Condition, v map[string]string) error {
 			c.TCP.NotSentLowat = atoi(v["notsent_lowat"])
 			return nil
 		}},
-	{Name: "protocol", Kind: KindString, Required: true, Canon: oneOf(ProtocolNames()...),
+	{Name: "protocol", Setup: true, Kind: KindString, Required: true, Canon: oneOf(ProtocolNames()...),
 		Help:  OneOf(ProtocolNames()),
 		apply: func(c *Condition, v map[string]string) error { c.Proto = v["protocol"]; return nil }},
 	{Name: "tls", Kind: KindString, Default: DefaultTLS, Canon: oneOf(TLSVersionNames()...), Flag: FlagLoad,
@@ -98,9 +98,14 @@ var Fields = []Field{
 	{Name: "early_data", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
 		Help:  "requests in TLS 1.3 early data (0-RTT) on resumed connections; needs tls 1.3, tls_resume (or view repeat) and a protocol that can send it: " + OneOf(EarlyDataProtocols()),
 		apply: func(c *Condition, v map[string]string) error { c.EarlyData = v["early_data"] == "true"; return nil }},
-	{Name: "view", Kind: KindString, Default: ViewFirst, Canon: oneOf(Views...), Flag: FlagLoad,
+	{Name: "view", Setup: true, Kind: KindString, Default: ViewFirst, Canon: oneOf(Views...), Flag: FlagLoad,
 		Help:  "first: a cold load; repeat: a first view of the page (not measured) goes before it, and the measured load reuses its TLS session tickets (resumed handshakes; with early_data, h3's 0-RTT) on new connections with an empty cache",
 		apply: func(c *Condition, v map[string]string) error { c.View = v["view"]; return nil }},
+	// profile is a label: a study's profile factor names a file, which
+	// study/studyfile reads and turns into its settings and this label.
+	{Name: "profile", Setup: true, Kind: KindString, Default: "", Canon: canonProfileLabel,
+		Help:  "a profile file (spdylab tune writes one): its settings apply to the conditions of the protocols it names; stored as NAME@HASH",
+		apply: func(c *Condition, v map[string]string) error { c.Profile = v["profile"]; return nil }},
 	{Name: "max_streams", Kind: KindInt, Default: "0", Canon: intRange(0, 1<<20), Flag: FlagLoad,
 		Help:  "SPDY/h2 server max concurrent streams (0 = 100)",
 		apply: func(c *Condition, v map[string]string) error { c.MaxStreams = atoi(v["max_streams"]); return nil }},
@@ -137,20 +142,20 @@ var Fields = []Field{
 	{Name: "session_policy", Kind: KindString, Default: SessionRoundRobin, Canon: oneOf(SessionPolicies...), Flag: FlagLoad,
 		Help:  SessionPolicyHelp,
 		apply: func(c *Condition, v map[string]string) error { c.SessionPolicy = v["session_policy"]; return nil }},
-	{Name: "dns", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLink,
+	{Name: "dns", Setup: true, Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLink,
 		Help:  "run a DNS server across the link, so lookups cost real round trips (false: names resolve locally)",
 		apply: func(c *Condition, v map[string]string) error { c.DNS = v["dns"] == "true"; return nil }},
-	{Name: "client", Kind: KindString, Default: ClientLoader, Canon: oneOf(ClientNames()...), Flag: FlagLoad,
+	{Name: "client", Setup: true, Kind: KindString, Default: ClientLoader, Canon: oneOf(ClientNames()...), Flag: FlagLoad,
 		Help:  "who loads the page: " + OneOf(ClientNames()),
 		apply: func(c *Condition, v map[string]string) error { c.Client = v["client"]; return nil }},
-	{Name: "browser_profile", Kind: KindString, Default: ProfileChrome16, Canon: oneOf(BrowserProfiles...), Flag: FlagLoad,
+	{Name: "browser_profile", Setup: true, Kind: KindString, Default: ProfileChrome16, Canon: oneOf(BrowserProfiles...), Flag: FlagLoad,
 		Help:  "the browser the loader models: " + OneOf(BrowserProfiles),
 		apply: func(c *Condition, v map[string]string) error { c.BrowserProfile = v["browser_profile"]; return nil }},
-	{Name: "renderer_costs", Kind: KindString, Default: RendererFromProfile, Canon: CanonRendererCosts, Flag: FlagLoad,
+	{Name: "renderer_costs", Setup: true, Kind: KindString, Default: RendererFromProfile, Canon: CanonRendererCosts, Flag: FlagLoad,
 		Help:  "the loader's renderer costs, COMMIT/DISPATCH (e.g. \"35ms/2ms\"; \"0s/0s\" = none), or " + RendererFromProfile + " (the browser profile's); the fidelity report measures Chromium's on the machine that ran it",
 		apply: func(c *Condition, v map[string]string) error { c.RendererCosts = v["renderer_costs"]; return nil }},
 	// no_link is applied by BuildCondition (the OnLink fields are skipped).
-	{Name: "no_link", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
+	{Name: "no_link", Setup: true, Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
 		Help: "no emulated link: servers on 127.0.0.x in the caller's namespace (smoke tests; no root needed)"},
 	// SPDY over SCTP (protocol spdy/3.1+sctp): values equal to probe's
 	// defaults are stored as zero (SCTP.Compact), so studies that never

@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -261,4 +262,17 @@ func applyQueues(c *Condition, v map[string]string) error {
 		l.QueuePkts, l.QueueBytes, l.QueueUp = down.Pkts, down.Bytes, up
 	}
 	return nil
+}
+
+// ProfileLabel is how a condition names its profile: NAME@HASH.
+var profileLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}@[0-9a-f]{8,64}$`)
+
+// canonProfileLabel accepts "" (no profile) or a profile's label; study
+// files and `spdylab load` give a file, which study/studyfile reads and
+// turns into this label.
+func canonProfileLabel(v string) (string, error) {
+	if v == "" || profileLabel.MatchString(v) {
+		return v, nil
+	}
+	return "", fmt.Errorf("want a profile's NAME@HASH label (a study file names the profile's file, which is read into it)")
 }

@@ -154,6 +154,11 @@ type Condition struct {
 	FrameSize     int    `json:"frame_size,omitempty"`
 	SessionWindow int    `json:"session_window,omitempty"`
 	Hints         string `json:"hints,omitempty"`
+	// Profile names the profile whose settings this condition holds,
+	// "NAME@HASH" (HASH: the profile file's content hash), for provenance
+	// and the report's labels; the settings themselves are in the fields
+	// above, so the condition's hash is the load's identity ("" = none).
+	Profile string `json:"profile,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not

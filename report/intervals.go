@@ -30,8 +30,8 @@ const (
 	NoGain Significance = ""
 )
 
-// significanceOf classifies a gain's interval.
-func significanceOf(r stats.RatioCI) Significance {
+// SignificanceOf classifies a gain's interval (the report's verdicts; spdylab tune shows them too).
+func SignificanceOf(r stats.RatioCI) Significance {
 	switch {
 	case math.IsNaN(r.Ratio):
 		return NoGain
@@ -60,7 +60,7 @@ func (a *Analysis) gainIntervals(samples map[string]*sample) {
 		}
 		c.GainCI = stats.MedianRatio(base.plt, v.plt)
 		c.ToWGainCI = stats.MedianRatio(base.tow, v.tow)
-		c.Significance, c.ToWSignificance = significanceOf(c.GainCI), significanceOf(c.ToWGainCI)
+		c.Significance, c.ToWSignificance = SignificanceOf(c.GainCI), SignificanceOf(c.ToWGainCI)
 	}
 }
 
@@ -81,9 +81,9 @@ type GainBounds struct {
 
 // gainBounds exports the PLT and ToW gains' intervals.
 func gainBounds(plt, tow stats.RatioCI) GainBounds {
-	return GainBounds{GainLo: num(plt.Lo), GainHi: num(plt.Hi), Significance: significanceOf(plt),
+	return GainBounds{GainLo: num(plt.Lo), GainHi: num(plt.Hi), Significance: SignificanceOf(plt),
 		ToWGain: num(tow.Ratio), ToWGainLo: num(tow.Lo), ToWGainHi: num(tow.Hi),
-		ToWReductionLo: num(towReduction(tow.Lo)), ToWReductionHi: num(towReduction(tow.Hi)), ToWSignificance: significanceOf(tow)}
+		ToWReductionLo: num(towReduction(tow.Lo)), ToWReductionHi: num(towReduction(tow.Hi)), ToWSignificance: SignificanceOf(tow)}
 }
 
 // towReduction turns a ToW gain g (median base ToW / median ToW) into the

@@ -20,6 +20,7 @@ import (
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/report"
 	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 func init() {
@@ -126,6 +127,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	workDir := fs.String("work-dir", "", "where generated pages are cached (default: $TMPDIR/spdylab-work)")
 	fs.StringVar(&req.serverLog, "server-log", "", "append the servers' connection and access log to `file`")
 	req.spdy2Win.register(fs)
+	profileFile := fs.String("profile", "", "apply a profile `file` (spdylab tune writes one): its settings win over the flags; every --proto must be one it names")
 	pcapDir := fs.String("pcap", "", "write one pcap file per load into `dir` (<page>-<proto>-runNNN.pcap): the packets on the client's side of the emulated link")
 	link := netem.RegisterFlags(fs)
 	setHelp(fs, loadAbout(), loadFlagGroups...)
@@ -152,7 +154,13 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	if req.link, err = link.Config(); err != nil {
 		return usageErr("%v", err)
 	}
-	if req.cond, err = loadCondition(fields, link); err != nil {
+	var prof *spec.Profile
+	if *profileFile != "" {
+		if prof, err = loadProfile(*profileFile, req.protos); err != nil {
+			return usageErr("--profile: %v", err)
+		}
+	}
+	if req.cond, err = loadCondition(fields, link, prof, req.protos[0]); err != nil {
 		return usageErr("%v", err)
 	}
 	req.cond.Timeout = *timeout
@@ -173,7 +181,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 // values as a study builds a matrix point (probe.BuildCondition), with the
 // defaults stored empty in their stored spelling (probe.Normalize). Its
 // Link.Seed stays 0, as a study's: the load's seed (--seed) seeds the loss.
-func loadCondition(fields *probe.FieldFlags, link *netem.FlagValues) (probe.Condition, error) {
+func loadCondition(fields *probe.FieldFlags, link *netem.FlagValues, prof *spec.Profile, proto string) (probe.Condition, error) {
 	vals, err := fields.Values()
 	if err != nil {
 		return probe.Condition{}, err
@@ -184,6 +192,12 @@ func loadCondition(fields *probe.FieldFlags, link *netem.FlagValues) (probe.Cond
 	}
 	for k, v := range linkVals {
 		vals[k] = v
+	}
+	if prof != nil {
+		// One bench serves every --proto, all named by the profile.
+		vals["protocol"] = proto
+		vals = prof.Apply(vals)
+		delete(vals, "protocol")
 	}
 	c, err := probe.BuildCondition(vals)
 	if err != nil {
@@ -199,6 +213,21 @@ func loadCondition(fields *probe.FieldFlags, link *netem.FlagValues) (probe.Cond
 		c.Shards = spec.ShardsFor(c.Page, c.Shards)
 	}
 	return probe.Normalize(c)
+}
+
+// loadProfile reads a profile file (kernel and probe checks included) and
+// refuses protocols it does not configure: one bench serves them all.
+func loadProfile(path string, protos []string) (*spec.Profile, error) {
+	p, err := studyfile.ParseProfileFile(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, proto := range protos {
+		if !p.AppliesTo(proto) {
+			return nil, fmt.Errorf("profile %s configures %s, not --proto %s (load that one without --profile)", p.Name, strings.Join(p.Protocols, ", "), proto)
+		}
+	}
+	return p, nil
 }
 
 // checkEachProto checks c, then c with each protocol to load

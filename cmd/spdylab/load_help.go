@@ -32,7 +32,7 @@ var loadFlagGroups = []flagGroup{
 		"renderer-costs", "no-link", "timeout"}},
 	linkFlagGroup,
 	tcpFlagGroup,
-	{"protocol options", []string{"tls", "tls-resume", "early-data", "max-streams", "initial-window", "push",
+	{"protocol options", []string{"profile", "tls", "tls-resume", "early-data", "max-streams", "initial-window", "push",
 		"priority", "scheduler", "sessions", "session-policy", "sctp-control-stream", "sctp-bundle-cookie", "sctp-streams", "sctp-rto-min",
 		"sctp-rto-initial", "sctp-buffer", "sctp-cc"}},
 	{"server knobs", []string{"pacing", "notsent-lowat", "frame-size", "session-window", "hints"}},

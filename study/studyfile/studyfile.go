@@ -117,6 +117,8 @@ type studyParser struct {
 	seen       map[string]bool
 	// varied[factor][value]: the values each factor takes in the matrix.
 	varied map[string]map[string]bool
+	// profiles are the profile factor's files by label.
+	profiles map[string]*spec.Profile
 }
 
 type exclusion struct {
@@ -160,10 +162,13 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 		s.Timeout = d
 	}
 	canonPage := canonPageIn(dir)
+	profiles := map[string]*spec.Profile{}
 	canon := func(f *factor, raw string) (string, error) {
 		switch f.name {
 		case "page":
 			return canonPage(raw)
+		case "profile":
+			return readProfileFactor(raw, s.Dir, profiles)
 		case "trace_down", "trace_up":
 			// Like manifest paths, taken from the study file's folder.
 			if raw != "" && !filepath.IsAbs(raw) && dir != "" {
@@ -173,7 +178,7 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 		return f.canon(raw)
 	}
 	values, used := expandingCanon(canon, dir, pages)
-	return &studyParser{s: s, fs: fs, lines: lines, canon: canon, values: values, corpusUsed: used, pages: pages,
+	return &studyParser{s: s, fs: fs, lines: lines, canon: canon, values: values, corpusUsed: used, pages: pages, profiles: profiles,
 		seen: map[string]bool{}, varied: map[string]map[string]bool{}}, nil
 }
 
@@ -354,6 +359,7 @@ func (p *studyParser) addPoint(v map[string]string) (string, error) {
 			return "", nil
 		}
 	}
+	v = p.withProfile(v)
 	cond, err := spec.BuildCondition(v, p.s.Timeout)
 	if err != nil {
 		return "", err

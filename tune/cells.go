@@ -1,0 +1,209 @@
+package tune
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/spec"
+)
+
+// cell is one point of the study's matrix apart from the protocol: the
+// variant protocol's condition, which tune configures, and its baseline
+// twin (the same values with the baseline's, as the report pairs them).
+type cell struct {
+	Key     string // the variant condition's hash
+	Label   string // its factor values
+	Base    spec.Cond
+	Variant spec.Cond
+}
+
+// DefaultProtocol is the study's first SPDY protocol other than the
+// baseline's: the variant tune configures unless told.
+func DefaultProtocol(s *spec.Study) (string, error) {
+	for _, c := range s.Conditions {
+		p, _ := probe.LookupProtocol(c.Proto)
+		if p.SPDYVersion != "" && c.Proto != s.Baseline["protocol"] {
+			return c.Proto, nil
+		}
+	}
+	return "", fmt.Errorf("study %s has no SPDY protocol besides its baseline: name the one to tune with --protocol", s.Name)
+}
+
+// cellsOf pairs each condition of the variant with its baseline twin.
+func cellsOf(s *spec.Study, variant string) ([]cell, error) {
+	baseProto := s.Baseline["protocol"]
+	if len(s.Baseline) == 0 || baseProto == "" {
+		return nil, errors.New("the study has no baseline protocol to gain against ([baseline] protocol = ...)")
+	}
+	if variant == baseProto {
+		return nil, fmt.Errorf("--protocol %s is the study's baseline; name a variant to tune", variant)
+	}
+	if err := probe.CheckProtocol(variant); err != nil {
+		return nil, fmt.Errorf("--protocol: %w", err)
+	}
+	byValues := map[string]spec.Cond{}
+	for _, c := range s.Conditions {
+		byValues[spec.ValuesKey(c.Values)] = c
+	}
+	singles := baselineSingles(s)
+	var out []cell
+	seen := false
+	for _, c := range s.Conditions {
+		if c.Proto != variant {
+			continue
+		}
+		seen = true
+		if base, ok := twin(c.Values, s.Baseline, singles, byValues); ok {
+			out = append(out, cell{Key: c.Hash, Label: cellLabel(s, c), Base: base, Variant: c})
+		}
+	}
+	switch {
+	case !seen:
+		return nil, fmt.Errorf("protocol %s is not in study %s (its protocols: %s)", variant, s.Name, studyProtocols(s))
+	case len(out) == 0:
+		return nil, fmt.Errorf("no condition of %s in study %s has a baseline twin (%v)", variant, s.Name, s.Baseline)
+	}
+	return out, nil
+}
+
+// cellLabel names a cell by the factors the study varies (protocol
+// aside), or by all its values when it varies none.
+func cellLabel(s *spec.Study, c spec.Cond) string {
+	var parts []string
+	for _, f := range s.Varied {
+		if f != "protocol" && f != "profile" {
+			parts = append(parts, f+"="+c.Values[f])
+		}
+	}
+	if len(parts) == 0 {
+		return c.Describe()
+	}
+	return strings.Join(parts, " ")
+}
+
+// twin is the condition with v's values and the baseline's; a factor the
+// baseline takes at one value only is compared at that value (as the
+// report does).
+func twin(v, baseline, singles map[string]string, byValues map[string]spec.Cond) (spec.Cond, bool) {
+	bv := maps.Clone(v)
+	maps.Copy(bv, baseline)
+	if c, ok := byValues[spec.ValuesKey(bv)]; ok {
+		return c, true
+	}
+	maps.Copy(bv, singles)
+	c, ok := byValues[spec.ValuesKey(bv)]
+	return c, ok
+}
+
+// baselineSingles are the factors with one value across the baseline's
+// conditions.
+func baselineSingles(s *spec.Study) map[string]string {
+	vals := map[string]map[string]bool{}
+	for _, c := range s.Conditions {
+		isBase := true
+		for k, v := range s.Baseline {
+			isBase = isBase && c.Values[k] == v
+		}
+		for f, v := range c.Values {
+			if isBase {
+				if vals[f] == nil {
+					vals[f] = map[string]bool{}
+				}
+				vals[f][v] = true
+			}
+		}
+	}
+	out := map[string]string{}
+	for f, vs := range vals {
+		if len(vs) == 1 {
+			for v := range vs {
+				out[f] = v
+			}
+		}
+	}
+	return out
+}
+
+func studyProtocols(s *spec.Study) string {
+	var ps []string
+	for _, c := range s.Conditions {
+		if !slices.Contains(ps, c.Proto) {
+			ps = append(ps, c.Proto)
+		}
+	}
+	return fmt.Sprint(ps)
+}
+
+// configured is cond with settings applied as a profile of protocol
+// proto named name (Condition.Profile carries its label); no settings:
+// cond itself.
+func configured(cond spec.Cond, name, proto string, settings map[string]string, timeout time.Duration) (spec.Cond, error) {
+	if len(settings) == 0 {
+		return cond, nil
+	}
+	p := &spec.Profile{Name: name, Protocols: []string{proto}, Settings: settings}
+	p.SetHash()
+	values := p.Apply(cond.Values)
+	c, err := spec.BuildCondition(values, timeout)
+	if err != nil {
+		return spec.Cond{}, err
+	}
+	out := spec.Cond{Condition: c, Values: values}
+	out.Hash = spec.HashCondition(out.Condition)
+	return out, nil
+}
+
+// checkKnobsOn refuses a knob value the variant's conditions cannot take
+// (probe.Normalize), before any load. A knob overrides the study's own
+// value of it for the variant (a profile wins for its keys). A value that
+// only means something with another knob's (session_policy = priority
+// needs sessions > 1) passes when some value of another knob makes it
+// valid; the search then samples only valid combinations.
+func checkKnobsOn(s *spec.Study, cells []cell, knobs []Knob) error {
+	valid := func(settings map[string]string) error {
+		_, err := configured(cells[0].Variant, "check", cells[0].Variant.Proto, settings, s.Timeout)
+		return err
+	}
+	for _, k := range knobs {
+		for _, v := range k.Values[1:] {
+			err := valid(map[string]string{k.Name: v})
+			if err == nil || validWithAnother(valid, knobs, k.Name, v) {
+				continue
+			}
+			return fmt.Errorf("knob %s = %s: %w", k.Name, v, err)
+		}
+	}
+	return nil
+}
+
+// validWithAnother reports whether name = value becomes valid together
+// with one value of another knob.
+func validWithAnother(valid func(map[string]string) error, knobs []Knob, name, value string) bool {
+	for _, o := range knobs {
+		if o.Name == name {
+			continue
+		}
+		for _, ov := range o.Values[1:] {
+			if valid(map[string]string{name: value, o.Name: ov}) == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// valid reports whether the variant's conditions can take a candidate's
+// settings (every cell: a knob may apply to one page and not another).
+func (t *Tuner) valid(settings map[string]string) bool {
+	for _, cl := range t.cells {
+		if _, err := configured(cl.Variant, "check", cl.Variant.Proto, settings, t.cfg.Study.Timeout); err != nil {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,158 @@
+package tune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spdylab/spdylab/study"
+	"github.com/spdylab/spdylab/study/spec"
+)
+
+// Config is one `spdylab tune`.
+type Config struct {
+	Study     *spec.Study
+	Protocol  string  // the variant to configure; "" = DefaultProtocol
+	Objective string  // one of Objectives
+	Train     float64 // fraction of the cells to train on (Split)
+	Knobs     []Knob  // the space (ParseKnobs); checked by Prepare
+	Budget    Budget  // Loads 0 with BudgetTime: loads from the estimate
+	// BudgetTime, when set, is the budget as wall time, turned into
+	// loads by the study's duration estimate.
+	BudgetTime time.Duration
+	Out        string
+	Jobs       int
+	Open       study.Opener
+	Progress   io.Writer // each round's progress (the runner's, with ETA)
+	Log        io.Writer // rounds and notes
+	TTY        bool
+	Args       string
+}
+
+// DefaultBudget is the shape of the search unless told: keep a third per
+// round, 3 loads per candidate and cell first, 5 (enough for an interval)
+// at most and in the evaluation, up to 27 candidates.
+var DefaultBudget = Budget{Eta: 3, MinRuns: 3, MaxRuns: 5, MaxSamples: 27}
+
+// Tuner is a checked Config with its plan; Run spends it.
+type Tuner struct {
+	cfg         Config
+	variant     string
+	cells       []cell
+	train, test []cell
+	knobs       []Knob
+	rounds      []Round
+	stored      int // loads in the store at the last read
+}
+
+// Prepare checks everything before any load: the study's baseline, the
+// protocol, the knobs (probe.Fields, the kernel, the variant's
+// conditions), the objective and the budget (refused with the numbers
+// when too small for one round of two candidates).
+func Prepare(cfg Config) (*Tuner, error) {
+	t := &Tuner{cfg: cfg, variant: cfg.Protocol}
+	var err error
+	if err = CheckObjective(cfg.Objective); err != nil {
+		return nil, err
+	}
+	if cfg.Train <= 0 || cfg.Train > 1 {
+		return nil, fmt.Errorf("--train %g: want a fraction of the cells in (0, 1]", cfg.Train)
+	}
+	if t.variant == "" {
+		if t.variant, err = DefaultProtocol(cfg.Study); err != nil {
+			return nil, err
+		}
+	}
+	if t.cells, err = cellsOf(cfg.Study, t.variant); err != nil {
+		return nil, err
+	}
+	if t.knobs, err = CheckKnobs(cfg.Knobs); err != nil {
+		return nil, err
+	}
+	if err = checkKnobsOn(cfg.Study, t.cells, t.knobs); err != nil {
+		return nil, err
+	}
+	t.splitCells()
+	if cfg.BudgetTime > 0 {
+		if t.cfg.Budget.Loads, err = t.loadsIn(cfg.BudgetTime); err != nil {
+			return nil, err
+		}
+	}
+	t.rounds, err = Plan(t.cfg.Budget, len(t.train), len(t.cells), len(t.knobs))
+	return t, err
+}
+
+func (t *Tuner) splitCells() {
+	keys := make([]string, len(t.cells))
+	byKey := map[string]cell{}
+	for i, c := range t.cells {
+		keys[i], byKey[c.Key] = c.Key, c
+	}
+	train, test := Split(keys, t.cfg.Train, t.cfg.Study.Seed)
+	for _, k := range train {
+		t.train = append(t.train, byKey[k])
+	}
+	for _, k := range test {
+		t.test = append(t.test, byKey[k])
+	}
+}
+
+// loadsIn turns a wall-time budget into loads by the study's estimate of
+// one run of its baseline and variant conditions.
+func (t *Tuner) loadsIn(d time.Duration) (int, error) {
+	s := t.studyOf(nil, 1)
+	for _, c := range t.cells {
+		s.Conditions = append(s.Conditions, c.Base, c.Variant)
+	}
+	s.Conditions = dedupe(s.Conditions)
+	e, err := spec.EstimateDuration(s, max(t.cfg.Jobs, 2))
+	if err != nil {
+		return 0, fmt.Errorf("estimating the time per load for --budget %s: %w", d, err)
+	}
+	per := e.Total / time.Duration(max(e.Probes, 1))
+	if per <= 0 {
+		return 0, errors.New("the estimate gives no time per load; give --budget in loads")
+	}
+	return int(d / per), nil
+}
+
+// Plan says what Run will do, for the announcement.
+func (t *Tuner) Plan() string {
+	return fmt.Sprintf("tune %s against %s on %d of %d cells (%d held out), %d knobs; rounds %v; budget %d loads (search %d + evaluation at most %d)",
+		t.variant, t.cfg.Study.Baseline["protocol"], len(t.train), len(t.cells), len(t.test), len(t.knobs), t.rounds,
+		t.cfg.Budget.Loads, SearchLoads(t.rounds, len(t.train)), t.planned()-SearchLoads(t.rounds, len(t.train)))
+}
+
+// studyOf is the study model of one step of the tune (its conditions added
+// by the caller): one name and seed for every step, so one store takes
+// them all (store.Regrow).
+func (t *Tuner) studyOf(conds []spec.Cond, runs int) *spec.Study {
+	s := t.cfg.Study
+	return &spec.Study{Name: "tune-" + s.Name, Description: "spdylab tune of " + s.Name, Runs: runs, Seed: s.Seed,
+		Timeout: s.Timeout, Baseline: s.Baseline, Varied: s.Varied, Conditions: conds, NoLink: s.NoLink, Pages: s.Pages, Dir: s.Dir}
+}
+
+// Run searches, evaluates the winner and writes OUT/profile.toml,
+// tune.json and tune.html. A killed Run resumes from the store.
+func (t *Tuner) Run(ctx context.Context) (*Result, error) {
+	res := &Result{Study: t.cfg.Study.Name, Protocol: t.variant, Baseline: t.cfg.Study.Baseline["protocol"],
+		Objective: t.cfg.Objective, Plan: t.rounds, BudgetLoads: t.cfg.Budget.Loads}
+	for _, c := range t.train {
+		res.Train = append(res.Train, c.Label)
+	}
+	for _, c := range t.test {
+		res.Test = append(res.Test, c.Label)
+	}
+	start := time.Now()
+	winner, err := t.search(ctx, res)
+	if err != nil {
+		return res, err
+	}
+	if err := t.evaluate(ctx, winner, res); err != nil {
+		return res, err
+	}
+	res.Wall = time.Since(start).Round(time.Second).String()
+	return res, t.write(res)
+}
