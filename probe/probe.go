@@ -95,6 +95,9 @@ type TCP struct {
 	InitRwnd           int    `json:"initrwnd,omitempty"` // 0 = kernel default
 	CC                 string `json:"cc,omitempty"`       // cubic, reno, bbr; "" = kernel default
 	SlowStartAfterIdle bool   `json:"slow_start_after_idle"`
+	// Recovery is the loss recovery of the client's and servers' TCP
+	// ("" = the kernel's; "2012": no tail-loss probe, no RACK; stack.go).
+	Recovery string `json:"recovery,omitempty"`
 }
 
 // Condition is everything that determines one page load, apart from the
@@ -136,6 +139,17 @@ type Condition struct {
 	// View is "" (first: a cold load) or "repeat": the load comes after a
 	// first view of the page and reuses its TLS sessions (view.go).
 	View string `json:"view,omitempty"`
+	// Stack is the shorthand the condition was built with ("" = modern,
+	// "2012"); the pieces it set are stored in their own fields (TCP,
+	// Nagle, TLS, TLSKx, TLSResume, BrowserProfile; stack.go).
+	Stack string `json:"stack,omitempty"`
+	// Nagle leaves Nagle's algorithm on in the servers (no TCP_NODELAY on
+	// accepted connections), as node.js servers of 2012 had it.
+	Nagle bool `json:"nagle,omitempty"`
+	// TLSKx is the TLS key exchange ("" = ecdhe, "rsa"); FalseStart is
+	// refused (the loader cannot false-start; stack.go says why).
+	TLSKx      string `json:"tls_kx,omitempty"`
+	FalseStart bool   `json:"false_start,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not
