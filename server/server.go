@@ -105,6 +105,14 @@ type Config struct {
 	// CC is the TCP congestion control set on the listener; accepted
 	// connections inherit it. "" = the namespace default.
 	CC string
+	// Nagle leaves Nagle's algorithm on for accepted TCP connections: Go
+	// sets TCP_NODELAY on every TCP connection, so the server clears it, as
+	// a 2012 node.js server (study 1's node-spdy) never set it.
+	Nagle bool
+	// CipherSuites are the TLS 1.0-1.2 suites offered (nil = Go's
+	// defaults); listing RSA key exchange suites enables them for this
+	// server only (probe.TLSCipherSuites).
+	CipherSuites []uint16
 	// NotSentLowat sets TCP_NOTSENT_LOWAT on every accepted connection (and
 	// is passed to SPDY sessions); 0 = leave the kernel default.
 	NotSentLowat int
@@ -254,6 +262,7 @@ func (cfg *Config) tlsConfig() (*tls.Config, error) {
 		NextProtos:   cfg.Protocols,
 		MinVersion:   cfg.TLSMin,
 		MaxVersion:   cfg.TLSMax,
+		CipherSuites: cfg.CipherSuites,
 	}, nil
 }
 
@@ -425,6 +434,13 @@ func (s *Server) logf(format string, args ...any) {
 // handleConn runs one accepted connection to its end: TLS handshake and ALPN
 // dispatch, or plain is the protocol the listener speaks without TLS.
 func (s *Server) handleConn(c net.Conn, plain string) {
+	if s.cfg.Nagle {
+		if tc, ok := tcpopt.Unwrap(c); ok {
+			if err := tc.SetNoDelay(false); err != nil {
+				s.logf("%s: Nagle on: %v", c.RemoteAddr(), err)
+			}
+		}
+	}
 	if s.cfg.NotSentLowat > 0 {
 		if tc, ok := tcpopt.Unwrap(c); ok {
 			if err := tcpopt.SetNotSentLowat(tc, s.cfg.NotSentLowat); err != nil {
