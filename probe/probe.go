@@ -299,6 +299,10 @@ type TLSHandshakes struct {
 	EarlyData     int `json:"early_data"`     // 0-RTT attempted (h3 only)
 	EarlyRejected int `json:"early_rejected"` // of which the server refused the early data
 	RoundTrips    int `json:"round_trips"`
+	// Version and CipherSuite are what the load's TLS-over-TCP handshakes
+	// negotiated ("1.0".."1.3"; crypto/tls's suite name), "" without one.
+	Version     string `json:"version,omitempty"`
+	CipherSuite string `json:"cipher_suite,omitempty"`
 }
 
 // Result is one page load.
