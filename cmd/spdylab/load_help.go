@@ -28,10 +28,10 @@ pages (--page):
 // are listed last.
 var loadFlagGroups = []flagGroup{
 	{"page & protocol", []string{"page", "proto", "runs", "shards", "shard-mode", "client", "browser-profile",
-		"renderer-costs", "no-link", "timeout"}},
+		"renderer-costs", "stack", "no-link", "timeout"}},
 	linkFlagGroup,
 	tcpFlagGroup,
-	{"protocol options", []string{"tls", "tls-resume", "early-data", "max-streams", "initial-window", "push",
+	{"protocol options", []string{"tls", "tls-kx", "tls-resume", "false-start", "early-data", "nagle", "max-streams", "initial-window", "push",
 		"priority", "scheduler", "sctp-control-stream", "sctp-bundle-cookie", "sctp-streams", "sctp-rto-min",
 		"sctp-rto-initial", "sctp-buffer", "sctp-cc"}},
 	{"output", []string{"json", "har", "pcap", "server-log", "log", "work-dir"}},
@@ -42,5 +42,5 @@ var (
 	linkFlagGroup = flagGroup{"link", []string{"rtt", "delay-down", "delay-up", "down", "up", "loss", "loss-dir",
 		"loss-down", "loss-up", "ge-down", "ge-up", "queue", "queue-down", "queue-up", "trace-down", "trace-up",
 		"per-shard-links", "dns", "seed"}}
-	tcpFlagGroup = flagGroup{"TCP", []string{"iw", "initrwnd", "cc", "slow-start-after-idle"}}
+	tcpFlagGroup = flagGroup{"TCP", []string{"iw", "initrwnd", "cc", "slow-start-after-idle", "tcp-recovery"}}
 )
