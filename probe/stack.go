@@ -128,6 +128,26 @@ func ExpandStack(v map[string]string) map[string]string {
 	return out
 }
 
+// OmitUngivenPieces returns v without the stack pieces given reports as
+// not set by the user (v itself is not changed), for callers whose values
+// hold every field's default (flags, a study block's matrix point), so that
+// ExpandStack can tell a piece left out from one set to its default.
+func OmitUngivenPieces(v map[string]string, given func(field string) bool) map[string]string {
+	if v["stack"] != Stack2012 {
+		return v
+	}
+	out := make(map[string]string, len(v))
+	for k, x := range v {
+		out[k] = x
+	}
+	for _, p := range stack2012 {
+		if !given(p.field) {
+			delete(out, p.field)
+		}
+	}
+	return out
+}
+
 // normalizeStack stores the stack switches' defaults empty and refuses the
 // combinations that cannot run, saying what to change.
 func normalizeStack(c Condition) (Condition, error) {

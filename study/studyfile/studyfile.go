@@ -297,13 +297,16 @@ func (p *studyParser) expandBlock(bi int, b map[string][]string) error {
 		return err
 	}
 	names, dims := blockDims(b)
+	// A factor the block names is set; the others hold defaults that
+	// stack = 2012 may replace (probe.ExpandStack).
+	given := func(f string) bool { _, ok := b[f]; return ok }
 	idx := make([]int, len(dims))
 	for {
 		v := map[string]string{}
 		for i, n := range names {
 			v[n] = dims[i][idx[i]]
 		}
-		if err := p.addPoint(v); err != nil {
+		if err := p.addPoint(v, given); err != nil {
 			return err
 		}
 		k := len(idx) - 1
@@ -322,14 +325,14 @@ func (p *studyParser) expandBlock(bi int, b map[string][]string) error {
 
 // addPoint adds the condition at matrix point v unless it is excluded or
 // already there.
-func (p *studyParser) addPoint(v map[string]string) error {
+func (p *studyParser) addPoint(v map[string]string, given func(string) bool) error {
 	for ei, e := range p.excl {
 		if matches(e.match, v) {
 			p.used[ei] = true
 			return nil
 		}
 	}
-	cond, err := spec.BuildCondition(v, p.s.Timeout)
+	cond, err := spec.BuildCondition(probe.OmitUngivenPieces(v, given), p.s.Timeout)
 	if err != nil {
 		return err
 	}
