@@ -195,7 +195,7 @@ func checkStackTLS(c Condition) error {
 		return nil
 	}
 	if old {
-		return fmt.Errorf("protocol %s needs tls 1.2 or later (%s), not %s: set tls 1.2 or 1.3 (stack 2012 leaves it for %s)", p.Name, p.modernTLSReason(), c.TLS, p.Name)
+		return fmt.Errorf("protocol %s needs tls 1.2 or later (%s), not %s: set tls 1.2 or 1.3", p.Name, p.modernTLSReason(), c.TLS)
 	}
 	if c.TLSKx == KxRSA {
 		return fmt.Errorf("protocol %s cannot use tls_kx %s (%s): set tls_kx %s", p.Name, KxRSA, p.modernTLSReason(), KxECDHE)
