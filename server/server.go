@@ -453,7 +453,11 @@ func (s *Server) handleConn(c net.Conn, plain string) {
 		return
 	}
 
-	tc := tls.Server(c, s.tls)
+	var wire net.Conn = c
+	if s.cfg.Nagle {
+		wire = &splitJoiner{Conn: c} // nagle.go: TLS 1.0's split records in one write
+	}
+	tc := tls.Server(wire, s.tls)
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.HandshakeTimeout)
 	err := tc.HandshakeContext(ctx)
 	cancel()

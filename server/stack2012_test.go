@@ -3,7 +3,9 @@ package server
 import (
 	"crypto/tls"
 	"encoding/json"
+	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"testing"
 
@@ -50,7 +52,7 @@ func TestTLS10WithRSAKeyExchange(t *testing.T) {
 	client := &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost", NextProtos: []string{ProtoSPDY2},
 		MinVersion: tls.VersionTLS10, MaxVersion: tls.VersionTLS10, CipherSuites: suites}
 
-	old := startServer(t, Config{Certificate: &cert, TLSMin: tls.VersionTLS10, CipherSuites: suites})
+	old := startServer(t, Config{Certificate: &cert, TLSMin: tls.VersionTLS10, CipherSuites: suites, Nagle: true})
 	st, err := handshake(old, client)
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +60,13 @@ func TestTLS10WithRSAKeyExchange(t *testing.T) {
 	if st.Version != tls.VersionTLS10 || st.CipherSuite != tls.TLS_RSA_WITH_AES_128_CBC_SHA || st.NegotiatedProtocol != ProtoSPDY2 {
 		t.Errorf("negotiated %s %s %q, want TLS 1.0 TLS_RSA_WITH_AES_128_CBC_SHA spdy/2",
 			tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite), st.NegotiatedProtocol)
+	}
+	// A request over TLS 1.0 CBC with Nagle on: the split records (nagle.go)
+	// arrive whole and in order.
+	h1 := client.Clone()
+	h1.NextProtos = nil
+	if body := getOver(t, old, h1, "/_spdylab/bytes?n=100000&seed=7"); len(body) != 100000 {
+		t.Errorf("TLS 1.0 with Nagle: %d bytes, want 100000", len(body))
 	}
 	modern := startServer(t, Config{Certificate: &cert, TLSMin: tls.VersionTLS10})
 	if st, err := handshake(modern, client); err == nil {
@@ -77,4 +86,22 @@ func handshake(s *Server, cfg *tls.Config) (tls.ConnectionState, error) {
 		return tls.ConnectionState{}, err
 	}
 	return tc.ConnectionState(), nil
+}
+
+// getOver fetches path over one HTTP/1.1 connection with cfg.
+func getOver(t *testing.T, s *Server, cfg *tls.Config, path string) []byte {
+	t.Helper()
+	u, _ := url.Parse(s.URL())
+	tr := &http.Transport{TLSClientConfig: cfg, ForceAttemptHTTP2: false}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get("https://localhost:" + u.Port() + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
 }
