@@ -107,7 +107,7 @@ type Condition struct {
 	Shards        int           `json:"shards"`                   // servers the page is spread over (1..MaxShards; 0 = the page's default)
 	ShardMode     string        `json:"shard_mode,omitempty"`     // "equal" (default) or "roundrobin"
 	Proto         string        `json:"proto"`                    // one of the Proto* constants
-	TLS           string        `json:"tls"`                      // "1.2" (full 2-RTT handshake, as in 2012) or "1.3"
+	TLS           string        `json:"tls"`                      // "1.2" (full 2-RTT handshake, as in 2012), "1.3", "1.0"/"1.1" (2012 browsers) or "none"
 	MaxStreams    int           `json:"max_streams,omitempty"`    // SPDY/h2 server max concurrent streams; 0 = default (100)
 	InitialWindow int           `json:"initial_window,omitempty"` // SPDY/h2/h3 initial stream window; 0 = the browser profile's (64 KiB for chrome16)
 	Push          string        `json:"push,omitempty"`           // "", "none", "manifest", "preload"
