@@ -57,7 +57,7 @@ var Fields = []Field{
 	{Name: "per_shard_links", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLink, OnLink: true,
 		Help: "give every server its own bottleneck instead of one shared link (the studies' access link)"},
 	{Name: "iw", Kind: KindInt, Default: "0", Canon: intRange(0, 1000), Flag: FlagLink,
-		Help:  "server TCP initial congestion window in segments (route initcwnd; 0 = kernel default)",
+		Help:  "server TCP initial congestion window in segments (route initcwnd; 0 = kernel default, 10; stack 2012 sets 3 unless given)",
 		apply: func(c *Condition, v map[string]string) error { c.TCP.IW = atoi(v["iw"]); return nil }},
 	{Name: "initrwnd", Kind: KindInt, Default: "0", Canon: intRange(0, 65535), Flag: FlagLink,
 		Help:  "initial receive window in segments (route initrwnd) on client and servers (0 = kernel default)",
@@ -66,7 +66,7 @@ var Fields = []Field{
 		Help:  `server TCP congestion control: cubic, reno, bbr ("" = kernel default)`,
 		apply: func(c *Condition, v map[string]string) error { c.TCP.CC = v["cc"]; return nil }},
 	{Name: "slow_start_after_idle", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLink,
-		Help: "let idle connections restart from the initial window (net.ipv4.tcp_slow_start_after_idle)",
+		Help: "let idle connections restart from the initial window (net.ipv4.tcp_slow_start_after_idle in the client and server namespaces; on in 2012 kernels, so stack 2012 sets it)",
 		apply: func(c *Condition, v map[string]string) error {
 			c.TCP.SlowStartAfterIdle = v["slow_start_after_idle"] == "true"
 			return nil
