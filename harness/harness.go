@@ -371,8 +371,12 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host, maps pageMaps) (*s
 	c := b.cond
 	var names []string
 	var certList []tls.Certificate
+	issue := b.ca.Issue
+	if c.TLSKx == probe.KxRSA {
+		issue = b.ca.IssueRSA // RSA key exchange encrypts to the certificate's key
+	}
 	for _, site := range sites {
-		cert, err := b.ca.Issue(site.Name)
+		cert, err := issue(site.Name)
 		if err != nil {
 			return nil, fmt.Errorf("harness: certificate for %s: %w", site.Name, err)
 		}
@@ -394,7 +398,10 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host, maps pageMaps) (*s
 		Protocols:    append([]string(nil), server.DefaultProtocols...),
 		Certificates: certList,
 		HostNames:    names,
+		TLSMin:       serverTLSMin(c),
 		TLSMax:       serverTLSMax(c),
+		CipherSuites: probe.TLSCipherSuites(c.TLSKx),
+		Nagle:        c.Nagle,
 		SPDY:         spdyCfg,
 		H2: server.H2Config{
 			MaxConcurrentStreams: uint32(c.MaxStreams),
@@ -419,6 +426,15 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host, maps pageMaps) (*s
 		return nil, fmt.Errorf("harness: server for %s: %w", s.Name, err)
 	}
 	return srv, nil
+}
+
+// serverTLSMin lets the servers speak a 2012 TLS version (1.0, 1.1) when
+// the condition asks for one; otherwise the server's default minimum (1.2).
+func serverTLSMin(c probe.Condition) uint16 {
+	if v, err := probe.ParseTLSVersion(c.TLS); err == nil && v != 0 && v < tls.VersionTLS12 {
+		return v
+	}
+	return 0
 }
 
 // serverSPDY is the servers' SPDY configuration for c: its stream limit,
@@ -594,6 +610,7 @@ func (b *Bench) loaderOptions(cond probe.Condition, proto string) (loader.Option
 		RootCAs:       b.ca.Pool(),
 		Proto:         proto,
 		TLSVersion:    cond.TLS,
+		TLSKx:         cond.TLSKx,
 		InitialWindow: cond.InitialWindow,
 		SessionWindow: cond.SessionWindow,
 		Timeout:       b.opt.Timeout,

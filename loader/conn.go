@@ -277,6 +277,7 @@ func (l *load) tlsConfig(host, alpn string) *tls.Config {
 		// handshakes), unless the options ask for resumption.
 		SessionTicketsDisabled: l.sessions == nil,
 		ClientSessionCache:     l.sessions,
+		CipherSuites:           probe.TLSCipherSuites(l.opt.TLSKx),
 	}
 	return cfg
 }

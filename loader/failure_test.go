@@ -258,7 +258,7 @@ func TestBadOptions(t *testing.T) {
 		{"no manifest", Target{}, Options{Proto: "https"}, "no manifest"},
 		{"unknown proto", good, Options{Proto: "spdy/1"}, `unknown protocol "spdy/1"`},
 		{"no proto", good, Options{}, "no protocol"},
-		{"tls", good, Options{Proto: "https", TLSVersion: "1.1"}, `TLS version "1.1"`},
+		{"tls", good, Options{Proto: "https", TLSVersion: "0.9"}, `TLS version "0.9"`},
 		{"missing host", Target{Manifest: st.m, BaseURLs: map[string]string{st.m.Hosts[0]: "https://127.0.0.1:1"}}, Options{Proto: "https"}, "no base URL for host " + st.m.Hosts[1]},
 		{"http scheme", Target{Manifest: st.m, BaseURLs: map[string]string{st.m.Hosts[0]: "http://127.0.0.1:1", st.m.Hosts[1]: "https://127.0.0.1:2"}}, Options{Proto: "https"}, `needs TLS version "none"`},
 		{"ftp scheme", Target{Manifest: st.m, BaseURLs: map[string]string{st.m.Hosts[0]: "ftp://127.0.0.1:1", st.m.Hosts[1]: "https://127.0.0.1:2"}}, Options{Proto: "https"}, "scheme must be https"},

@@ -139,6 +139,7 @@ func TestTCPResumptionCountsRoundTrips(t *testing.T) {
 	st := newSite(t, "generic:n=10,mean=3k", 2)
 	target := labServer(t, st, server.PushNone)
 	hosts := len(st.m.Hosts)
+	suites := map[string]string{"1.2": "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "1.3": "TLS_AES_128_GCM_SHA256"}
 	for _, ver := range []string{"1.2", "1.3"} {
 		cold, err := Load(context.Background(), target, Options{Proto: probe.ProtoH2, TLSVersion: ver})
 		if err != nil {
@@ -148,7 +149,7 @@ func TestTCPResumptionCountsRoundTrips(t *testing.T) {
 		if ver == "1.2" {
 			full = 2
 		}
-		if want := (probe.TLSHandshakes{Full: hosts, RoundTrips: full * hosts}); cold.TLS != want {
+		if want := (probe.TLSHandshakes{Full: hosts, RoundTrips: full * hosts, Version: ver, CipherSuite: suites[ver]}); cold.TLS != want {
 			t.Errorf("TLS %s cold: %+v, want %+v", ver, cold.TLS, want)
 		}
 		opt := Options{Proto: probe.ProtoH2, TLSVersion: ver, SessionCache: tls.NewLRUClientSessionCache(8)}
@@ -159,7 +160,7 @@ func TestTCPResumptionCountsRoundTrips(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := (probe.TLSHandshakes{Resumed: hosts, RoundTrips: hosts}); warm.TLS != want {
+		if want := (probe.TLSHandshakes{Resumed: hosts, RoundTrips: hosts, Version: ver, CipherSuite: suites[ver]}); warm.TLS != want {
 			t.Errorf("TLS %s repeat visit: %+v, want %+v", ver, warm.TLS, want)
 		}
 	}

@@ -29,7 +29,10 @@ type Target struct {
 // Options choose the protocol and the client's network behaviour.
 type Options struct {
 	Proto      string // probe.ProtoHTTPS, ProtoSPDY31, ProtoSPDY3, ProtoSPDY2, ProtoH2, ProtoH3
-	TLSVersion string // "1.2" (default), "1.3", or "none" (plaintext: http:// base URLs); h3 is always 1.3
+	TLSVersion string // "1.0", "1.1", "1.2" (default), "1.3", or "none" (plaintext: http:// base URLs); h3 is always 1.3
+	// TLSKx is the key exchange offered on TLS 1.0-1.2 (probe.KxRSA: only
+	// RSA key exchange, as the 2012 stack; "" = Go's default suites).
+	TLSKx string
 	// Dial opens TCP connections; nil dials directly with Options.CC as the
 	// socket's congestion control.
 	Dial     func(ctx context.Context, network, addr string) (net.Conn, error)

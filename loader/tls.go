@@ -31,6 +31,10 @@ func (h *handshakes) tcp(st tls.ConnectionState) {
 		h.t.Full++
 	}
 	h.t.RoundTrips += rt
+	// Every connection of a load asks for the same version and suites, so
+	// the last handshake's stand for all of them.
+	h.t.Version = probe.TLSVersionName(st.Version)
+	h.t.CipherSuite = tls.CipherSuiteName(st.CipherSuite)
 }
 
 // quic records an HTTP/3 connection's handshake once it is known.

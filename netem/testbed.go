@@ -70,6 +70,9 @@ type Applied struct {
 	SlowStartAfterIdle bool `json:"slow_start_after_idle"`
 	// NoMetricsSave is net.ipv4.tcp_no_metrics_save in every namespace.
 	NoMetricsSave bool `json:"no_metrics_save"`
+	// Recovery are the loss-recovery sysctls (recovery.go) read back in
+	// the first server, by dotted name.
+	Recovery map[string]string `json:"recovery,omitempty"`
 }
 
 // Applied returns the knobs as read back after setup (zero for Loopback).
@@ -573,8 +576,8 @@ func allowCC(cc string) error {
 	return writeSysctl(key, strings.Join(append(allowed, cc), " "))
 }
 
-// applyTCPSysctls sets congestion control and slow start after idle in the
-// client and server namespaces and returns the default cc they ended up with.
+// applyTCPSysctls sets congestion control, slow start after idle and loss
+// recovery in the client and server namespaces and returns the default cc they ended up with.
 func (tb *Testbed) applyTCPSysctls(hosts []*Host) (ccDefault string, err error) {
 	if cc := tb.cfg.TCP.CC; cc != "" {
 		// Without root in the initial user namespace (RunInUserNamespace)
@@ -589,6 +592,9 @@ func (tb *Testbed) applyTCPSysctls(hosts []*Host) (ccDefault string, err error) 
 	for _, h := range hosts {
 		err := h.Do(func() error {
 			if err := writeSysctl("net/ipv4/tcp_slow_start_after_idle", ssai); err != nil {
+				return err
+			}
+			if err := applyRecovery(tb.cfg.TCP.Recovery); err != nil {
 				return err
 			}
 			if cc := tb.cfg.TCP.CC; cc != "" {
@@ -802,6 +808,7 @@ func (tb *Testbed) readBack(ccDefault string) (Applied, error) {
 	err = tb.servers[0].Do(func() error {
 		a.SlowStartAfterIdle = readSysctl("net/ipv4/tcp_slow_start_after_idle") == "1"
 		a.NoMetricsSave = readSysctl("net/ipv4/tcp_no_metrics_save") == "1"
+		a.Recovery = readRecovery()
 		return nil
 	})
 	return a, err

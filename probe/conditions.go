@@ -38,6 +38,10 @@ type Protocol struct {
 	// receiver can announce (SPDY/3.1's stream 0, h2's connection window),
 	// which Condition.SessionWindow sets.
 	SessionWindow bool
+	// ModernTLS protocols need TLS 1.2 or later with an ECDHE AEAD suite
+	// (h2: RFC 7540 9.2; h3: QUIC's TLS 1.3), so 2012's TLS (stack.go)
+	// cannot apply to them.
+	ModernTLS bool
 }
 
 // SPDY tells whether p is a SPDY draft.
@@ -53,8 +57,8 @@ var Protocols = []Protocol{
 	{Name: ProtoSPDY31, ALPN: "spdy/3.1", SPDYVersion: "3.1", Multiplexed: true, PlainTCPOption: true, SessionWindow: true},
 	{Name: ProtoSPDY3, ALPN: "spdy/3", SPDYVersion: "3", Multiplexed: true, PlainTCPOption: true},
 	{Name: ProtoSPDY2, ALPN: "spdy/2", SPDYVersion: "2", Multiplexed: true, PlainTCPOption: true},
-	{Name: ProtoH2, ALPN: "h2", Multiplexed: true, PlainTCPOption: true, SessionWindow: true}, // h2c with prior knowledge
-	{Name: ProtoH3, ALPN: "h3", Multiplexed: true, Transport: TransportQUIC, EarlyData: true},
+	{Name: ProtoH2, ALPN: "h2", Multiplexed: true, PlainTCPOption: true, SessionWindow: true, ModernTLS: true}, // h2c with prior knowledge
+	{Name: ProtoH3, ALPN: "h3", Multiplexed: true, Transport: TransportQUIC, EarlyData: true, ModernTLS: true},
 	{Name: ProtoSPDY31SCTP, ALPN: "spdy/3.1", SPDYVersion: "3.1", Plaintext: true, Multiplexed: true, Transport: TransportSCTP, SessionWindow: true},
 }
 
@@ -124,8 +128,13 @@ func CheckProtocol(name string) error {
 }
 
 // TLS versions a condition may ask for. TLS12 is the default: the full
-// 2-RTT handshake the 2012-era studies measured.
+// 2-RTT handshake the 2012-era studies measured. TLS10 and TLS11 are what
+// 2012 browsers spoke (Chrome 16: TLS 1.0); Go's crypto/tls still speaks
+// them when a Config's MinVersion names them (its default minimum is 1.2,
+// per Config, no GODEBUG needed).
 const (
+	TLS10      = "1.0"
+	TLS11      = "1.1"
 	TLS12      = "1.2"
 	TLS13      = "1.3"
 	TLSNone    = "none" // plaintext: http:// URLs, no handshake
@@ -135,7 +144,7 @@ const (
 var tlsVersions = []struct {
 	name string
 	id   uint16
-}{{TLS12, tls.VersionTLS12}, {TLS13, tls.VersionTLS13}, {TLSNone, 0}}
+}{{TLS10, tls.VersionTLS10}, {TLS11, tls.VersionTLS11}, {TLS12, tls.VersionTLS12}, {TLS13, tls.VersionTLS13}, {TLSNone, 0}}
 
 // TLSVersionNames are the valid Condition.TLS values.
 func TLSVersionNames() []string {
@@ -262,6 +271,12 @@ func Normalize(c Condition) (Condition, error) {
 		return c, err
 	}
 	if err := checkTLSOptions(c); err != nil {
+		return c, err
+	}
+	if c, err = normalizeStack(c); err != nil {
+		return c, err
+	}
+	if err := checkNagle(c); err != nil {
 		return c, err
 	}
 	cl, _ := LookupClient(c.Client) // known: normalizeClient checked it

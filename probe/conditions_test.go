@@ -41,15 +41,15 @@ func TestCheckProtocolNamesTheValidOnes(t *testing.T) {
 }
 
 func TestTLSVersions(t *testing.T) {
-	for name, want := range map[string]uint16{"": tls.VersionTLS12, "1.2": tls.VersionTLS12, "1.3": tls.VersionTLS13, "none": 0} {
+	for name, want := range map[string]uint16{"": tls.VersionTLS12, "1.0": tls.VersionTLS10, "1.1": tls.VersionTLS11, "1.2": tls.VersionTLS12, "1.3": tls.VersionTLS13, "none": 0} {
 		if got, err := ParseTLSVersion(name); err != nil || got != want {
 			t.Errorf("ParseTLSVersion(%q) = %x, %v", name, got, err)
 		}
 	}
-	if _, err := ParseTLSVersion("1.1"); err == nil || !strings.Contains(err.Error(), "1.2, 1.3 or none") {
-		t.Errorf("1.1: %v", err)
+	if _, err := ParseTLSVersion("ssl3"); err == nil || !strings.Contains(err.Error(), "1.0, 1.1, 1.2, 1.3 or none") {
+		t.Errorf("ssl3: %v", err)
 	}
-	if TLSVersionName(tls.VersionTLS13) != "1.3" || TLSVersionName(0) != TLSNone || TLSVersionName(tls.VersionTLS10) != "" {
+	if TLSVersionName(tls.VersionTLS13) != "1.3" || TLSVersionName(0) != TLSNone || TLSVersionName(tls.VersionSSL30) != "" {
 		t.Error("TLSVersionName")
 	}
 }
@@ -64,7 +64,7 @@ func TestNormalize(t *testing.T) {
 		{Page: "p", Shards: MaxShards + 1},
 		{Page: "p", Shards: -1},
 		{Page: "p", ShardMode: "random"},
-		{Page: "p", TLS: "1.0"},
+		{Page: "p", TLS: "0.9"},
 		{Page: "p", Proto: "gopher"},
 		{Page: "p", Push: "always"},
 		{Page: "p", MaxStreams: -1},

@@ -115,9 +115,11 @@ func FieldDefaults() map[string]string {
 // BuildCondition turns canonical field values into a Condition; a field
 // missing from v takes its default. Without a link (no_link true) the
 // OnLink fields are not read, so they may hold anything (the studies' "none").
+// `stack = 2012` first fills in the pieces v does not give (ExpandStack).
 // The result is not normalised (NewCondition is): netem's flags build only
 // the link of a condition, which names no page.
 func BuildCondition(v map[string]string) (Condition, error) {
+	v = ExpandStack(v) // the pieces `stack = 2012` sets, unless v gives them
 	all := make(map[string]string, len(Fields))
 	for _, f := range Fields {
 		val, ok := v[f.Name]

@@ -57,7 +57,7 @@ var Fields = []Field{
 	{Name: "per_shard_links", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLink, OnLink: true,
 		Help: "give every server its own bottleneck instead of one shared link (the studies' access link)"},
 	{Name: "iw", Transport: true, Kind: KindInt, Default: "0", Canon: intRange(0, 1000), Flag: FlagLink,
-		Help:  "server TCP initial congestion window in segments (route initcwnd; 0 = kernel default)",
+		Help:  "server TCP initial congestion window in segments (route initcwnd; 0 = kernel default, 10; stack 2012 sets 3 unless given)",
 		apply: func(c *Condition, v map[string]string) error { c.TCP.IW = atoi(v["iw"]); return nil }},
 	{Name: "initrwnd", Transport: true, Kind: KindInt, Default: "0", Canon: intRange(0, 65535), Flag: FlagLink,
 		Help:  "initial receive window in segments (route initrwnd) on client and servers (0 = kernel default)",
@@ -66,7 +66,7 @@ var Fields = []Field{
 		Help:  `server TCP congestion control: cubic, reno, bbr ("" = kernel default)`,
 		apply: func(c *Condition, v map[string]string) error { c.TCP.CC = v["cc"]; return nil }},
 	{Name: "slow_start_after_idle", Transport: true, Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLink,
-		Help: "let idle connections restart from the initial window (net.ipv4.tcp_slow_start_after_idle)",
+		Help: "let idle connections restart from the initial window (net.ipv4.tcp_slow_start_after_idle in the client and server namespaces; on in 2012 kernels, so stack 2012 sets it)",
 		apply: func(c *Condition, v map[string]string) error {
 			c.TCP.SlowStartAfterIdle = v["slow_start_after_idle"] == "true"
 			return nil
@@ -90,10 +90,10 @@ var Fields = []Field{
 		Help:  OneOf(ProtocolNames()),
 		apply: func(c *Condition, v map[string]string) error { c.Proto = v["protocol"]; return nil }},
 	{Name: "tls", Kind: KindString, Default: DefaultTLS, Canon: oneOf(TLSVersionNames()...), Flag: FlagLoad,
-		Help:  "TLS version: " + OneOf(TLSVersionNames()) + " (1.2: full 2-RTT handshake, as in the 2012 studies)",
+		Help:  "TLS version: " + OneOf(TLSVersionNames()) + " (1.2: full 2-RTT handshake, as in the 2012 studies; 1.0: what Chrome 16 spoke; 1.0 and 1.1 not for h2, h3 or Chromium)",
 		apply: func(c *Condition, v map[string]string) error { c.TLS = v["tls"]; return nil }},
 	{Name: "tls_resume", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
-		Help:  "a host's later connections in a load resume its first handshake's session, as a browser's do (the load still starts with no ticket)",
+		Help:  "a host's later connections in a load resume its first handshake's session, as a browser's do (the load still starts with no ticket); Chrome 16 (NSS) resumed TLS 1.0 sessions, so stack 2012 sets it (Go resumes by ticket, not session ID: the same one round trip)",
 		apply: func(c *Condition, v map[string]string) error { c.TLSResume = v["tls_resume"] == "true"; return nil }},
 	{Name: "early_data", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
 		Help:  "requests in TLS 1.3 early data (0-RTT) on resumed connections; needs tls 1.3, tls_resume (or view repeat) and a protocol that can send it: " + OneOf(EarlyDataProtocols()),
@@ -193,4 +193,28 @@ var Fields = []Field{
 	{Name: "sctp_cc", Kind: KindString, Default: DefaultSCTPCongestionControl, Canon: oneOf(SCTPCongestionControls...), Flag: FlagLoad,
 		Help:  "SCTP congestion control (usrsctp module): " + OneOf(SCTPCongestionControls),
 		apply: func(c *Condition, v map[string]string) error { c.SCTP.CongestionControl = v["sctp_cc"]; return nil }},
+	// The stacks of 2012 (stack.go): the shorthand and the pieces it sets
+	// that no earlier field owns.
+	{Name: "stack", Kind: KindString, Default: StackModern, Canon: oneOf(Stacks...), Flag: FlagLoad,
+		Help: "modern, or 2012: a shorthand that sets every piece of a 2012 stack the condition does not set itself " +
+			"(tcp_recovery 2012, slow_start_after_idle true, iw 3, nagle true, tls 1.0, tls_kx rsa, tls_resume true, browser_profile chrome16; " +
+			"TLS pieces not for h2/h3 or plaintext, loader pieces not for a real browser); false_start stays false (the lab cannot model it). " +
+			"The stored condition holds the pieces expanded",
+		apply: func(c *Condition, v map[string]string) error { c.Stack = v["stack"]; return nil }},
+	{Name: "tcp_recovery", Kind: KindString, Default: RecoveryModern, Canon: oneOf(Recoveries...), Flag: FlagLink,
+		Help: "TCP loss recovery in the client and server namespaces: modern (this kernel's) or 2012 (Linux 3.2-3.5: " +
+			"no tail-loss probe, tcp_early_retrans 0; no RACK, tcp_recovery 0 where this kernel honours it; no SACK compression, tcp_comp_sack_nr 0). " +
+			"PRR has no sysctl and stays on (Linux 3.2 had it too)",
+		apply: func(c *Condition, v map[string]string) error { c.TCP.Recovery = v["tcp_recovery"]; return nil }},
+	{Name: "nagle", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
+		Help: "servers write with Nagle's algorithm on (no TCP_NODELAY on accepted connections), as study 1's node.js 0.6-0.8 node-spdy did " +
+			"(node sockets start with Nagle on); Apache 2.2 (study 2's mod_spdy) sets TCP_NODELAY: false. TCP protocols only",
+		apply: func(c *Condition, v map[string]string) error { c.Nagle = v["nagle"] == "true"; return nil }},
+	{Name: "tls_kx", Kind: KindString, Default: KxECDHE, Canon: oneOf(KeyExchanges...), Flag: FlagLoad,
+		Help: "TLS key exchange of loader and servers: ecdhe (Go's default suites, ECDSA certificates) or rsa " +
+			"(TLS_RSA_WITH_AES_128_CBC_SHA with RSA-2048 certificates, as most 2012 servers; tls 1.0-1.2, not for h2/h3 or Chromium)",
+		apply: func(c *Condition, v map[string]string) error { c.TLSKx = v["tls_kx"]; return nil }},
+	{Name: "false_start", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
+		Help:  "TLS False Start (Chrome 16 had it): true is refused, " + FalseStartRefusal,
+		apply: func(c *Condition, v map[string]string) error { c.FalseStart = v["false_start"] == "true"; return nil }},
 }

@@ -100,6 +100,9 @@ type TCP struct {
 	Pacing string `json:"pacing,omitempty"`
 	// NotSentLowat is the servers' TCP_NOTSENT_LOWAT in bytes; 0 = kernel.
 	NotSentLowat int `json:"notsent_lowat,omitempty"`
+	// Recovery is the loss recovery of the client's and servers' TCP
+	// ("" = the kernel's; "2012": no tail-loss probe, no RACK; stack.go).
+	Recovery string `json:"recovery,omitempty"`
 }
 
 // Condition is everything that determines one page load, apart from the
@@ -109,7 +112,7 @@ type Condition struct {
 	Shards        int           `json:"shards"`                   // servers the page is spread over (1..MaxShards; 0 = the page's default)
 	ShardMode     string        `json:"shard_mode,omitempty"`     // "equal" (default) or "roundrobin"
 	Proto         string        `json:"proto"`                    // one of the Proto* constants
-	TLS           string        `json:"tls"`                      // "1.2" (full 2-RTT handshake, as in 2012) or "1.3"
+	TLS           string        `json:"tls"`                      // "1.2" (full 2-RTT handshake, as in 2012), "1.3", "1.0"/"1.1" (2012 browsers) or "none"
 	MaxStreams    int           `json:"max_streams,omitempty"`    // SPDY/h2 server max concurrent streams; 0 = default (100)
 	InitialWindow int           `json:"initial_window,omitempty"` // SPDY/h2/h3 initial stream window; 0 = the browser profile's (64 KiB for chrome16)
 	Push          string        `json:"push,omitempty"`           // "", "none", "manifest", "preload"
@@ -159,6 +162,17 @@ type Condition struct {
 	// and the report's labels; the settings themselves are in the fields
 	// above, so the condition's hash is the load's identity ("" = none).
 	Profile string `json:"profile,omitempty"`
+	// Stack is the shorthand the condition was built with ("" = modern,
+	// "2012"); the pieces it set are stored in their own fields (TCP,
+	// Nagle, TLS, TLSKx, TLSResume, BrowserProfile; stack.go).
+	Stack string `json:"stack,omitempty"`
+	// Nagle leaves Nagle's algorithm on in the servers (no TCP_NODELAY on
+	// accepted connections), as node.js servers of 2012 had it.
+	Nagle bool `json:"nagle,omitempty"`
+	// TLSKx is the TLS key exchange ("" = ecdhe, "rsa"); FalseStart is
+	// refused (the loader cannot false-start; stack.go says why).
+	TLSKx      string `json:"tls_kx,omitempty"`
+	FalseStart bool   `json:"false_start,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not
@@ -313,6 +327,10 @@ type TLSHandshakes struct {
 	EarlyData     int `json:"early_data"`     // 0-RTT attempted (h3 only)
 	EarlyRejected int `json:"early_rejected"` // of which the server refused the early data
 	RoundTrips    int `json:"round_trips"`
+	// Version and CipherSuite are what the load's TLS-over-TCP handshakes
+	// negotiated ("1.0".."1.3"; crypto/tls's suite name), "" without one.
+	Version     string `json:"version,omitempty"`
+	CipherSuite string `json:"cipher_suite,omitempty"`
 }
 
 // Result is one page load.

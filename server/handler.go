@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -58,6 +59,12 @@ type RequestInfo struct {
 	CC string `json:"cc,omitempty"`
 	// NotSentLowat is the connection's TCP_NOTSENT_LOWAT (0 = kernel default).
 	NotSentLowat int `json:"notsent_lowat"`
+	// NoDelay is the connection's TCP_NODELAY (false: Nagle on, Config.Nagle).
+	NoDelay bool `json:"nodelay"`
+	// TLSVersion and CipherSuite are what the connection negotiated
+	// ("" without TLS or where the request carries no TLS state).
+	TLSVersion  string `json:"tls_version,omitempty"`
+	CipherSuite string `json:"cipher_suite,omitempty"`
 }
 
 // resourceMeta is what the page manifest says about one file.
@@ -208,6 +215,9 @@ func serveInfo(w http.ResponseWriter, r *http.Request) {
 		Priority:     requestPriority(r),
 		CC:           connCongestion(r),
 		NotSentLowat: connNotSentLowat(r),
+		NoDelay:      connNoDelay(r),
+		TLSVersion:   tlsVersionOf(r),
+		CipherSuite:  cipherSuiteOf(r),
 	})
 }
 
@@ -403,6 +413,29 @@ func connNotSentLowat(r *http.Request) int {
 		v, _ = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_NOTSENT_LOWAT)
 	})
 	return v
+}
+
+func connNoDelay(r *http.Request) bool {
+	tc := requestTCPConn(r)
+	if tc == nil {
+		return false
+	}
+	on, err := tcpopt.NoDelay(tc)
+	return err == nil && on
+}
+
+func tlsVersionOf(r *http.Request) string {
+	if r.TLS == nil {
+		return ""
+	}
+	return tls.VersionName(r.TLS.Version)
+}
+
+func cipherSuiteOf(r *http.Request) string {
+	if r.TLS == nil {
+		return ""
+	}
+	return tls.CipherSuiteName(r.TLS.CipherSuite)
 }
 
 func connCongestion(r *http.Request) string {

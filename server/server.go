@@ -119,6 +119,14 @@ type Config struct {
 	// CC is the TCP congestion control set on the listener; accepted
 	// connections inherit it. "" = the namespace default.
 	CC string
+	// Nagle leaves Nagle's algorithm on for accepted TCP connections: Go
+	// sets TCP_NODELAY on every TCP connection, so the server clears it, as
+	// a 2012 node.js server (study 1's node-spdy) never set it.
+	Nagle bool
+	// CipherSuites are the TLS 1.0-1.2 suites offered (nil = Go's
+	// defaults); listing RSA key exchange suites enables them for this
+	// server only (probe.TLSCipherSuites).
+	CipherSuites []uint16
 	// NotSentLowat sets TCP_NOTSENT_LOWAT on every accepted connection (and
 	// is passed to SPDY sessions); 0 = leave the kernel default.
 	NotSentLowat int
@@ -285,6 +293,7 @@ func (cfg *Config) tlsConfig() (*tls.Config, error) {
 		NextProtos:   cfg.Protocols,
 		MinVersion:   cfg.TLSMin,
 		MaxVersion:   cfg.TLSMax,
+		CipherSuites: cfg.CipherSuites,
 	}, nil
 }
 
@@ -462,7 +471,11 @@ func (s *Server) handleConn(c net.Conn, plain string) {
 		return
 	}
 
-	tc := tls.Server(c, s.tls)
+	var wire net.Conn = c
+	if s.cfg.Nagle {
+		wire = &splitJoiner{Conn: c} // nagle.go: TLS 1.0's split records in one write
+	}
+	tc := tls.Server(wire, s.tls)
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.HandshakeTimeout)
 	err := tc.HandshakeContext(ctx)
 	cancel()
@@ -504,6 +517,11 @@ func (s *Server) setSocketOptions(c net.Conn) {
 	tc, ok := tcpopt.Unwrap(c)
 	if !ok {
 		return
+	}
+	if s.cfg.Nagle {
+		if err := tc.SetNoDelay(false); err != nil {
+			s.logf("%s: Nagle on: %v", c.RemoteAddr(), err)
+		}
 	}
 	if err := tcpopt.SetNotSentLowat(tc, s.cfg.NotSentLowat); err != nil {
 		s.logf("%s: TCP_NOTSENT_LOWAT: %v", c.RemoteAddr(), err)

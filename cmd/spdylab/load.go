@@ -193,6 +193,9 @@ func loadCondition(fields *probe.FieldFlags, link *netem.FlagValues, prof *spec.
 	for k, v := range linkVals {
 		vals[k] = v
 	}
+	// Flags hold every field; only those on the command line count as
+	// set, so --stack 2012 fills in the rest (probe.ExpandStack).
+	vals = probe.OmitUngivenPieces(vals, func(name string) bool { return fields.Given(name) || link.Fields.Given(name) })
 	if prof != nil {
 		// One bench serves every --proto, all named by the profile.
 		vals["protocol"] = proto

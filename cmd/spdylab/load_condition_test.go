@@ -58,3 +58,18 @@ func TestLoadFlagsStoreTheLink(t *testing.T) {
 		t.Errorf("stored condition lacks the Gilbert-Elliott model: %s", b)
 	}
 }
+
+// TestLoadStack2012FillsWhatFlagsDoNotSet: --stack 2012 expands every
+// piece the command line leaves out (the flags' defaults do not count as
+// set) and keeps those it gives.
+func TestLoadStack2012FillsWhatFlagsDoNotSet(t *testing.T) {
+	req, status := parseLoadFlags([]string{"--stack", "2012", "--iw", "10", "--no-link"}, io.Discard)
+	if status != -1 {
+		t.Fatalf("exit %d", status)
+	}
+	c := req.cond
+	if c.TCP.IW != 10 || !c.TCP.SlowStartAfterIdle || c.TCP.Recovery != probe.Recovery2012 ||
+		!c.Nagle || c.TLS != probe.TLS10 || c.TLSKx != probe.KxRSA || !c.TLSResume {
+		t.Errorf("--stack 2012 --iw 10: %+v", c)
+	}
+}

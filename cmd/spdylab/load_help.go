@@ -29,10 +29,10 @@ pages (--page):
 // are listed last.
 var loadFlagGroups = []flagGroup{
 	{"page & protocol", []string{"page", "proto", "runs", "shards", "shard-mode", "client", "browser-profile",
-		"renderer-costs", "no-link", "timeout"}},
+		"renderer-costs", "stack", "no-link", "timeout"}},
 	linkFlagGroup,
 	tcpFlagGroup,
-	{"protocol options", []string{"profile", "tls", "tls-resume", "early-data", "max-streams", "initial-window", "push",
+	{"protocol options", []string{"profile", "tls", "tls-kx", "tls-resume", "false-start", "early-data", "nagle", "max-streams", "initial-window", "push",
 		"priority", "scheduler", "sessions", "session-policy", "sctp-control-stream", "sctp-bundle-cookie", "sctp-streams", "sctp-rto-min",
 		"sctp-rto-initial", "sctp-buffer", "sctp-cc"}},
 	{"server knobs", []string{"pacing", "notsent-lowat", "frame-size", "session-window", "hints"}},
@@ -44,5 +44,5 @@ var (
 	linkFlagGroup = flagGroup{"link", []string{"rtt", "delay-down", "delay-up", "down", "up", "loss", "loss-dir",
 		"loss-down", "loss-up", "ge-down", "ge-up", "queue", "queue-down", "queue-up", "trace-down", "trace-up",
 		"per-shard-links", "dns", "seed"}}
-	tcpFlagGroup = flagGroup{"TCP", []string{"iw", "initrwnd", "cc", "slow-start-after-idle"}}
+	tcpFlagGroup = flagGroup{"TCP", []string{"iw", "initrwnd", "cc", "slow-start-after-idle", "tcp-recovery"}}
 )

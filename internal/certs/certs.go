@@ -3,9 +3,11 @@
 package certs
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -114,11 +116,27 @@ func (ca *CA) Issue(names ...string) (tls.Certificate, error) {
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("certs: generating key: %w", err)
 	}
+	return ca.issue(key, names)
+}
+
+// IssueRSA is Issue with an RSA-2048 key, as 2012 servers had: RSA key
+// exchange (TLS_RSA_*) needs one, since the client encrypts the premaster
+// secret to the certificate's key.
+func (ca *CA) IssueRSA(names ...string) (tls.Certificate, error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("certs: generating RSA key: %w", err)
+	}
+	return ca.issue(key, names)
+}
+
+// issue signs a leaf for names and key with the CA.
+func (ca *CA) issue(key crypto.Signer, names []string) (tls.Certificate, error) {
 	tmpl, err := leafTemplate(names)
 	if err != nil {
 		return tls.Certificate{}, err
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.key)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, key.Public(), ca.key)
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("certs: signing: %w", err)
 	}

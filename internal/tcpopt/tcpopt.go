@@ -72,6 +72,17 @@ func Congestion(c any) (string, error) {
 	return name, err
 }
 
+// NoDelay reads TCP_NODELAY back: true when Nagle's algorithm is off.
+func NoDelay(c any) (bool, error) {
+	var on int
+	err := control(c, func(fd int) error {
+		v, err := unix.GetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY)
+		on = v
+		return err
+	})
+	return on != 0, err
+}
+
 // SetNotSentLowat sets TCP_NOTSENT_LOWAT: the kernel then reports the socket
 // writable only while fewer than n unsent bytes are queued. n <= 0 is a no-op.
 func SetNotSentLowat(c any, n int) error {

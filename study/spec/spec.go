@@ -102,6 +102,7 @@ func (s *Study) Override(runs int, noLink bool) error {
 	s.NoLink = true
 	seen := map[string]bool{}
 	newHash := map[string]string{}
+	defaults := probe.FieldDefaults()
 	var out []Cond
 	for _, c := range s.Conditions {
 		v := map[string]string{}
@@ -113,7 +114,9 @@ func (s *Study) Override(runs int, noLink bool) error {
 		for _, f := range []string{"rate", "rtt", "loss", "loss_dir", "queue"} {
 			v[f] = "none"
 		}
-		cond, err := BuildCondition(v, s.Timeout)
+		// Values hold every factor; a stack piece at its default counts as
+		// left to stack = 2012, as the study file most likely left it.
+		cond, err := BuildCondition(probe.OmitUngivenPieces(v, func(f string) bool { return v[f] != defaults[f] }), s.Timeout)
 		if err != nil {
 			return err
 		}

@@ -322,6 +322,9 @@ func (p *studyParser) expandBlock(where string, b map[string][]string) ([]string
 		return nil, err
 	}
 	names, dims := blockDims(b)
+	// A factor the block names is set; the others hold defaults that
+	// stack = 2012 may replace (probe.ExpandStack).
+	given := func(f string) bool { _, ok := b[f]; return ok }
 	idx := make([]int, len(dims))
 	var hashes []string
 	for {
@@ -329,7 +332,7 @@ func (p *studyParser) expandBlock(where string, b map[string][]string) ([]string
 		for i, n := range names {
 			v[n] = dims[i][idx[i]]
 		}
-		h, err := p.addPoint(v)
+		h, err := p.addPoint(v, given)
 		if err != nil {
 			return nil, err
 		}
@@ -351,16 +354,27 @@ func (p *studyParser) expandBlock(where string, b map[string][]string) ([]string
 }
 
 // addPoint adds the condition at matrix point v unless it is excluded or
-// already there, and returns its hash ("" when excluded).
-func (p *studyParser) addPoint(v map[string]string) (string, error) {
+// already there, and returns its hash ("" when excluded). given says
+// which factors the study file set (the stack = 2012 pieces it did not
+// set are filled in by the stack; a profile's settings count as set).
+func (p *studyParser) addPoint(v map[string]string, given func(string) bool) (string, error) {
 	for ei, e := range p.excl {
 		if matches(e.match, v) {
 			p.used[ei] = true
 			return "", nil
 		}
 	}
+	prof := p.profiles[v["profile"]]
+	set := func(f string) bool {
+		if prof != nil {
+			if _, ok := prof.Settings[f]; ok {
+				return true
+			}
+		}
+		return given(f)
+	}
 	v = p.withProfile(v)
-	cond, err := spec.BuildCondition(v, p.s.Timeout)
+	cond, err := spec.BuildCondition(probe.OmitUngivenPieces(v, set), p.s.Timeout)
 	if err != nil {
 		return "", err
 	}
