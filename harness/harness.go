@@ -190,6 +190,14 @@ func validate(c probe.Condition, seed int64, opened *page.Manifest) (_ probe.Con
 			return c, nil, nil, fmt.Errorf("harness: %w", err)
 		}
 	}
+	if m, err = page.ApplyHosts(m, c); err != nil { // a copy when it changes anything
+		return c, nil, nil, fmt.Errorf("harness: %w", err)
+	}
+	if c.Deploy == probe.DeployFirstParty {
+		if _, err := m.ThirdPartyHosts(c); err != nil { // refuses a page of shards
+			return c, nil, nil, fmt.Errorf("harness: %w", err)
+		}
+	}
 	if c.Push == server.PushPreload {
 		m.AddPreloadLinks() // what the preload policy pushes; a site of its own in the cache
 	}
@@ -252,8 +260,8 @@ func normalize(c probe.Condition) (probe.Condition, error) {
 // its manifest size (a mirrored real page, or a site from `page gen`).
 // Otherwise the harness writes generated files for the manifest.
 func siteInPlace(c probe.Condition, m *page.Manifest) (string, bool) {
-	if !page.IsManifestPath(c.Page) || c.Push == server.PushPreload {
-		return "", false // preload adds headers the on-disk manifest lacks
+	if !page.IsManifestPath(c.Page) || c.Push == server.PushPreload || c.Hosts != "" {
+		return "", false // preload adds headers, and hosts rewrites references, the on-disk manifest lacks
 	}
 	dir, err := filepath.Abs(filepath.Dir(c.Page))
 	if err != nil {

@@ -322,7 +322,6 @@ func (b *builder) fitSizes() {
 // arithmetic as layout.
 func (b *builder) placeRefs(id int, kids []int) int {
 	m := b.m
-	r := &m.Resources[id]
 	var refs, onload []int
 	for _, c := range kids {
 		switch m.Resources[c].Discovery.Kind {
@@ -343,6 +342,16 @@ func (b *builder) placeRefs(id int, kids []int) int {
 		}
 		return m.Resources[refs[x]].Discovery.Offset < m.Resources[refs[y]].Discovery.Offset
 	})
+	return m.fitRefs(id, refs, onload)
+}
+
+// fitRefs lays out document id's references refs (in that order, each no
+// earlier than its current offset) and returns the size the document
+// needs: the same arithmetic as layout. A document too small for its
+// references keeps them packed as early as they fit (the caller grows
+// it); otherwise references past the end are pulled back into its size.
+func (m *Manifest) fitRefs(id int, refs, onload []int) int {
+	r := &m.Resources[id]
 	pre, closing := m.documentFrame(id)
 	tail := len(closing)
 	if len(onload) > 0 {

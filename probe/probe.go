@@ -136,6 +136,13 @@ type Condition struct {
 	// View is "" (first: a cold load) or "repeat": the load comes after a
 	// first view of the page and reuses its TLS sessions (view.go).
 	View string `json:"view,omitempty"`
+	// Hosts is how the page's hosts are copied ("" = recorded, "one",
+	// "first-party"), FirstParty the user's first-party domains ("" = the
+	// document's registrable domain) and Deploy which hosts speak the
+	// protocol under test ("" = all, "first-party"); hosts.go.
+	Hosts      string `json:"hosts,omitempty"`
+	FirstParty string `json:"first_party,omitempty"`
+	Deploy     string `json:"deploy,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not

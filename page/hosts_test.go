@@ -1,0 +1,158 @@
+package page
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spdylab/spdylab/probe"
+)
+
+// hostsHAR is a hand-made page: its document on www.shop.example, first
+// parties static.shop.example (one path shared with www), third parties
+// cdn.other.example (a stylesheet naming a first-party image) and
+// ads.tracker.example (a script requesting a pixel).
+const hostsHAR = "testdata/hosts.har"
+
+func importHosts(t *testing.T) *Manifest {
+	t.Helper()
+	m, _, err := ImportHARFile(hostsHAR, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// refsInBodies checks that every reference's URL is in its parent's body
+// at its offset: what a client parsing the served bytes finds.
+func refsInBodies(t *testing.T, m *Manifest) {
+	t.Helper()
+	for i, r := range m.Resources {
+		if r.Discovery.Kind != KindRef {
+			continue
+		}
+		body, err := m.Content(r.Parent)
+		if err != nil {
+			t.Fatalf("content of %d: %v", r.Parent, err)
+		}
+		u, off := m.RefURL(i), r.Discovery.Offset
+		if off+len(u) > len(body) || string(body[off:off+len(u)]) != u {
+			t.Errorf("resource %d: parent %d does not hold %q at offset %d", i, r.Parent, u, off)
+		}
+	}
+}
+
+func TestApplyHostsRewritesRecordedPage(t *testing.T) {
+	tests := []struct {
+		name       string
+		cond       probe.Condition
+		hosts      []string
+		urls       []string // URLs the rewritten page must have
+		thirdParty []string
+	}{
+		{"recorded", probe.Condition{}, []string{"www.shop.example", "static.shop.example", "cdn.other.example", "ads.tracker.example"},
+			[]string{"https://static.shop.example/logo.png", "https://cdn.other.example/lib.css"},
+			[]string{"cdn.other.example", "ads.tracker.example"}},
+		{"one", probe.Condition{Hosts: probe.HostsOne}, []string{"www.shop.example"},
+			[]string{"https://www.shop.example/logo.png", "https://www.shop.example/_h/static.shop.example/logo.png",
+				"https://www.shop.example/_h/cdn.other.example/lib.css", "https://www.shop.example/_h/ads.tracker.example/pixel.gif"},
+			nil},
+		{"first-party by registrable domain", probe.Condition{Hosts: probe.HostsFirstParty},
+			[]string{"www.shop.example", "cdn.other.example", "ads.tracker.example"},
+			[]string{"https://www.shop.example/_h/static.shop.example/bg.png", "https://cdn.other.example/lib.css",
+				"https://ads.tracker.example/ad.js"},
+			[]string{"cdn.other.example", "ads.tracker.example"}},
+		{"first-party by the user's list", probe.Condition{Hosts: probe.HostsFirstParty, FirstParty: "other.example,shop.example"},
+			[]string{"www.shop.example", "ads.tracker.example"},
+			[]string{"https://www.shop.example/_h/cdn.other.example/lib.css", "https://ads.tracker.example/pixel.gif"},
+			[]string{"ads.tracker.example"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := importHosts(t)
+			before := m.Clone()
+			out, err := ApplyHosts(m, tc.cond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(out.Hosts, tc.hosts) {
+				t.Errorf("hosts %v, want %v", out.Hosts, tc.hosts)
+			}
+			var urls []string
+			for i := range out.Resources {
+				urls = append(urls, out.URL(i))
+			}
+			for _, u := range tc.urls {
+				if !slices.Contains(urls, u) {
+					t.Errorf("no resource at %s; have %v", u, urls)
+				}
+			}
+			if len(out.Resources) != len(before.Resources) {
+				t.Errorf("%d resources, want %d", len(out.Resources), len(before.Resources))
+			}
+			refsInBodies(t, out)
+			if m.Resources[3].Path != before.Resources[3].Path || m.Resources[3].Host != before.Resources[3].Host {
+				t.Error("ApplyHosts changed the page it was given")
+			}
+			third, err := out.ThirdPartyHosts(tc.cond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(third, tc.thirdParty) {
+				t.Errorf("third-party hosts %v, want %v", third, tc.thirdParty)
+			}
+		})
+	}
+}
+
+// A third party's stylesheet that names a moved first-party image holds a
+// longer URL afterwards: it still fits, and the notes say what grew.
+func TestApplyHostsFitsLongerReferences(t *testing.T) {
+	out, err := ApplyHosts(importHosts(t), probe.Condition{Hosts: probe.HostsFirstParty})
+	if err != nil {
+		t.Fatal(err)
+	}
+	css := slices.IndexFunc(out.Resources, func(r Resource) bool { return r.Host == "cdn.other.example" })
+	body, err := out.Content(css)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(body), "https://www.shop.example/_h/static.shop.example/bg.png") {
+		t.Errorf("the third party's stylesheet does not name the moved image:\n%s", body)
+	}
+	if !strings.Contains(strings.Join(out.Notes, "\n"), "hosts first-party: 1 host(s) moved onto www.shop.example") {
+		t.Errorf("notes do not say what moved: %q", out.Notes)
+	}
+}
+
+func TestHostsRefusedOnStudyPages(t *testing.T) {
+	m, err := Open("pageA", 2, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []probe.Condition{{Hosts: probe.HostsFirstParty}, {Deploy: probe.DeployFirstParty}} {
+		if err := CheckHosts("pageA", c); err == nil || !strings.Contains(err.Error(), "shards of one site") {
+			t.Errorf("CheckHosts(pageA, %+v) = %v, want a refusal naming the shards", c, err)
+		}
+		if err := CheckHosts("generic:n=5", c); err == nil {
+			t.Errorf("CheckHosts(generic, %+v) accepted", c)
+		}
+		if _, err := m.ThirdPartyHosts(c); err == nil {
+			t.Errorf("ThirdPartyHosts on pageA with %+v accepted", c)
+		}
+	}
+	if _, err := ApplyHosts(m, probe.Condition{Hosts: probe.HostsFirstParty}); err == nil {
+		t.Error("hosts first-party on pageA accepted")
+	}
+	one, err := ApplyHosts(m, probe.Condition{Hosts: probe.HostsOne})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(one.Hosts, []string{HostName(1)}) {
+		t.Errorf("hosts one on pageA: hosts %v, want s1 alone", one.Hosts)
+	}
+	refsInBodies(t, one)
+	if err := CheckHosts("har:x.har", probe.Condition{Hosts: probe.HostsFirstParty}); err != nil {
+		t.Errorf("a recording is refused before it is opened: %v", err)
+	}
+}
