@@ -101,6 +101,8 @@ type Bench struct {
 	// plainURLs are a plaintext bench's base URLs per listener protocol
 	// (plain.go); baseURLs then holds the HTTP/1.1 ones.
 	plainURLs map[string]map[string]string
+	// httpsHosts keep HTTPS whatever the load's protocol (deploy.go).
+	httpsHosts []string
 }
 
 // Open builds the bench for c. c.Proto is ignored: every server offers
@@ -129,6 +131,9 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 	// The half-built bench is torn down through its own variable: every
 	// error return sets the result b to nil before deferred calls run.
 	built := &Bench{cond: c, opt: opt, m: m, siteDir: dir, baseURLs: map[string]string{}}
+	if built.httpsHosts, err = httpsHostsOf(c, m); err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
 	defer func() {
 		if err != nil {
 			built.Close()
@@ -193,10 +198,8 @@ func validate(c probe.Condition, seed int64, opened *page.Manifest) (_ probe.Con
 	if m, err = page.ApplyHosts(m, c); err != nil { // a copy when it changes anything
 		return c, nil, nil, fmt.Errorf("harness: %w", err)
 	}
-	if c.Deploy == probe.DeployFirstParty {
-		if _, err := m.ThirdPartyHosts(c); err != nil { // refuses a page of shards
-			return c, nil, nil, fmt.Errorf("harness: %w", err)
-		}
+	if _, err := httpsHostsOf(c, m); err != nil { // refuses a page of shards
+		return c, nil, nil, fmt.Errorf("harness: %w", err)
 	}
 	if c.Push == server.PushPreload {
 		m.AddPreloadLinks() // what the preload policy pushes; a site of its own in the cache
@@ -396,6 +399,7 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host, pushMap map[string
 		Protocols:    append([]string(nil), server.DefaultProtocols...),
 		Certificates: certList,
 		HostNames:    names,
+		HTTP1Hosts:   b.http1Sites(names),
 		TLSMax:       serverTLSMax(c),
 		SPDY:         spdyCfg,
 		H2: server.H2Config{
@@ -555,6 +559,7 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 	defer b.stopPcap() // a load that hung keeps its capture too
 	r, err := b.runLoader(ctx, opt)
 	r = b.finishLoad(r, res, err)
+	b.countDeployed(&r, proto)
 	b.explain(&r, opt.Renderer)
 	return r
 }
@@ -593,6 +598,7 @@ func (b *Bench) loaderOptions(cond probe.Condition, proto string) (loader.Option
 		// refusals of requests sent before the server's SETTINGS.
 		AwaitPeerSettings: cond.MaxStreams > 0,
 		SPDY2Windows:      b.opt.SPDY2Windows,
+		HTTPSHosts:        b.httpsHosts,
 	}
 	if err := loader.ApplyProfile(&opt, cond.BrowserProfile, cond.RendererCosts); err != nil {
 		return opt, fmt.Errorf("harness: %w", err)
@@ -624,7 +630,7 @@ func (b *Bench) runLoader(ctx context.Context, opt loader.Options) (probe.Result
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		r, err := loader.Load(lctx, loader.Target{Manifest: b.m, BaseURLs: b.urlsFor(opt.Proto)}, opt)
+		r, err := loader.Load(lctx, loader.Target{Manifest: b.m, BaseURLs: b.targetURLs(opt.Proto)}, opt)
 		done <- outcome{r, err}
 	}()
 	select {

@@ -64,6 +64,7 @@ type load struct {
 	resolver *resolver
 	dialer   *dialer
 	proto    protocol
+	https    map[string]bool // hosts that keep HTTPS (Options.HTTPSHosts, lower case)
 	throttle *throttle
 	dispatch *dispatcher
 	style    *styleGate
@@ -165,6 +166,9 @@ func newLoad(t Target, o Options) (*load, error) {
 		r := &t.Manifest.Resources[i]
 		l.byKey[resourceKey(r.Host, r.Target())] = r
 	}
+	if l.https, err = httpsHostSet(o.HTTPSHosts, t.Manifest.Hosts); err != nil {
+		return nil, fmt.Errorf("loader: %w", err)
+	}
 	l.dialer = newDialer(l, o)
 	l.throttle = newThrottle(o.Throttle, o.Proto)
 	l.dispatch = &dispatcher{cost: o.Renderer.DispatchCost, batch: o.Renderer.BatchSends}
@@ -182,6 +186,7 @@ func newLoad(t Target, o Options) (*load, error) {
 	default:
 		l.proto = newSPDY(l, o.Proto)
 	}
+	l.proto = newSplit(l, l.proto)
 	return l, nil
 }
 

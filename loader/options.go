@@ -30,6 +30,11 @@ type Target struct {
 type Options struct {
 	Proto      string // probe.ProtoHTTPS, ProtoSPDY31, ProtoSPDY3, ProtoSPDY2, ProtoH2, ProtoH3
 	TLSVersion string // "1.2" (default), "1.3", or "none" (plaintext: http:// base URLs); h3 is always 1.3
+	// HTTPSHosts are hosts of the page fetched over HTTPS (HTTP/1.1, over
+	// TLS or plain as TLSVersion says) whatever Proto is: third parties
+	// that never turned Proto on (deploy.go). Their Target.BaseURLs must
+	// reach an HTTP/1.1 server.
+	HTTPSHosts []string
 	// Dial opens TCP connections; nil dials directly with Options.CC as the
 	// socket's congestion control.
 	Dial     func(ctx context.Context, network, addr string) (net.Conn, error)

@@ -317,6 +317,11 @@ type Result struct {
 	// Retries counts requests sent again because the server did not
 	// process them (REFUSED_STREAM, or above a GOAWAY's last stream).
 	Retries int `json:"retries,omitempty"`
+	// VariantHosts counts the hosts whose responses came over the protocol
+	// under test, and HTTPSHosts those that came over HTTPS instead
+	// (deploy first-party's third parties); both 0 under deploy all.
+	VariantHosts int `json:"variant_hosts,omitempty"`
+	HTTPSHosts   int `json:"https_hosts,omitempty"`
 
 	// TLS counts the load's handshakes by kind and their round trips.
 	TLS TLSHandshakes `json:"tls_handshakes"`
