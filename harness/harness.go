@@ -139,7 +139,11 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 			built.Close()
 		}
 	}()
-	if built.tb, err = openTestbed(ctx, c, opt, names); err != nil {
+	delays, err := hostDelaysOf(c, m)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	if built.tb, err = openTestbed(ctx, c, opt, names, delays); err != nil {
 		return nil, err
 	}
 	if err := built.startServers(); err != nil {
@@ -150,7 +154,7 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 
 // openTestbed builds the condition's testbed: loopback hosts, or the
 // emulated link with opt's adjustments.
-func openTestbed(ctx context.Context, c probe.Condition, opt Options, names []string) (*netem.Testbed, error) {
+func openTestbed(ctx context.Context, c probe.Condition, opt Options, names []string, delays map[string]time.Duration) (*netem.Testbed, error) {
 	if c.NoLink {
 		tb, err := netem.NewLoopback(c.Shards, names)
 		if err != nil {
@@ -158,7 +162,7 @@ func openTestbed(ctx context.Context, c probe.Condition, opt Options, names []st
 		}
 		return tb, nil
 	}
-	cfg := netem.Config{Shards: c.Shards, Link: c.Link, TCP: c.TCP, DNS: c.DNS, Names: names}
+	cfg := netem.Config{Shards: c.Shards, Link: c.Link, TCP: c.TCP, DNS: c.DNS, Names: names, HostDelays: delays}
 	if cfg.Link.Seed == 0 {
 		cfg.Link.Seed = opt.Seed
 	}
@@ -199,6 +203,9 @@ func validate(c probe.Condition, seed int64, opened *page.Manifest) (_ probe.Con
 		return c, nil, nil, fmt.Errorf("harness: %w", err)
 	}
 	if _, err := httpsHostsOf(c, m); err != nil { // refuses a page of shards
+		return c, nil, nil, fmt.Errorf("harness: %w", err)
+	}
+	if _, err := hostDelaysOf(c, m); err != nil { // refuses a page without connect times
 		return c, nil, nil, fmt.Errorf("harness: %w", err)
 	}
 	if c.Push == server.PushPreload {

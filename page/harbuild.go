@@ -84,6 +84,25 @@ type builder struct {
 	main  int // the main document: the end of the root's redirect chain
 }
 
+// hostConnects is each host's fastest recorded TCP connect in
+// milliseconds (Manifest.HostConnectMs): the least queued of its
+// handshakes is nearest its round trip. Hosts without one are left out.
+func hostConnects(recs []*recorded) map[string]float64 {
+	out := map[string]float64{}
+	for _, r := range recs {
+		if r.connectMs <= 0 {
+			continue
+		}
+		if have, ok := out[r.host]; !ok || r.connectMs < have {
+			out[r.host] = r.connectMs
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
 func buildManifest(recs []*recorded, rep *ImportReport) (*Manifest, error) {
 	b := &builder{m: &Manifest{}, recs: recs, rep: rep, byKey: map[string]int{}}
 	hostSeen := map[string]bool{}
@@ -130,6 +149,7 @@ func buildManifest(recs []*recorded, rep *ImportReport) (*Manifest, error) {
 		}
 	}
 	b.fitSizes()
+	b.m.HostConnectMs = hostConnects(recs)
 	return b.m, nil
 }
 

@@ -33,6 +33,10 @@ func CheckHosts(spec string, c probe.Condition) error {
 	if !isGeneratedSpec(spec) {
 		return nil
 	}
+	if c.HostRTT == probe.HostRTTRecorded {
+		return fmt.Errorf("host_rtt %s cannot apply to page %s: a generated page has no recorded connect times (use host_rtt %s, or a recorded page)",
+			probe.HostRTTRecorded, spec, probe.HostRTTUniform)
+	}
 	return errLabHosts(spec, c)
 }
 
@@ -166,6 +170,11 @@ func ApplyHosts(m *Manifest, c probe.Condition) (*Manifest, error) {
 		r.Host, r.Port = root.Host, root.Port
 	}
 	out.Hosts = usedHosts(out)
+	for h := range out.HostConnectMs {
+		if !slices.Contains(out.Hosts, h) {
+			delete(out.HostConnectMs, h) // merged: it is the document's host now
+		}
+	}
 	grown, bytes := out.refitDocuments()
 	out.Notes = append(out.Notes, fmt.Sprintf("hosts %s: %d host(s) moved onto %s (recorded paths under %sHOST/); %d document(s) grown by %d bytes to fit longer references",
 		c.HostsMode(), len(moved), root.Host, MovedPrefix, grown, bytes))

@@ -1,9 +1,11 @@
 package page
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spdylab/spdylab/probe"
 )
@@ -154,5 +156,40 @@ func TestHostsRefusedOnStudyPages(t *testing.T) {
 	refsInBodies(t, one)
 	if err := CheckHosts("har:x.har", probe.Condition{Hosts: probe.HostsFirstParty}); err != nil {
 		t.Errorf("a recording is refused before it is opened: %v", err)
+	}
+}
+
+// hosts.har records connects (connect minus ssl) of 30 ms (www), 40
+// (static), 100 (cdn) and 70 ms (ads).
+func TestHostExtraRTT(t *testing.T) {
+	m := importHosts(t)
+	got, err := m.HostExtraRTT()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]time.Duration{"www.shop.example": 0, "static.shop.example": 10 * time.Millisecond,
+		"cdn.other.example": 70 * time.Millisecond, "ads.tracker.example": 40 * time.Millisecond}
+	if !maps.Equal(got, want) {
+		t.Errorf("extra round trips %v, want %v", got, want)
+	}
+	// A host whose requests reused connections gets the median: of 40, 70
+	// and 100 ms that is 70, 30 ms beyond the fastest (40).
+	delete(m.HostConnectMs, "www.shop.example")
+	if got, _ := m.HostExtraRTT(); got["www.shop.example"] != 30*time.Millisecond {
+		t.Errorf("an unrecorded host got %v, want the median's 30ms", got["www.shop.example"])
+	}
+	merged, err := ApplyHosts(importHosts(t), probe.Condition{Hosts: probe.HostsFirstParty})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := merged.HostConnectMs["static.shop.example"]; ok {
+		t.Error("a merged host keeps its own connect time")
+	}
+	gen, _ := Open("pageA", 1, 1, "")
+	if _, err := gen.HostExtraRTT(); err == nil || !strings.Contains(err.Error(), "no recorded connect times") {
+		t.Errorf("a generated page: %v, want a refusal", err)
+	}
+	if err := CheckHosts("pageB", probe.Condition{HostRTT: probe.HostRTTRecorded}); err == nil {
+		t.Error("host_rtt recorded on a study page passed the check")
 	}
 }

@@ -41,6 +41,23 @@ const (
 // Deployments are the valid Condition.Deploy values ("" = DeployAll).
 var Deployments = []string{DeployAll, DeployFirstParty}
 
+// Host round trips (Condition.HostRTT).
+const (
+	// HostRTTUniform: every host at the link's rtt (the default).
+	HostRTTUniform = "uniform"
+	// HostRTTRecorded: each host of a recording further away by the
+	// round trip its recorded connect time implies.
+	HostRTTRecorded = "recorded"
+)
+
+// HostRTTs are the valid Condition.HostRTT values ("" = HostRTTUniform).
+var HostRTTs = []string{HostRTTUniform, HostRTTRecorded}
+
+// HostRTTHelp is the host_rtt factor's help: it states the rule.
+const HostRTTHelp = "uniform (every host at rtt) or recorded: each host of a recording gets an extra round trip of its recorded TCP connect time " +
+	"(the fastest of its HAR timings.connect minus ssl) minus the fastest host's, added on the server side of the link (rtt stays the access link's); " +
+	"a host whose requests only reused connections gets the median of the recorded ones; needs an emulated link and a page imported with connect times"
+
 // HostsHelp and DeployHelp are the factors' help, and say the rules.
 const (
 	HostsHelp = "the page's hosts: recorded (as in the recording), one (every resource on the document's host, a static copy: " +
@@ -100,6 +117,15 @@ func normalizeHosts(c Condition) (Condition, error) {
 	if c.FirstParty != "" && c.Hosts != HostsFirstParty && c.Deploy != DeployFirstParty {
 		return c, fmt.Errorf("first_party %q names the page's own domains for hosts %s or deploy %s, and neither is set: set one or drop first_party",
 			c.FirstParty, HostsFirstParty, DeployFirstParty)
+	}
+	if c.HostRTT == HostRTTUniform {
+		c.HostRTT = ""
+	}
+	if c.HostRTT != "" && !member(c.HostRTT, HostRTTs) {
+		return c, fmt.Errorf("unknown host_rtt %q (want %s)", c.HostRTT, OneOf(HostRTTs))
+	}
+	if c.HostRTT == HostRTTRecorded && c.NoLink {
+		return c, fmt.Errorf("host_rtt %s adds delays on the emulated link, and no_link has none: set host_rtt %s or drop no_link", HostRTTRecorded, HostRTTUniform)
 	}
 	if c.Hosts == HostsOne && c.Shards > 1 {
 		return c, fmt.Errorf("hosts %s serves every resource from one host, so shards %d cannot spread it: set shards 1 (or hosts %s to keep the page's hosts)",

@@ -10,7 +10,7 @@ func TestNormalizeHosts(t *testing.T) {
 		in   Condition
 		want Condition // the stored fields
 	}{
-		{Condition{Page: "p", Hosts: HostsRecorded, Deploy: DeployAll}, Condition{}},
+		{Condition{Page: "p", Hosts: HostsRecorded, Deploy: DeployAll, HostRTT: HostRTTUniform}, Condition{}},
 		{Condition{Page: "p", Hosts: HostsOne, Shards: 1}, Condition{Hosts: HostsOne}},
 		{Condition{Page: "p", Hosts: HostsFirstParty, FirstParty: " B.net., a.com,b.net"}, Condition{Hosts: HostsFirstParty, FirstParty: "a.com,b.net"}},
 		{Condition{Page: "p", Deploy: DeployFirstParty, FirstParty: "a.com"}, Condition{Deploy: DeployFirstParty, FirstParty: "a.com"}},
@@ -21,7 +21,7 @@ func TestNormalizeHosts(t *testing.T) {
 			t.Errorf("Normalize(%+v): %v", tc.in, err)
 			continue
 		}
-		if got.Hosts != tc.want.Hosts || got.FirstParty != tc.want.FirstParty || got.Deploy != tc.want.Deploy {
+		if got.Hosts != tc.want.Hosts || got.FirstParty != tc.want.FirstParty || got.Deploy != tc.want.Deploy || got.HostRTT != "" {
 			t.Errorf("Normalize(%+v) stores hosts %q first_party %q deploy %q, want %+v", tc.in, got.Hosts, got.FirstParty, got.Deploy, tc.want)
 		}
 	}
@@ -34,6 +34,8 @@ func TestNormalizeHosts(t *testing.T) {
 		{Condition{Page: "p", FirstParty: "a.com"}, "set one or drop first_party"},
 		{Condition{Page: "p", Hosts: HostsFirstParty, FirstParty: "https://a.com/"}, `contains ':'`},
 		{Condition{Page: "p", Hosts: HostsOne, Shards: 3}, "set shards 1"},
+		{Condition{Page: "p", HostRTT: "far"}, `unknown host_rtt "far"`},
+		{Condition{Page: "p", HostRTT: HostRTTRecorded, NoLink: true}, "drop no_link"},
 	}
 	for _, tc := range bad {
 		if _, err := Normalize(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -143,6 +143,10 @@ type Condition struct {
 	Hosts      string `json:"hosts,omitempty"`
 	FirstParty string `json:"first_party,omitempty"`
 	Deploy     string `json:"deploy,omitempty"`
+	// HostRTT is "" (uniform: every host at the link's rtt) or "recorded":
+	// each host of a recording at the round trip its recorded connect
+	// time implies (hosts.go).
+	HostRTT string `json:"host_rtt,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not
