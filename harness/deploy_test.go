@@ -69,6 +69,9 @@ func TestDeployFirstPartyKeepsThirdPartiesOnHTTPS(t *testing.T) {
 		{"spdy/3.1 without TLS", probe.Condition{Deploy: probe.DeployFirstParty, TLS: probe.TLSNone}, probe.ProtoSPDY31, map[string]string{
 			"www.shop.example": "spdy/3.1", "static.shop.example": "spdy/3.1",
 			"cdn.other.example": "HTTP/1.1", "ads.tracker.example": "HTTP/1.1"}},
+		{"h3", probe.Condition{Deploy: probe.DeployFirstParty}, probe.ProtoH3, map[string]string{
+			"www.shop.example": "h3", "static.shop.example": "h3",
+			"cdn.other.example": "HTTP/1.1", "ads.tracker.example": "HTTP/1.1"}},
 		{"h2 with the first parties merged", probe.Condition{Deploy: probe.DeployFirstParty, Hosts: probe.HostsFirstParty}, probe.ProtoH2, map[string]string{
 			"www.shop.example": "HTTP/2.0", "cdn.other.example": "HTTP/1.1", "ads.tracker.example": "HTTP/1.1"}},
 		{"spdy/3.1 with a third party named first-party", probe.Condition{Deploy: probe.DeployFirstParty, FirstParty: "other.example,shop.example"}, probe.ProtoSPDY31, map[string]string{
