@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -68,7 +69,7 @@ type delayLine struct {
 	ch      chan delayedPkt
 	stop    chan struct{} // closed by close: pending packets are dropped
 	done    chan struct{}
-	dropped int64 // written only by the sending side (one pipe thread)
+	dropped atomic.Int64 // per-shard links: several pipes deliver at once
 }
 
 type delayedPkt struct {
@@ -133,7 +134,7 @@ func (h *hostDelays) deliver(pkt []byte, write func([]byte) error) error {
 	select {
 	case l.ch <- delayedPkt{due: time.Now().Add(l.d), pkt: slices.Clone(pkt)}:
 	default:
-		l.dropped++
+		l.dropped.Add(1)
 	}
 	return nil
 }
@@ -148,8 +149,8 @@ func (h *hostDelays) close() error {
 	for _, l := range h.lines {
 		close(l.stop)
 		<-l.done
-		if l.dropped > 0 {
-			errs = append(errs, fmt.Errorf("netem: the %v host delay line dropped %d packets (more than %d in flight)", l.d, l.dropped, hostDelayLineCap))
+		if n := l.dropped.Load(); n > 0 {
+			errs = append(errs, fmt.Errorf("netem: the %v host delay line dropped %d packets (more than %d in flight)", l.d, n, hostDelayLineCap))
 		}
 	}
 	return errors.Join(errs...)
