@@ -193,6 +193,9 @@ func validate(c probe.Condition, seed int64, opened *page.Manifest) (_ probe.Con
 	if err != nil {
 		return c, nil, nil, err
 	}
+	if c, err = page.ResolveHosts(c.Page, c); err != nil { // a study page's fallbacks, written into c
+		return c, nil, nil, fmt.Errorf("harness: %w", err)
+	}
 	m := opened.Clone() // the caller's page stays as it was (preload adds links)
 	if opened == nil {
 		if m, err = page.Open(c.Page, c.Shards, seed, c.ShardMode); err != nil {

@@ -24,20 +24,33 @@ import (
 // hosts ("/", "/favicon.ico") stay apart, as a static copy's folders do.
 const MovedPrefix = "/_h/"
 
-// CheckHosts refuses host methods that cannot apply to a page spec before
-// anything is opened: a generated page (a built-in name or generic:) is
-// on the lab's shard hosts s1..sN, which are shards of one site, not
-// first and third parties. Manifest files and recordings are checked when
-// opened (ApplyHosts, FirstParty).
-func CheckHosts(spec string, c probe.Condition) error {
+// ResolveHosts checks c's host methods against a page spec before
+// anything is opened, and returns c with its stated fallback. A generated
+// page (a built-in name or generic:) is on the lab's shard hosts s1..sN,
+// the shards of one site: hosts first-party and host_rtt recorded are
+// refused there with the reason; deploy first-party without a first_party
+// list falls back to every shard being first-party (they are the site's
+// own servers), written into the condition as first_party = the lab's
+// domain, so the stored condition and the report say so. Manifest files
+// and recordings are checked when opened (ApplyHosts, FirstParty).
+func ResolveHosts(spec string, c probe.Condition) (probe.Condition, error) {
 	if !isGeneratedSpec(spec) {
-		return nil
+		return c, nil
 	}
 	if c.HostRTT == probe.HostRTTRecorded {
-		return fmt.Errorf("host_rtt %s cannot apply to page %s: a generated page has no recorded connect times (use host_rtt %s, or a recorded page)",
+		return c, fmt.Errorf("host_rtt %s cannot apply to page %s: a generated page has no recorded connect times (use host_rtt %s, or a recorded page)",
 			probe.HostRTTRecorded, spec, probe.HostRTTUniform)
 	}
-	return errLabHosts(spec, c)
+	if c.Deploy == probe.DeployFirstParty && c.FirstParty == "" {
+		c.FirstParty = LabDomain()
+	}
+	return c, errLabHosts(spec, c)
+}
+
+// LabDomain is the domain of the lab's shard hosts (s1.spdylab.test ...).
+func LabDomain() string {
+	_, d, _ := strings.Cut(HostName(1), ".")
+	return d
 }
 
 // isGeneratedSpec reports a built-in page name or a generic: spec.
@@ -52,9 +65,9 @@ func errLabHosts(name string, c probe.Condition) error {
 	case c.Hosts == probe.HostsFirstParty:
 		return fmt.Errorf("hosts %s cannot apply to page %s: its hosts s1..sN are shards of one site, not first and third parties (use hosts %s or %s, or a recorded page)",
 			probe.HostsFirstParty, name, probe.HostsRecorded, probe.HostsOne)
-	case c.Deploy == probe.DeployFirstParty:
-		return fmt.Errorf("deploy %s cannot apply to page %s: its hosts s1..sN are shards of one site with no third parties (use deploy %s, or a recorded page)",
-			probe.DeployFirstParty, name, probe.DeployAll)
+	case c.Deploy == probe.DeployFirstParty && c.FirstParty == "":
+		return fmt.Errorf("deploy %s cannot apply to page %s without a first_party list: its hosts s1..sN are shards of one site (name the shards that are first-party, e.g. first_party = %q, or use deploy %s)",
+			probe.DeployFirstParty, name, LabDomain(), probe.DeployAll)
 	}
 	return nil
 }

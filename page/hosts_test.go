@@ -132,16 +132,25 @@ func TestHostsRefusedOnStudyPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []probe.Condition{{Hosts: probe.HostsFirstParty}, {Deploy: probe.DeployFirstParty}} {
-		if err := CheckHosts("pageA", c); err == nil || !strings.Contains(err.Error(), "shards of one site") {
-			t.Errorf("CheckHosts(pageA, %+v) = %v, want a refusal naming the shards", c, err)
+	for _, spec := range []string{"pageA", "generic:n=5"} {
+		if _, err := ResolveHosts(spec, probe.Condition{Hosts: probe.HostsFirstParty}); err == nil || !strings.Contains(err.Error(), "shards of one site") {
+			t.Errorf("ResolveHosts(%s, hosts first-party) = %v, want a refusal naming the shards", spec, err)
 		}
-		if err := CheckHosts("generic:n=5", c); err == nil {
-			t.Errorf("CheckHosts(generic, %+v) accepted", c)
+		// deploy first-party falls back to every shard first-party, and
+		// the condition says so.
+		c, err := ResolveHosts(spec, probe.Condition{Deploy: probe.DeployFirstParty})
+		if err != nil || c.FirstParty != "spdylab.test" {
+			t.Errorf("ResolveHosts(%s, deploy first-party) = first_party %q, %v; want the lab's domain written in", spec, c.FirstParty, err)
 		}
-		if _, err := m.ThirdPartyHosts(c); err == nil {
-			t.Errorf("ThirdPartyHosts on pageA with %+v accepted", c)
+		if third, err := m.ThirdPartyHosts(c); err != nil || len(third) != 0 {
+			t.Errorf("pageA with the fallback: third parties %v, %v; want none", third, err)
 		}
+	}
+	if _, err := m.ThirdPartyHosts(probe.Condition{Deploy: probe.DeployFirstParty}); err == nil {
+		t.Error("ThirdPartyHosts on pageA without a first_party list accepted")
+	}
+	if third, _ := m.ThirdPartyHosts(probe.Condition{Deploy: probe.DeployFirstParty, FirstParty: "s1.spdylab.test"}); !slices.Equal(third, []string{HostName(2)}) {
+		t.Errorf("pageA with first_party s1 alone: third parties %v, want s2", third)
 	}
 	if _, err := ApplyHosts(m, probe.Condition{Hosts: probe.HostsFirstParty}); err == nil {
 		t.Error("hosts first-party on pageA accepted")
@@ -154,7 +163,7 @@ func TestHostsRefusedOnStudyPages(t *testing.T) {
 		t.Errorf("hosts one on pageA: hosts %v, want s1 alone", one.Hosts)
 	}
 	refsInBodies(t, one)
-	if err := CheckHosts("har:x.har", probe.Condition{Hosts: probe.HostsFirstParty}); err != nil {
+	if _, err := ResolveHosts("har:x.har", probe.Condition{Hosts: probe.HostsFirstParty}); err != nil {
 		t.Errorf("a recording is refused before it is opened: %v", err)
 	}
 }
@@ -189,7 +198,7 @@ func TestHostExtraRTT(t *testing.T) {
 	if _, err := gen.HostExtraRTT(); err == nil || !strings.Contains(err.Error(), "no recorded connect times") {
 		t.Errorf("a generated page: %v, want a refusal", err)
 	}
-	if err := CheckHosts("pageB", probe.Condition{HostRTT: probe.HostRTTRecorded}); err == nil {
+	if _, err := ResolveHosts("pageB", probe.Condition{HostRTT: probe.HostRTTRecorded}); err == nil {
 		t.Error("host_rtt recorded on a study page passed the check")
 	}
 }

@@ -11,7 +11,7 @@ import (
 // them speak the protocol under test. The defaults are stored empty so
 // conditions hashed before the fields existed keep their identity. What
 // the modes do to a page is page.ApplyHosts's; which pages they can apply
-// to is page.CheckHosts's (study pages have shards, not parties).
+// to is page.ResolveHosts's (study pages have shards, not parties).
 
 // Host modes (Condition.Hosts).
 const (
@@ -62,11 +62,12 @@ const HostRTTHelp = "uniform (every host at rtt) or recorded: each host of a rec
 const (
 	HostsHelp = "the page's hosts: recorded (as in the recording), one (every resource on the document's host, a static copy: " +
 		"other hosts' paths move under /_h/HOST/...) or first-party (the page's own hosts, see first_party, merged into the document's host; " +
-		"third parties kept apart); one and first-party need a page with host names of its own (a recording), not a study page's shards s1..sN"
+		"third parties kept apart); first-party needs a page with host names of its own (a recording), not a study page's shards s1..sN"
 	FirstPartyHelp = "the first-party domains of hosts and deploy first-party, comma-separated (e.g. \"example.com,examplecdn.net\"): " +
-		"a host is first-party when it is one of them or below one; empty = the registrable domain of the page's document (public suffix list)"
+		"a host is first-party when it is the document's host, one of them or below one; empty = the registrable domain of the page's document (public suffix list)"
 	DeployHelp = "which hosts speak the protocol under test: all, or first-party (the page's own hosts, see first_party; " +
-		"third parties keep HTTPS, and their servers offer Chromium http/1.1 alone)"
+		"third parties keep HTTPS, and their servers offer Chromium http/1.1 alone; on a study page every shard s1..sN is first-party " +
+		"unless first_party names some, and the condition stores first_party = \"spdylab.test\")"
 )
 
 // HostsMode is the condition's host mode, the default spelled out.

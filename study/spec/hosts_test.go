@@ -10,7 +10,6 @@ import (
 func TestBuildConditionRefusesHostMethodsOnStudyPages(t *testing.T) {
 	for _, v := range []map[string]string{
 		{"page": "pageA", "protocol": "https", "hosts": "first-party"},
-		{"page": "pageB", "protocol": "https", "deploy": "first-party"},
 		{"page": "pageC", "protocol": "https", "host_rtt": "recorded"},
 	} {
 		_, err := BuildCondition(v, 0)
@@ -20,5 +19,11 @@ func TestBuildConditionRefusesHostMethodsOnStudyPages(t *testing.T) {
 	}
 	if _, err := BuildCondition(map[string]string{"page": "pageA", "protocol": "https", "hosts": "one"}, 0); err != nil {
 		t.Errorf("hosts one on a one-shard study page: %v", err)
+	}
+	// deploy first-party on a study page: every shard is the site's own,
+	// and the stored condition says so.
+	c, err := BuildCondition(map[string]string{"page": "pageB", "protocol": "https", "deploy": "first-party"}, 0)
+	if err != nil || c.FirstParty != "spdylab.test" {
+		t.Errorf("deploy first-party on pageB: first_party %q, %v; want the lab's domain written in", c.FirstParty, err)
 	}
 }
