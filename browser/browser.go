@@ -78,6 +78,9 @@ type Options struct {
 	RepeatView   bool
 	BetweenViews func(context.Context) error
 	MeasuredView func() error
+	// HTTPSHosts keep HTTPS: h3 is not forced on them (their servers offer
+	// http/1.1 alone by ALPN, so Chromium speaks HTTP/1.1 to them).
+	HTTPSHosts []string
 }
 
 // DefaultTimeout bounds a load when Options.Timeout is 0.

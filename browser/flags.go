@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -180,6 +181,9 @@ func quicOrigins(o *Options) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
 	add := func(h string) {
+		if slices.Contains(o.HTTPSHosts, h) {
+			return // a third party that never turned h3 on
+		}
 		hp := net.JoinHostPort(h, port)
 		if !seen[hp] {
 			seen[hp] = true

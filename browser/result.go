@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -108,7 +110,9 @@ func (s *session) tally(r *probe.Result, all []*exchange, nav *exchange) tally {
 		if x.resp != nil && x.resp.SecurityDetails != nil {
 			t.tlsSeen[tlsOfSecurityDetails(x.resp.SecurityDetails.Protocol)] = true
 		}
-		if x.resp != nil && x.resp.Protocol != "" && !x.redirected {
+		// Hosts that keep HTTPS speak HTTP/1.1 by design (their servers
+		// offer nothing else): not a fallback.
+		if x.resp != nil && x.resp.Protocol != "" && !x.redirected && !s.keepsHTTPS(x.req.URL) {
 			t.protoSeen[strings.ToLower(x.resp.Protocol)] = true
 		}
 		r.HeaderBytesRaw += reqHdr + respHdr
@@ -204,4 +208,13 @@ func keys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// keepsHTTPS reports whether rawURL's host is one of Options.HTTPSHosts.
+func (s *session) keepsHTTPS(rawURL string) bool {
+	if len(s.o.HTTPSHosts) == 0 {
+		return false
+	}
+	u, err := url.Parse(rawURL)
+	return err == nil && slices.Contains(s.o.HTTPSHosts, u.Hostname())
 }

@@ -76,6 +76,7 @@ type RecordedTimings struct {
 	Blocked Number `json:"blocked"`
 	DNS     Number `json:"dns"`
 	Connect Number `json:"connect"`
+	SSL     Number `json:"ssl"` // HAR 1.2: included in connect when given
 	Send    Number `json:"send"`
 	Wait    Number `json:"wait"`
 	Receive Number `json:"receive"`

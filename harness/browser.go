@@ -50,6 +50,7 @@ func (b *Bench) browserLoad(ctx context.Context, cond probe.Condition, res probe
 		TrustCerts: []*x509.Certificate{b.ca.Cert},
 		Manifest:   b.m,
 		Timeout:    b.opt.Timeout,
+		HTTPSHosts: b.httpsHosts,
 	}
 	if b.tb.Emulated() {
 		o.Host = b.tb.Client()
@@ -74,6 +75,7 @@ func (b *Bench) browserLoad(ctx context.Context, cond probe.Condition, res probe
 	r = b.finishLoad(r, res, err)
 	// Chromium does not tell how its handshakes went; the servers do.
 	r.TLS = b.serverHandshakes()
+	b.countDeployed(&r, cond.Proto)
 	b.explain(&r, loader.RendererCosts{})
 	return r
 }

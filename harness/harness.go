@@ -101,6 +101,8 @@ type Bench struct {
 	// plainURLs are a plaintext bench's base URLs per listener protocol
 	// (plain.go); baseURLs then holds the HTTP/1.1 ones.
 	plainURLs map[string]map[string]string
+	// httpsHosts keep HTTPS whatever the load's protocol (deploy.go).
+	httpsHosts []string
 }
 
 // Open builds the bench for c. c.Proto is ignored: every server offers
@@ -132,12 +134,19 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 	// The half-built bench is torn down through its own variable: every
 	// error return sets the result b to nil before deferred calls run.
 	built := &Bench{cond: c, opt: opt, m: m, siteDir: dir, baseURLs: map[string]string{}}
+	if built.httpsHosts, err = httpsHostsOf(c, m); err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
 	defer func() {
 		if err != nil {
 			built.Close()
 		}
 	}()
-	if built.tb, err = openTestbed(ctx, c, opt, names); err != nil {
+	delays, err := hostDelaysOf(c, m)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	if built.tb, err = openTestbed(ctx, c, opt, names, delays); err != nil {
 		return nil, err
 	}
 	if err := built.startServers(); err != nil {
@@ -148,7 +157,7 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 
 // openTestbed builds the condition's testbed: loopback hosts, or the
 // emulated link with opt's adjustments.
-func openTestbed(ctx context.Context, c probe.Condition, opt Options, names []string) (*netem.Testbed, error) {
+func openTestbed(ctx context.Context, c probe.Condition, opt Options, names []string, delays map[string]time.Duration) (*netem.Testbed, error) {
 	if c.NoLink {
 		tb, err := netem.NewLoopback(c.Shards, names)
 		if err != nil {
@@ -156,7 +165,7 @@ func openTestbed(ctx context.Context, c probe.Condition, opt Options, names []st
 		}
 		return tb, nil
 	}
-	cfg := netem.Config{Shards: c.Shards, Link: c.Link, TCP: c.TCP, DNS: c.DNS, Names: names}
+	cfg := netem.Config{Shards: c.Shards, Link: c.Link, TCP: c.TCP, DNS: c.DNS, Names: names, HostDelays: delays}
 	if cfg.Link.Seed == 0 {
 		cfg.Link.Seed = opt.Seed
 	}
@@ -187,11 +196,23 @@ func validate(c probe.Condition, seed int64, opened *page.Manifest) (_ probe.Con
 	if err != nil {
 		return c, nil, nil, err
 	}
+	if c, err = page.ResolveHosts(c.Page, c); err != nil { // a study page's fallbacks, written into c
+		return c, nil, nil, fmt.Errorf("harness: %w", err)
+	}
 	m := opened.Clone() // the caller's page stays as it was (preload adds links)
 	if opened == nil {
 		if m, err = page.Open(c.Page, c.Shards, seed, c.ShardMode); err != nil {
 			return c, nil, nil, fmt.Errorf("harness: %w", err)
 		}
+	}
+	if m, err = page.ApplyHosts(m, c); err != nil { // a copy when it changes anything
+		return c, nil, nil, fmt.Errorf("harness: %w", err)
+	}
+	if _, err := httpsHostsOf(c, m); err != nil { // refuses a page of shards
+		return c, nil, nil, fmt.Errorf("harness: %w", err)
+	}
+	if _, err := hostDelaysOf(c, m); err != nil { // refuses a page without connect times
+		return c, nil, nil, fmt.Errorf("harness: %w", err)
 	}
 	if c.Push == server.PushPreload {
 		m.AddPreloadLinks() // what the preload policy pushes; a site of its own in the cache
@@ -255,8 +276,8 @@ func normalize(c probe.Condition) (probe.Condition, error) {
 // its manifest size (a mirrored real page, or a site from `page gen`).
 // Otherwise the harness writes generated files for the manifest.
 func siteInPlace(c probe.Condition, m *page.Manifest) (string, bool) {
-	if !page.IsManifestPath(c.Page) || c.Push == server.PushPreload {
-		return "", false // preload adds headers the on-disk manifest lacks
+	if !page.IsManifestPath(c.Page) || c.Push == server.PushPreload || c.Hosts != "" {
+		return "", false // preload adds headers, and hosts rewrites references, the on-disk manifest lacks
 	}
 	dir, err := filepath.Abs(filepath.Dir(c.Page))
 	if err != nil {
@@ -399,6 +420,7 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host, maps pageMaps) (*s
 		Certificates: certList,
 		HostNames:    names,
 		TLSMin:       serverTLSMin(c),
+		HTTP1Hosts:   b.http1Sites(names),
 		TLSMax:       serverTLSMax(c),
 		CipherSuites: probe.TLSCipherSuites(c.TLSKx),
 		Nagle:        c.Nagle,
@@ -582,6 +604,7 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 	defer b.stopPcap() // a load that hung keeps its capture too
 	r, err := b.runLoader(ctx, opt)
 	r = b.finishLoad(r, res, err)
+	b.countDeployed(&r, proto)
 	b.explain(&r, opt.Renderer)
 	return r
 }
@@ -624,6 +647,7 @@ func (b *Bench) loaderOptions(cond probe.Condition, proto string) (loader.Option
 		// refusals of requests sent before the server's SETTINGS.
 		AwaitPeerSettings: cond.MaxStreams > 0,
 		SPDY2Windows:      b.opt.SPDY2Windows,
+		HTTPSHosts:        b.httpsHosts,
 	}
 	if err := loader.ApplyProfile(&opt, cond.BrowserProfile, cond.RendererCosts); err != nil {
 		return opt, fmt.Errorf("harness: %w", err)
@@ -655,7 +679,7 @@ func (b *Bench) runLoader(ctx context.Context, opt loader.Options) (probe.Result
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		r, err := loader.Load(lctx, loader.Target{Manifest: b.m, BaseURLs: b.urlsFor(opt.Proto)}, opt)
+		r, err := loader.Load(lctx, loader.Target{Manifest: b.m, BaseURLs: b.targetURLs(opt.Proto)}, opt)
 		done <- outcome{r, err}
 	}()
 	select {

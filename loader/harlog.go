@@ -39,7 +39,7 @@ func (l *load) exchangeOf(e *entry) har.Exchange {
 	defer e.mu.Unlock()
 	x := har.Exchange{
 		URL:                e.url,
-		Protocol:           l.opt.Proto,
+		Protocol:           l.protoOf(e),
 		Queued:             e.queued,
 		SendStart:          e.sendStart,
 		SendEnd:            e.sendEnd,

@@ -65,6 +65,7 @@ type load struct {
 	resolver *resolver
 	dialer   *dialer
 	proto    protocol
+	https    map[string]bool // hosts that keep HTTPS (Options.HTTPSHosts, lower case)
 	throttle *throttle
 	spread   *spreader
 	dispatch *dispatcher
@@ -170,6 +171,9 @@ func newLoad(t Target, o Options) (*load, error) {
 	if l.spread, err = sessionSpreader(o); err != nil {
 		return nil, fmt.Errorf("loader: %w", err)
 	}
+	if l.https, err = httpsHostSet(o.HTTPSHosts, t.Manifest.Hosts); err != nil {
+		return nil, fmt.Errorf("loader: %w", err)
+	}
 	l.dialer = newDialer(l, o)
 	l.throttle = newThrottle(o.Throttle, o.Proto)
 	l.dispatch = &dispatcher{cost: o.Renderer.DispatchCost, batch: o.Renderer.BatchSends}
@@ -187,6 +191,7 @@ func newLoad(t Target, o Options) (*load, error) {
 	default:
 		l.proto = newSPDY(l, o.Proto)
 	}
+	l.proto = newSplit(l, l.proto)
 	return l, nil
 }
 

@@ -33,6 +33,11 @@ type Options struct {
 	// TLSKx is the key exchange offered on TLS 1.0-1.2 (probe.KxRSA: only
 	// RSA key exchange, as the 2012 stack; "" = Go's default suites).
 	TLSKx string
+	// HTTPSHosts are hosts of the page fetched over HTTPS (HTTP/1.1, over
+	// TLS or plain as TLSVersion says) whatever Proto is: third parties
+	// that never turned Proto on (deploy.go). Their Target.BaseURLs must
+	// reach an HTTP/1.1 server.
+	HTTPSHosts []string
 	// Dial opens TCP connections; nil dials directly with Options.CC as the
 	// socket's congestion control.
 	Dial     func(ctx context.Context, network, addr string) (net.Conn, error)

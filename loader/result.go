@@ -19,7 +19,11 @@ import (
 // result assembles the probe.Result and HAR after every goroutine ended.
 func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 	var sctpCounters *probe.SCTPCounters
-	if p, ok := l.proto.(*sctpProto); ok {
+	variant := l.proto
+	if sp, ok := variant.(*splitProto); ok {
+		variant = sp.variant
+	}
+	if p, ok := variant.(*sctpProto); ok {
 		sctpCounters = p.transportCounters() // also adds SCTP's bytes to l.wire
 	}
 	r := probe.Result{

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -14,7 +15,11 @@ import (
 )
 
 // dirConfigs are the emulator settings of the two directions.
-type dirConfigs struct{ down, up link.DirConfig }
+type dirConfigs struct {
+	down, up link.DirConfig
+	// hostDelays are the extra round trips toward sites (hostdelay.go).
+	hostDelays map[netip.Addr]time.Duration
+}
 
 // oneWayDelays splits the RTT: evenly unless DelayDown or DelayUp is set,
 // in which case a missing one takes the rest of the RTT.
@@ -66,6 +71,7 @@ func buildDirs(cfg *Config) (dirConfigs, error) {
 		w := &lockedWriter{w: cfg.PacketLog}
 		d.down.Log, d.up.Log = w, w
 	}
+	d.hostDelays = hostDelayAddrs(cfg)
 	return d, nil
 }
 
@@ -114,6 +120,7 @@ type emulator struct {
 	clientTun, routerTun *os.File
 	down, up             []*link.Pipe
 	pumps                []*link.Pump
+	delays               *hostDelays             // nil without Config.HostDelays
 	capture              atomic.Pointer[capture] // nil = not capturing
 	closeOnce            sync.Once
 }
@@ -132,7 +139,9 @@ func runEmulator(npipes int, seed int64, d dirConfigs, clientTun, routerTun *os.
 		_, err := clientTun.Write(pkt)
 		return err
 	}
-	toRouter := func(pkt []byte) error { _, err := routerTun.Write(pkt); return err }
+	writeRouter := func(pkt []byte) error { _, err := routerTun.Write(pkt); return err }
+	e.delays = newHostDelays(d.hostDelays, writeRouter)
+	toRouter := func(pkt []byte) error { return e.delays.deliver(pkt, writeRouter) }
 	for i := range npipes {
 		down, up := d.down, d.up
 		// Distinct, reproducible loss sequences per pipe and direction.
@@ -222,6 +231,7 @@ func (e *emulator) close() error {
 		for _, p := range slicesConcat(e.down, e.up) {
 			errs = append(errs, p.Close())
 		}
+		errs = append(errs, e.delays.close())
 		e.abortCapture()
 	})
 	return errors.Join(errs...)

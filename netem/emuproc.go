@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -82,6 +83,8 @@ type emuSpec struct {
 	Down   dirSpec `json:"down"`
 	Up     dirSpec `json:"up"`
 	Log    bool    `json:"log"` // fd 6 is the packet log
+	// HostDelays: site address -> extra round trip (hostdelay.go).
+	HostDelays map[netip.Addr]time.Duration `json:"host_delays,omitempty"`
 }
 
 // dirSpec is link.DirConfig with the trace as a file name.
@@ -208,7 +211,7 @@ func startEmulatorProcess(cfg Config, d dirConfigs, clientTun, routerTun *os.Fil
 
 // emuSpecJSON is what the child reads on stdin: the pipes' configuration.
 func emuSpecJSON(cfg Config, d dirConfigs) ([]byte, error) {
-	spec := emuSpec{NPipes: numPipes(&cfg), Seed: cfg.Link.Seed, Log: cfg.PacketLog != nil}
+	spec := emuSpec{NPipes: numPipes(&cfg), Seed: cfg.Link.Seed, Log: cfg.PacketLog != nil, HostDelays: d.hostDelays}
 	var err error
 	if spec.Down, err = toDirSpec(d.down, cfg.Link.TraceDown); err != nil {
 		return nil, err
@@ -552,6 +555,12 @@ func emuChildStart() (*emulator, error) {
 	if d.up, err = spec.Up.dirConfig("up"); err != nil {
 		return nil, err
 	}
+	for a, dl := range spec.HostDelays {
+		if !a.Is4() || dl < 0 || dl > MaxHostDelay {
+			return nil, fmt.Errorf("host delay %v for %v out of range", dl, a)
+		}
+	}
+	d.hostDelays = spec.HostDelays
 	if spec.Log {
 		w := &lockedWriter{w: os.NewFile(emuFdLog, "packet-log")}
 		d.down.Log, d.up.Log = w, w

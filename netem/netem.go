@@ -32,6 +32,7 @@ import (
 	"net/netip"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/spdylab/spdylab/netem/link"
 	"github.com/spdylab/spdylab/probe"
@@ -69,6 +70,10 @@ type Config struct {
 	// address of its own (a replayed recording's hosts; see sites.go).
 	// At most MaxNames(Shards).
 	Names []string
+	// HostDelays adds an extra round trip toward some of Names, on the
+	// server side of the link (hostdelay.go); the link's RTT stays the
+	// access link's. At most MaxHostDelay each.
+	HostDelays map[string]time.Duration
 	// InProcessEmulator runs the link emulator's threads in this process
 	// instead of a child process of its own (the default). In-process, the
 	// emulator competes for this process's GOMAXPROCS scheduler slots with

@@ -91,6 +91,9 @@ func (cfg *Config) validate() error {
 	if err := validateNames(cfg.Names, cfg.Shards); err != nil {
 		return err
 	}
+	if err := validateHostDelays(cfg.HostDelays, cfg.Names); err != nil {
+		return err
+	}
 	if cfg.Name != "" && !idPattern.MatchString(cfg.Name) {
 		return fmt.Errorf("netem: testbed name %q: want 1-9 characters of a-z and 0-9", cfg.Name)
 	}

@@ -84,6 +84,25 @@ type builder struct {
 	main  int // the main document: the end of the root's redirect chain
 }
 
+// hostConnects is each host's fastest recorded TCP connect in
+// milliseconds (Manifest.HostConnectMs): the least queued of its
+// handshakes is nearest its round trip. Hosts without one are left out.
+func hostConnects(recs []*recorded) map[string]float64 {
+	out := map[string]float64{}
+	for _, r := range recs {
+		if r.connectMs <= 0 {
+			continue
+		}
+		if have, ok := out[r.host]; !ok || r.connectMs < have {
+			out[r.host] = r.connectMs
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
 func buildManifest(recs []*recorded, rep *ImportReport) (*Manifest, error) {
 	b := &builder{m: &Manifest{}, recs: recs, rep: rep, byKey: map[string]int{}}
 	hostSeen := map[string]bool{}
@@ -130,6 +149,7 @@ func buildManifest(recs []*recorded, rep *ImportReport) (*Manifest, error) {
 		}
 	}
 	b.fitSizes()
+	b.m.HostConnectMs = hostConnects(recs)
 	return b.m, nil
 }
 
@@ -322,7 +342,6 @@ func (b *builder) fitSizes() {
 // arithmetic as layout.
 func (b *builder) placeRefs(id int, kids []int) int {
 	m := b.m
-	r := &m.Resources[id]
 	var refs, onload []int
 	for _, c := range kids {
 		switch m.Resources[c].Discovery.Kind {
@@ -343,6 +362,16 @@ func (b *builder) placeRefs(id int, kids []int) int {
 		}
 		return m.Resources[refs[x]].Discovery.Offset < m.Resources[refs[y]].Discovery.Offset
 	})
+	return m.fitRefs(id, refs, onload)
+}
+
+// fitRefs lays out document id's references refs (in that order, each no
+// earlier than its current offset) and returns the size the document
+// needs: the same arithmetic as layout. A document too small for its
+// references keeps them packed as early as they fit (the caller grows
+// it); otherwise references past the end are pulled back into its size.
+func (m *Manifest) fitRefs(id int, refs, onload []int) int {
+	r := &m.Resources[id]
 	pre, closing := m.documentFrame(id)
 	tail := len(closing)
 	if len(onload) > 0 {

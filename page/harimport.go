@@ -122,6 +122,7 @@ type recorded struct {
 	redirect   string // key of the redirect target ("" when none)
 	initiator  string // key of the initiator URL
 	initType   string
+	connectMs  float64 // TCP connect (HAR connect minus ssl), 0 = none recorded
 	line, col  float64
 	hasLine    bool
 	redirectTo int  // index in the kept list of the redirect target, -1
@@ -404,6 +405,7 @@ func (r *recorded) timing(e *har.RecordedEntry) {
 		}
 	}
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	r.connectMs = tcpConnectMs(e.Timings)
 	r.firstByte = r.start.Add(ms(wait))
 	r.end = r.firstByte
 	if total, ok := e.Time.Positive(); ok && total > wait {
@@ -411,6 +413,20 @@ func (r *recorded) timing(e *har.RecordedEntry) {
 	} else if v, ok := e.Timings.Receive.Positive(); ok {
 		r.end = r.firstByte.Add(ms(v))
 	}
+}
+
+// tcpConnectMs is an entry's TCP connect time: HAR's connect, which
+// includes ssl when ssl is given (HAR 1.2), minus ssl; 0 when the entry
+// reused a connection (connect -1 or 0).
+func tcpConnectMs(t har.RecordedTimings) float64 {
+	c, ok := t.Connect.Positive()
+	if !ok {
+		return 0
+	}
+	if s, ok := t.SSL.Positive(); ok && s < c {
+		c -= s
+	}
+	return c
 }
 
 // sizes reads the body sizes: on the wire (bodySize; else _transferSize

@@ -182,6 +182,10 @@ type Manifest struct {
 	Source string `json:"source,omitempty"`
 	// Notes state the import's rules and what it left out or changed.
 	Notes []string `json:"notes,omitempty"`
+	// HostConnectMs is each host's fastest recorded TCP connect (HAR
+	// timings.connect minus ssl) in milliseconds; hosts whose requests all
+	// reused connections are missing. host_rtt recorded reads it (hostrtt.go).
+	HostConnectMs map[string]float64 `json:"host_connect_ms,omitempty"`
 }
 
 // TotalBytes is the sum of all resource sizes.
@@ -351,6 +355,9 @@ func (e *ResourceError) Error() string {
 func (m *Manifest) Validate() error {
 	hosts, err := m.validHosts()
 	if err != nil {
+		return err
+	}
+	if err := m.hostConnectProblem(hosts); err != nil {
 		return err
 	}
 	if len(m.Resources) == 0 {

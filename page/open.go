@@ -199,6 +199,7 @@ func (m *Manifest) Clone() *Manifest {
 	c := *m
 	c.Hosts = slices.Clone(m.Hosts)
 	c.Notes = slices.Clone(m.Notes)
+	c.HostConnectMs = maps.Clone(m.HostConnectMs)
 	c.Resources = slices.Clone(m.Resources)
 	for i := range c.Resources {
 		c.Resources[i].Headers = maps.Clone(m.Resources[i].Headers)

@@ -270,6 +270,9 @@ func Normalize(c Condition) (Condition, error) {
 	if c, err = normalizeView(c); err != nil {
 		return c, err
 	}
+	if c, err = normalizeHosts(c); err != nil {
+		return c, err
+	}
 	if err := checkTLSOptions(c); err != nil {
 		return c, err
 	}

@@ -173,6 +173,17 @@ type Condition struct {
 	// refused (the loader cannot false-start; stack.go says why).
 	TLSKx      string `json:"tls_kx,omitempty"`
 	FalseStart bool   `json:"false_start,omitempty"`
+	// Hosts is how the page's hosts are copied ("" = recorded, "one",
+	// "first-party"), FirstParty the user's first-party domains ("" = the
+	// document's registrable domain) and Deploy which hosts speak the
+	// protocol under test ("" = all, "first-party"); hosts.go.
+	Hosts      string `json:"hosts,omitempty"`
+	FirstParty string `json:"first_party,omitempty"`
+	Deploy     string `json:"deploy,omitempty"`
+	// HostRTT is "" (uniform: every host at the link's rtt) or "recorded":
+	// each host of a recording at the round trip its recorded connect
+	// time implies (hosts.go).
+	HostRTT string `json:"host_rtt,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not
@@ -356,6 +367,11 @@ type Result struct {
 	// Retries counts requests sent again because the server did not
 	// process them (REFUSED_STREAM, or above a GOAWAY's last stream).
 	Retries int `json:"retries,omitempty"`
+	// VariantHosts counts the hosts whose responses came over the protocol
+	// under test, and HTTPSHosts those that came over HTTPS instead
+	// (deploy first-party's third parties); both 0 under deploy all.
+	VariantHosts int `json:"variant_hosts,omitempty"`
+	HTTPSHosts   int `json:"https_hosts,omitempty"`
 
 	// TLS counts the load's handshakes by kind and their round trips.
 	TLS TLSHandshakes `json:"tls_handshakes"`

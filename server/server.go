@@ -96,13 +96,17 @@ type Config struct {
 	// every host of a replayed page shows a certificate of its own.
 	Certificates []tls.Certificate
 	HostNames    []string
-	TLSMin       uint16 // tls.VersionTLS12 when 0
-	TLSMax       uint16 // tls.VersionTLS13 when 0
-	SPDY         spdy.Config
-	H2           H2Config
-	H3           H3Config            // HTTP/3 over UDP, served by ServeH3
-	Push         string              // PushNone (""), PushManifest or PushPreload
-	PushMap      map[string][]string // parent path -> paths to push with it (PushManifest)
+	// HTTP1Hosts are host names whose TLS handshakes offer http/1.1 alone
+	// by ALPN, whatever Protocols says: third parties of a page that never
+	// turned the protocol under test on (the lab's deploy first-party).
+	HTTP1Hosts []string
+	TLSMin     uint16 // tls.VersionTLS12 when 0
+	TLSMax     uint16 // tls.VersionTLS13 when 0
+	SPDY       spdy.Config
+	H2         H2Config
+	H3         H3Config            // HTTP/3 over UDP, served by ServeH3
+	Push       string              // PushNone (""), PushManifest or PushPreload
+	PushMap    map[string][]string // parent path -> paths to push with it (PushManifest)
 	// Hints is HintsNone ("") or HintsDeps: a document's SPDY response
 	// lists its direct children in X-Associated-Content (deps.go).
 	Hints string
@@ -288,13 +292,24 @@ func (cfg *Config) tlsConfig() (*tls.Config, error) {
 		}
 		certList = []tls.Certificate{c}
 	}
-	return &tls.Config{
+	tc := &tls.Config{
 		Certificates: certList,
 		NextProtos:   cfg.Protocols,
 		MinVersion:   cfg.TLSMin,
 		MaxVersion:   cfg.TLSMax,
 		CipherSuites: cfg.CipherSuites,
-	}, nil
+	}
+	if len(cfg.HTTP1Hosts) > 0 {
+		h1 := tc.Clone()
+		h1.NextProtos = []string{ProtoHTTP11}
+		tc.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+			if slices.ContainsFunc(cfg.HTTP1Hosts, func(h string) bool { return strings.EqualFold(h, hello.ServerName) }) {
+				return h1, nil
+			}
+			return nil, nil // the server's own list
+		}
+	}
+	return tc, nil
 }
 
 // newHTTPServer is Go's server for h2 and HTTP/1.1 connections, which the

@@ -23,6 +23,9 @@ func BuildCondition(v map[string]string, timeout time.Duration) (probe.Condition
 	if err != nil {
 		return c, fmt.Errorf("condition %s: %w (leave it out with an [[exclude]] table)", DescribeValues(v), err)
 	}
+	if n, err = page.ResolveHosts(n.Page, n); err != nil {
+		return c, fmt.Errorf("condition %s: %w (leave it out with an [[exclude]] table)", DescribeValues(v), err)
+	}
 	return n, nil
 }
 
