@@ -81,6 +81,9 @@ type analysis struct {
 	ms     map[string]float64
 	path   []probe.PathStep
 	merged map[string]string // merged category -> why
+	// lossPerLoad: some loss recovery was charged by the load's
+	// retransmissions, not its connection's (evidence.lossOf).
+	lossPerLoad bool
 }
 
 // node is one HAR entry on the load's clock.
@@ -206,6 +209,9 @@ func (a *analysis) walk() *probe.Breakdown {
 		if why, ok := a.merged[c]; ok && a.ms[c] > 0 {
 			b.Merged = append(b.Merged, probe.CategoryTitle(c)+": "+why)
 		}
+	}
+	if a.lossPerLoad && a.ms[probe.CatLoss] > 0 {
+		b.Merged = append(b.Merged, probe.CategoryTitle(probe.CatLoss)+": "+perLoadLoss)
 	}
 	return b
 }

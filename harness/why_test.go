@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,4 +121,30 @@ func TestWhyScriptDelayIsCompute(t *testing.T) {
 	c := probe.Condition{Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 10 * time.Millisecond}}
 	r := explainedLoad(t, c, m, probe.ProtoH2)
 	wantLargest(t, r, probe.CatCompute)
+}
+
+// Every client connection of a real HTTPS load (six to one host) finds
+// the servers' record of the same connection by its port, so loss
+// recovery can be charged per connection; over 3% loss the breakdown then
+// charges it without the per-load note.
+func TestWhyConnectionsMatchTheServersRecords(t *testing.T) {
+	c := probe.Condition{Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 40 * time.Millisecond, LossDown: 0.03}}
+	r := explainedLoad(t, c, generated(t, "generic:n=24,mean=40k,dist=fixed"), probe.ProtoHTTPS)
+	if len(r.TCP) < 2 || r.ServerTCP == nil {
+		t.Fatalf("want several client connections and the servers' records: %d client, %+v", len(r.TCP), r.ServerTCP)
+	}
+	peers := map[string]bool{}
+	for _, s := range r.ServerTCP.Conns {
+		peers[s.Peer] = true
+	}
+	for _, ti := range r.TCP {
+		if ti.Local == "" || !peers[ti.Local] {
+			t.Errorf("client connection %d (local %q) has no server record; servers saw %v", ti.ConnID, ti.Local, peers)
+		}
+	}
+	for _, m := range r.Breakdown.Merged {
+		if strings.Contains(m, "not per connection") {
+			t.Errorf("loss charged per load although the records match: %q", m)
+		}
+	}
 }

@@ -153,10 +153,16 @@ type Phases struct {
 // TCPInfo is what the kernel reported for one connection at the end of a
 // load (the client's) or when the server last looked (ServerTCP).
 type TCPInfo struct {
-	ConnID       int     `json:"conn_id"`
-	Host         string  `json:"host"`           // the server's host name
-	Peer         string  `json:"peer,omitempty"` // server side: the client's address:port
-	Retransmits  uint32  `json:"retransmits"`    // total retransmitted segments
+	ConnID int    `json:"conn_id"`
+	Host   string `json:"host"` // the server's host name
+	// Local and Peer are the connection's own and far end's address:port
+	// (client side: Local is the client's port, which the server's record
+	// of the same connection has as Peer). They match the two sides'
+	// records of one connection, so loss recovery can be charged to the
+	// connection that carried a resource. Empty in loads stored before.
+	Local        string  `json:"local,omitempty"`
+	Peer         string  `json:"peer,omitempty"`
+	Retransmits  uint32  `json:"retransmits"` // total retransmitted segments
 	SegsOut      uint32  `json:"segs_out"`
 	SegsIn       uint32  `json:"segs_in"`
 	SndCwnd      uint32  `json:"snd_cwnd"`               // segments

@@ -1,0 +1,79 @@
+package critpath
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spdylab/spdylab/har"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// Two HTTPS connections to one host: the servers' record of connection 2
+// (client port 40002) retransmitted, connection 1's (port 40001) did not.
+// Each child's receive is long enough that its rest is window or loss.
+func twoConnLoad(lastOnLossy bool) (*probe.Result, *har.Document) {
+	_, root := siblings()
+	clean, lossy := 3000.0, 2500.0
+	if lastOnLossy {
+		clean, lossy = 2500, 3000
+	}
+	js := entry(1, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: clean}, 100000)
+	img := entry(2, "2", 202, har.Timings{Blocked: 0, DNS: -1, Connect: 100, SSL: -1, Send: 0, Wait: 100, Receive: lossy - 100}, 100000)
+	r := linkResult(202 + 100 + 3000)
+	r.TCP = []probe.TCPInfo{
+		{ConnID: 1, Host: "s1.spdylab.test", Local: "10.0.0.1:40001", Peer: "10.0.1.1:443"},
+		{ConnID: 2, Host: "s1.spdylab.test", Local: "10.0.0.1:40002", Peer: "10.0.1.1:443"},
+	}
+	r.ServerTCP = probe.NewServerTCP([]probe.TCPInfo{
+		{ConnID: 1, Host: "s1.spdylab.test", Local: "10.0.1.1:443", Peer: "10.0.0.1:40002", Retransmits: 40},
+		{ConnID: 2, Host: "s1.spdylab.test", Local: "10.0.1.1:443", Peer: "10.0.0.1:40001"},
+	})
+	return r, doc(root, js, img)
+}
+
+func TestLossRecoveryIsChargedToItsConnection(t *testing.T) {
+	m, _ := siblings()
+	for _, tc := range []struct {
+		name        string
+		lastOnLossy bool
+		oldRecords  bool // stored before Local was recorded
+		wantLoss    bool
+		wantPerLoad bool
+	}{
+		{"path on the clean connection", false, false, false, false},
+		{"path on the lossy connection", true, false, true, false},
+		{"no ports recorded: per load", false, true, true, true},
+	} {
+		r, d := twoConnLoad(tc.lastOnLossy)
+		if tc.oldRecords {
+			for i := range r.TCP {
+				r.TCP[i].Local = ""
+			}
+		}
+		b := Analyze(Input{Result: r, Doc: d, Manifest: m})
+		checkSum(t, b, r.PLTms)
+		if got := b.Ms[probe.CatLoss] > 0; got != tc.wantLoss {
+			t.Errorf("%s: loss %.0f ms, want loss %v: %v", tc.name, b.Ms[probe.CatLoss], tc.wantLoss, b.Ms)
+		}
+		if !tc.wantLoss && b.Largest() != probe.CatWindow {
+			t.Errorf("%s: largest %s, want window: %v", tc.name, b.Largest(), b.Ms)
+		}
+		perLoad := strings.Contains(strings.Join(b.Merged, "\n"), "not per connection")
+		if perLoad != tc.wantPerLoad {
+			t.Errorf("%s: merged %q, want the per-load note %v", tc.name, b.Merged, tc.wantPerLoad)
+		}
+	}
+}
+
+// Chromium's HAR names DevTools' socket ids, not the ss records' numbers:
+// its loads are charged per load even when ports were recorded.
+func TestChromiumLossStaysPerLoad(t *testing.T) {
+	m, _ := siblings()
+	r, d := twoConnLoad(false)
+	r.Condition.Client = probe.ClientChromium
+	b := Analyze(Input{Result: r, Doc: d, Manifest: m})
+	checkSum(t, b, r.PLTms)
+	if b.Ms[probe.CatLoss] == 0 || !strings.Contains(strings.Join(b.Merged, "\n"), "not per connection") {
+		t.Fatalf("chromium: %v, merged %q; want per-load loss", b.Ms, b.Merged)
+	}
+}
