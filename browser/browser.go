@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -58,6 +59,10 @@ type Options struct {
 	Manifest *page.Manifest
 	// Timeout bounds the load; 0 = 60 s.
 	Timeout time.Duration
+	// NoTrace leaves Chromium's renderer main thread untraced: the result
+	// has no MainThread intervals and the critical path no compute
+	// evidence beyond the manifest's delays.
+	NoTrace bool
 	// Settle is how long the network must stay quiet after onload before
 	// a load without a manifest ends; 0 = 1 s. A load with a manifest
 	// whose resources are not all finished ends after Settle plus the
@@ -209,10 +214,17 @@ type session struct {
 	// measured view's TCP_INFO leaves out.
 	targetID    string
 	skipSockets map[string]bool
+	// trace is the renderer main thread's trace of this view (trace.go);
+	// nil until run starts it. The reader goroutine hands it events.
+	trace atomic.Pointer[tracer]
 }
 
 // onEvent is the DevTools event callback (the reader goroutine).
 func (s *session) onEvent(ev cdpEvent) {
+	if t := s.trace.Load(); t != nil && strings.HasPrefix(ev.Method, "Tracing.") {
+		t.handle(ev)
+		return
+	}
 	s.col.handle(ev)
 	if ev.Method == "Target.attachedToTarget" {
 		var e struct {
@@ -297,6 +309,9 @@ func (s *session) run(ctx context.Context) error {
 			return s.wrap(err)
 		}
 	}
+	if err := s.startTrace(ctx); err != nil {
+		return s.wrap(err)
+	}
 	var nav struct {
 		ErrorText string `json:"errorText"`
 	}
@@ -306,7 +321,11 @@ func (s *session) run(ctx context.Context) error {
 	if nav.ErrorText != "" {
 		return fmt.Errorf("browser: navigating to %s: %s", s.o.URL, nav.ErrorText)
 	}
-	return s.wait(ctx)
+	if err := s.wait(ctx); err != nil {
+		return err
+	}
+	s.endTrace(ctx)
+	return nil
 }
 
 // wrap turns a DevTools error after Chromium died into one naming that.

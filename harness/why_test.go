@@ -2,11 +2,15 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/browser"
 	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
@@ -147,4 +151,59 @@ func TestWhyConnectionsMatchTheServersRecords(t *testing.T) {
 			t.Errorf("loss charged per load although the records match: %q", m)
 		}
 	}
+}
+
+// A script that busy-loops 300 ms on Chromium's main thread before it
+// requests its image: the manifest gives the image no delay, so only the
+// traced main thread can say that the gap was compute.
+func TestWhyChromiumScriptBusyLoopIsCompute(t *testing.T) {
+	testutil.RequireRoot(t)
+	if _, err := browser.FindBinary(""); err != nil {
+		t.Skipf("no Chromium: %v", err)
+	}
+	m := generated(t, "generic:n=8,mean=2k,depth=2")
+	js := -1
+	var children []string
+	for i := range m.Resources {
+		d := &m.Resources[i].Discovery
+		if d.Kind != page.KindOnload {
+			continue
+		}
+		d.Delay = 0 // no script's delay explains any gap
+		if js < 0 || m.Resources[i].Parent == js {
+			js = m.Resources[i].Parent
+			children = append(children, m.URL(i))
+		}
+	}
+	if js < 0 || m.Resources[js].Type != page.TypeJS {
+		t.Fatal("the page has no script-loaded resources")
+	}
+	c := probe.Condition{Client: probe.ClientChromium, TLS: probe.TLS13, Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 10 * time.Millisecond}}
+	c.Page, c.Shards = m.Name, len(m.Hosts)
+	b := openBench(t, c, Options{Page: m})
+	script := "var t0=Date.now();while(Date.now()-t0<300){}"
+	for _, u := range children {
+		script += fmt.Sprintf("new Image().src=%q;", u)
+	}
+	script += "/*" + strings.Repeat("x", max(m.Resources[js].Size-len(script)-5, 0)) + "*/\n"
+	if err := os.WriteFile(filepath.Join(b.SiteDir(), m.Resources[js].SiteFile()), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := b.Load(context.Background(), probe.ProtoH2, 0)
+	if r.Failed {
+		t.Fatalf("load failed: %s", r.Error)
+	}
+	bd := r.Breakdown
+	if bd == nil || bd.None != "" {
+		t.Fatalf("no breakdown: %+v", bd)
+	}
+	if sum := bd.Total(); sum < r.PLTms*0.99 || sum > r.PLTms*1.01 {
+		t.Fatalf("categories add up to %.1f ms, PLT %.1f ms: %v", sum, r.PLTms, bd.Ms)
+	}
+	busy := 0.0
+	for _, iv := range r.MainThread {
+		busy += iv.EndMs - iv.StartMs
+	}
+	t.Logf("chromium PLT %.0f ms: %v; %d main-thread intervals, %.0f ms busy", r.PLTms, bd.Ms, len(r.MainThread), busy)
+	wantLargest(t, r, probe.CatCompute)
 }

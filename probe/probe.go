@@ -338,6 +338,11 @@ type Result struct {
 	// TCP and QUIC, whose counters are in TCP and the HAR).
 	SCTP *SCTPCounters `json:"sctp,omitempty"`
 
+	// MainThread is when Chromium's renderer main thread was busy during
+	// the load (mainthread.go), reduced from a DevTools trace; nil for the
+	// loader, whose renderer costs are modelled, and for older loads.
+	MainThread []BusyInterval `json:"main_thread,omitempty"`
+
 	// Breakdown is the load's critical path and its PLT by category
 	// (breakdown.go; the critpath package computes it).
 	Breakdown *Breakdown `json:"breakdown,omitempty"`
