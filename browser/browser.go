@@ -59,10 +59,11 @@ type Options struct {
 	Manifest *page.Manifest
 	// Timeout bounds the load; 0 = 60 s.
 	Timeout time.Duration
-	// NoTrace leaves Chromium's renderer main thread untraced: the result
-	// has no MainThread intervals and the critical path no compute
-	// evidence beyond the manifest's delays.
-	NoTrace bool
+	// TraceMainThread traces Chromium's renderer main thread during the
+	// load (trace.go): the result's MainThread intervals, the critical
+	// path's compute evidence. It costs each load seconds of wall time
+	// (Tracing.start and the trace's flush), not PLT.
+	TraceMainThread bool
 	// Settle is how long the network must stay quiet after onload before
 	// a load without a manifest ends; 0 = 1 s. A load with a manifest
 	// whose resources are not all finished ends after Settle plus the

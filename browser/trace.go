@@ -212,7 +212,7 @@ func usToMs(us float64) float64 { return math.Round(us) / 1000 }
 
 // startTrace starts this view's trace unless the options say not to.
 func (s *session) startTrace(ctx context.Context) error {
-	if s.o.NoTrace {
+	if !s.o.TraceMainThread {
 		return nil
 	}
 	t := newTracer()

@@ -50,6 +50,8 @@ func (b *Bench) browserLoad(ctx context.Context, cond probe.Condition, res probe
 		TrustCerts: []*x509.Certificate{b.ca.Cert},
 		Manifest:   b.m,
 		Timeout:    b.opt.Timeout,
+		// The critical path's compute evidence, when the condition asks.
+		TraceMainThread: cond.MainThreadTrace,
 	}
 	if b.tb.Emulated() {
 		o.Host = b.tb.Client()

@@ -178,7 +178,7 @@ func TestWhyChromiumScriptBusyLoopIsCompute(t *testing.T) {
 	if js < 0 || m.Resources[js].Type != page.TypeJS {
 		t.Fatal("the page has no script-loaded resources")
 	}
-	c := probe.Condition{Client: probe.ClientChromium, TLS: probe.TLS13, Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 10 * time.Millisecond}}
+	c := probe.Condition{Client: probe.ClientChromium, MainThreadTrace: true, TLS: probe.TLS13, Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 10 * time.Millisecond}}
 	c.Page, c.Shards = m.Name, len(m.Hosts)
 	b := openBench(t, c, Options{Page: m})
 	script := "var t0=Date.now();while(Date.now()-t0<300){}"

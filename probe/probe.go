@@ -118,6 +118,10 @@ type Condition struct {
 	// real headless Chromium. The default is stored empty so conditions
 	// hashed before the field existed keep their identity.
 	Client string `json:"client,omitempty"`
+	// MainThreadTrace traces Chromium's renderer main thread during the
+	// load (Result.MainThread), the critical path's compute evidence for
+	// client chromium. Off by default: the trace costs wall time per load.
+	MainThreadTrace bool `json:"main_thread_trace,omitempty"`
 	// BrowserProfile is the browser the loader models ("" = chrome16,
 	// the seed studies' browser). Real Chromium is its own profile.
 	BrowserProfile string `json:"browser_profile,omitempty"`
