@@ -77,3 +77,29 @@ func TestChromiumLossStaysPerLoad(t *testing.T) {
 		t.Fatalf("chromium: %v, merged %q; want per-load loss", b.Ms, b.Merged)
 	}
 }
+
+// Chromium's traced main thread: the gap between the script's last byte
+// and the image's request is compute where the thread was busy, and the
+// manifest's delay (none here) adds nothing; without the trace the gap is
+// other client time.
+func TestMainThreadBusyInAGapIsCompute(t *testing.T) {
+	m := twoLevel(10000, 5000, 0)
+	root := entry(0, "1", 0, har.Timings{Blocked: 0, DNS: -1, Connect: 100, SSL: -1, Send: 0, Wait: 100, Receive: 10}, 10000)
+	js := entry(1, "1", 210, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 10}, 1000)
+	// The script ends at 320; the image is requested at 650.
+	img := entry(2, "1", 650, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 10}, 1000)
+	plt := 760.0
+	r := linkResult(plt)
+	b := Analyze(Input{Result: r, Doc: doc(root, js, img), Manifest: m})
+	checkSum(t, b, plt)
+	if b.Ms[probe.CatCompute] != 0 || b.Ms[probe.CatOther] < 329 {
+		t.Fatalf("untraced: compute %.1f, other %.1f; want the gap as other: %v", b.Ms[probe.CatCompute], b.Ms[probe.CatOther], b.Ms)
+	}
+	r.MainThread = []probe.BusyInterval{{StartMs: 100, EndMs: 150}, {StartMs: 321, EndMs: 621, What: "EvaluateScript", URL: "https://s1.spdylab.test/a.js"}, {StartMs: 640, EndMs: 700}}
+	b = Analyze(Input{Result: r, Doc: doc(root, js, img), Manifest: m})
+	checkSum(t, b, plt)
+	// 300 ms of script and 10 ms of the last task before the request.
+	if got := b.Ms[probe.CatCompute]; got < 309.9 || got > 310.1 || b.Largest() != probe.CatCompute {
+		t.Fatalf("traced: compute %.1f ms, want 310, largest: %v", got, b.Ms)
+	}
+}
