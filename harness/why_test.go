@@ -146,6 +146,7 @@ func TestWhyConnectionsMatchTheServersRecords(t *testing.T) {
 			t.Errorf("client connection %d (local %q) has no server record; servers saw %v", ti.ConnID, ti.Local, peers)
 		}
 	}
+	t.Logf("servers: %d retransmits, %d RTOs (%d ms)", r.ServerTCP.Sum.Retransmits, r.ServerTCP.Sum.RTOs, r.ServerTCP.Sum.RTOTimems)
 	for _, m := range r.Breakdown.Merged {
 		if strings.Contains(m, "not per connection") {
 			t.Errorf("loss charged per load although the records match: %q", m)

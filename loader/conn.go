@@ -334,6 +334,8 @@ func TCPInfoOf(id int, host string, ti tcpopt.TCPInfo) probe.TCPInfo {
 		BytesRecv:    ti.BytesRecv,
 		BytesSent:    ti.BytesSent,
 		BytesRetrans: ti.BytesRetrans,
+		RTOs:         ti.RTOs,
+		RTOTimems:    ti.RTOTimems,
 		CongestionCC: ti.Congestion,
 	}
 }

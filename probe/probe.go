@@ -177,7 +177,11 @@ type TCPInfo struct {
 	BytesRecv    uint64  `json:"bytes_received"`
 	BytesSent    uint64  `json:"bytes_sent,omitempty"`    // payload, retransmissions included
 	BytesRetrans uint64  `json:"bytes_retrans,omitempty"` // payload retransmitted
-	CongestionCC string  `json:"cc,omitempty"`
+	// RTOs and RTOTimems: retransmission timeouts and the time spent
+	// recovering from them (Linux 6.7+; 0 before, and in older loads).
+	RTOs         uint32 `json:"rtos,omitempty"`
+	RTOTimems    uint32 `json:"rto_time_ms,omitempty"`
+	CongestionCC string `json:"cc,omitempty"`
 }
 
 // TCPSum adds up the counters of a set of connections.
@@ -190,6 +194,8 @@ type TCPSum struct {
 	BytesRetrans uint64 `json:"bytes_retrans"`
 	BytesAcked   uint64 `json:"bytes_acked"`
 	BytesRecv    uint64 `json:"bytes_received"`
+	RTOs         uint64 `json:"rtos,omitempty"`
+	RTOTimems    uint64 `json:"rto_time_ms,omitempty"`
 }
 
 // SumTCP adds up the counters of conns (the client's Result.TCP or the
@@ -204,6 +210,8 @@ func SumTCP(conns []TCPInfo) TCPSum {
 		s.BytesRetrans += c.BytesRetrans
 		s.BytesAcked += c.BytesAcked
 		s.BytesRecv += c.BytesRecv
+		s.RTOs += uint64(c.RTOs)
+		s.RTOTimems += uint64(c.RTOTimems)
 	}
 	return s
 }

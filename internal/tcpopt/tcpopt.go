@@ -113,7 +113,12 @@ type TCPInfo struct {
 	BytesRecv    uint64
 	BytesSent    uint64 // payload bytes sent, retransmissions included (Linux 4.19+)
 	BytesRetrans uint64 // of which retransmitted (Linux 4.19+)
-	Congestion   string // congestion control algorithm in use
+	// RTOs and RTOTimems are the retransmission timeouts the connection
+	// took and the time it spent recovering from them (Linux 6.7+; 0
+	// before).
+	RTOs       uint32
+	RTOTimems  uint32
+	Congestion string // congestion control algorithm in use
 }
 
 // infiniteSsthresh is the kernel's TCP_INFINITE_SSTHRESH: a connection that
@@ -152,6 +157,8 @@ func Info(c net.Conn) (TCPInfo, error) {
 		BytesRecv:    ti.Bytes_received,
 		BytesSent:    ti.Bytes_sent,
 		BytesRetrans: ti.Bytes_retrans,
+		RTOs:         uint32(ti.Total_rto),
+		RTOTimems:    ti.Total_rto_time,
 		Congestion:   cc,
 	}, nil
 }
