@@ -310,9 +310,7 @@ func (s *session) run(ctx context.Context) error {
 			return s.wrap(err)
 		}
 	}
-	if err := s.startTrace(ctx); err != nil {
-		return s.wrap(err)
-	}
+	s.startTrace(ctx)
 	var nav struct {
 		ErrorText string `json:"errorText"`
 	}

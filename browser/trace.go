@@ -97,6 +97,13 @@ func (t *tracer) end(ctx context.Context, c *cdpConn) error {
 	}
 }
 
+// isEnded reports whether the trace is over (completed, or never started).
+func (t *tracer) isEnded() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ended
+}
+
 // handle takes a Tracing event (the reader goroutine).
 func (t *tracer) handle(ev cdpEvent) {
 	t.mu.Lock()
@@ -210,24 +217,31 @@ func mergeTasks(all []task, origin float64) []probe.BusyInterval {
 
 func usToMs(us float64) float64 { return math.Round(us) / 1000 }
 
-// startTrace starts this view's trace unless the options say not to.
-func (s *session) startTrace(ctx context.Context) error {
+// startTrace starts this view's trace unless the options say not to. A
+// trace that does not start costs the load its intervals, not the load:
+// the reason goes to the HAR's comment (mainThread).
+func (s *session) startTrace(ctx context.Context) {
 	if !s.o.TraceMainThread {
-		return nil
+		return
 	}
 	t := newTracer()
-	s.trace.Store(t)
+	s.trace.Store(t) // before any of its events can arrive
 	if err := t.start(ctx, s.conn); err != nil {
-		return fmt.Errorf("starting the main thread's trace: %w", err)
+		t.mu.Lock()
+		t.decoded = fmt.Errorf("starting the main thread's trace: %w", err)
+		if !t.ended {
+			t.ended = true
+			close(t.done)
+		}
+		t.mu.Unlock()
 	}
-	return nil
 }
 
 // endTrace ends this view's trace; a trace that fails to end leaves the
 // load without intervals and says so in the HAR's comment.
 func (s *session) endTrace(ctx context.Context) {
 	t := s.trace.Load()
-	if t == nil {
+	if t == nil || t.isEnded() {
 		return
 	}
 	if err := t.end(ctx, s.conn); err != nil {
