@@ -13,9 +13,12 @@
 // Loss recovery is charged by the retransmissions of the connection that
 // carried the resource: the client's and the servers' TCP_INFO records
 // match by address and port (probe.TCPInfo.Local, Peer), and the loader's
-// connection ids are its HAR's. Loads without that (stored before, or
-// Chromium, whose HAR names DevTools' socket ids) are charged by the
-// whole load's retransmissions, which Breakdown.Merged says.
+// connection ids are its HAR's. Chromium's HAR names DevTools' socket ids,
+// so its entries go by their server address: the servers' one connection
+// there (an h2 session per host), or several none of which retransmitted.
+// Loads without that evidence (stored before, several HTTPS connections
+// to a server some of which retransmitted) are charged by the whole
+// load's retransmissions, which Breakdown.Merged says.
 //
 // It is pure logic over what a load records: its HAR (har.Document, whose
 // entries carry the manifest's resource IDs for both clients), the page
@@ -104,7 +107,7 @@ type analysis struct {
 type node struct {
 	res        int // resource ID, -1 when not in the manifest
 	url, conn  string
-	host       string
+	host, ip   string // ip: the server's address as the HAR names it
 	start, end float64
 	t          har.Timings
 	bytes      float64 // response bytes on the wire (headers and body)
@@ -139,7 +142,7 @@ func newAnalysis(doc *har.Document, m *page.Manifest, r *probe.Result, rend Rend
 		if err != nil {
 			continue
 		}
-		n := &node{res: -1, url: e.Request.URL, conn: e.Connection, host: hostOf(e.Request.URL), t: e.Timings, pushed: e.Pushed}
+		n := &node{res: -1, url: e.Request.URL, conn: e.Connection, host: hostOf(e.Request.URL), ip: e.ServerIPAddress, t: e.Timings, pushed: e.Pushed}
 		n.start = float64(st.Sub(t0)) / float64(time.Millisecond)
 		n.end = n.start + e.Time
 		n.bytes = responseBytes(e)
@@ -159,6 +162,7 @@ func newAnalysis(doc *har.Document, m *page.Manifest, r *probe.Result, rend Rend
 		return nil, fmt.Errorf("the load has no PLT")
 	}
 	a.ev.departures(a.nodes)
+	a.ev.byServerAddress(r, a.nodes)
 	return a, nil
 }
 

@@ -2,6 +2,7 @@ package critpath
 
 import (
 	"math"
+	"net"
 	"sort"
 	"strconv"
 
@@ -83,13 +84,14 @@ func newEvidence(r *probe.Result) evidence {
 
 // perLoadLoss says why a load's loss recovery was charged by the whole
 // load's retransmissions rather than by its connections'.
-const perLoadLoss = "charged by the load's retransmissions, not per connection (a load stored before connections were recorded with their ports, or a client whose connections its HAR does not name)"
+const perLoadLoss = "charged by the load's retransmissions, not per connection (a load stored before connections were recorded with their ports, or Chromium's connections to a server with several, some of which retransmitted)"
 
 // connRetransmits matches the client's connections to the servers' by
 // address (the client's local address:port is the server's peer) and
 // returns the servers' retransmissions per HAR connection id. Only the
 // loader's records carry the ids its HAR uses (Chromium's HAR names
-// DevTools' socket ids, which ss does not show), so other clients get nil.
+// DevTools' socket ids, which ss does not show), so other clients get nil
+// here and go by server address (byServerAddress).
 func connRetransmits(r *probe.Result) map[string]uint64 {
 	if r.ServerTCP == nil || r.Condition.ClientName() != probe.ClientLoader {
 		return nil
@@ -112,6 +114,43 @@ func connRetransmits(r *probe.Result) map[string]uint64 {
 		out[strconv.Itoa(c.ConnID)] = rt
 	}
 	return out
+}
+
+// byServerAddress gives the HAR connections that the client's records
+// cannot name (Chromium's) the servers' evidence at the entry's server
+// address: the one connection the servers accepted there (one SPDY, h2
+// session per host), or, with several (HTTPS), the knowledge that none of
+// them retransmitted. Several with retransmissions stay per load.
+func (ev *evidence) byServerAddress(r *probe.Result, nodes []*node) {
+	if ev.connRetrans != nil || r.ServerTCP == nil {
+		return
+	}
+	type server struct {
+		conns int
+		rt    uint64
+	}
+	at := map[string]*server{}
+	for _, s := range r.ServerTCP.Conns {
+		ip, _, err := net.SplitHostPort(s.Local)
+		if err != nil {
+			continue // stored before servers recorded their address
+		}
+		if at[ip] == nil {
+			at[ip] = &server{}
+		}
+		at[ip].conns++
+		at[ip].rt += uint64(s.Retransmits)
+	}
+	for _, n := range nodes {
+		s := at[n.ip]
+		if n.conn == "" || s == nil || (s.conns > 1 && s.rt > 0) {
+			continue
+		}
+		if ev.connRetrans == nil {
+			ev.connRetrans = map[string]uint64{}
+		}
+		ev.connRetrans[n.conn] = s.rt
+	}
 }
 
 // lossOf is what the rest of n's receive can be: its connection's own

@@ -66,7 +66,8 @@ func TestLossRecoveryIsChargedToItsConnection(t *testing.T) {
 }
 
 // Chromium's HAR names DevTools' socket ids, not the ss records' numbers:
-// its loads are charged per load even when ports were recorded.
+// without server addresses in its HAR its loads are charged per load, even
+// when ports were recorded.
 func TestChromiumLossStaysPerLoad(t *testing.T) {
 	m, _ := siblings()
 	r, d := twoConnLoad(false)
@@ -101,5 +102,36 @@ func TestMainThreadBusyInAGapIsCompute(t *testing.T) {
 	// 300 ms of script and 10 ms of the last task before the request.
 	if got := b.Ms[probe.CatCompute]; got < 309.9 || got > 310.1 || b.Largest() != probe.CatCompute {
 		t.Fatalf("traced: compute %.1f ms, want 310, largest: %v", got, b.Ms)
+	}
+}
+
+// Chromium's HAR names its connections by DevTools' ids and its servers'
+// addresses: a server address with one connection (an h2 session per
+// host) is that connection's evidence; one with several (HTTPS) is only
+// evidence when none of them retransmitted.
+func TestChromiumLossByServerAddress(t *testing.T) {
+	m, _ := siblings()
+	for _, tc := range []struct {
+		name        string
+		lossyIP     string // the lossy connection's server address; the clean one is 10.0.1.1
+		wantLoss    bool
+		wantPerLoad bool
+	}{
+		{"one connection per address, path on the clean one", "10.0.2.1", false, false},
+		{"two connections at one address, one lossy", "10.0.1.1", true, true},
+	} {
+		r, d := twoConnLoad(false)
+		r.Condition.Client = probe.ClientChromium
+		d.Log.Entries[0].ServerIPAddress, d.Log.Entries[1].ServerIPAddress = "10.0.1.1", "10.0.1.1"
+		d.Log.Entries[2].ServerIPAddress = tc.lossyIP
+		r.ServerTCP.Conns[0].Local = tc.lossyIP + ":443" // the lossy one
+		b := Analyze(Input{Result: r, Doc: d, Manifest: m})
+		checkSum(t, b, r.PLTms)
+		if got := b.Ms[probe.CatLoss] > 0; got != tc.wantLoss {
+			t.Errorf("%s: loss %.0f ms, want loss %v: %v", tc.name, b.Ms[probe.CatLoss], tc.wantLoss, b.Ms)
+		}
+		if perLoad := strings.Contains(strings.Join(b.Merged, "\n"), "not per connection"); perLoad != tc.wantPerLoad {
+			t.Errorf("%s: merged %q, want the per-load note %v", tc.name, b.Merged, tc.wantPerLoad)
+		}
 	}
 }
