@@ -57,7 +57,7 @@ func (s *session) result(r probe.Result, loadErr error) (probe.Result, error) {
 	if loadErr != nil {
 		h.Comment = "load failed: " + loadErr.Error()
 	} else if busy, err := s.mainThread(nav.start); err != nil {
-		h.Comment += "; no main-thread intervals: " + err.Error()
+		h.Comment = "no main-thread intervals: " + err.Error()
 	} else {
 		r.MainThread = busy
 	}

@@ -28,7 +28,7 @@ var traceCategories = []string{"devtools.timeline"}
 // traceEndTimeout bounds the wait for the trace's last batch after
 // Tracing.end; a trace that does not finish leaves the load without
 // main-thread intervals, not failed.
-const traceEndTimeout = 3 * time.Second
+const traceEndTimeout = 10 * time.Second
 
 // traceEvent is one trace event as Chromium writes it (ts and dur in µs of
 // the same monotonic clock as the Network domain's timestamps).

@@ -111,6 +111,7 @@ type node struct {
 	start, end float64
 	t          har.Timings
 	bytes      float64 // response bytes on the wire (headers and body)
+	body       float64 // of which the body
 	reqBytes   float64 // request bytes on the wire (estimated)
 	pushed     bool
 	// derived by the upload model: when the request's last byte left the
@@ -146,6 +147,7 @@ func newAnalysis(doc *har.Document, m *page.Manifest, r *probe.Result, rend Rend
 		n.start = float64(st.Sub(t0)) / float64(time.Millisecond)
 		n.end = n.start + e.Time
 		n.bytes = responseBytes(e)
+		n.body = float64(max(e.Response.BodySize, 0))
 		n.reqBytes = requestBytes(e) * headerRatio
 		if e.ResourceID != nil {
 			n.res = *e.ResourceID

@@ -118,38 +118,44 @@ func connRetransmits(r *probe.Result) map[string]uint64 {
 
 // byServerAddress gives the HAR connections that the client's records
 // cannot name (Chromium's) the servers' evidence at the entry's server
-// address: the one connection the servers accepted there (one SPDY, h2
-// session per host), or, with several (HTTPS), the knowledge that none of
-// them retransmitted. Several with retransmissions stay per load.
+// address. A server connection can have carried a HAR connection only if
+// the client acknowledged at least its response bodies' bytes (which
+// rules out the preconnects Chromium opens and never uses); the one such
+// connection is the entry's, and several none of which retransmitted
+// prove it clean. Several with retransmissions leave it to the load.
 func (ev *evidence) byServerAddress(r *probe.Result, nodes []*node) {
 	if ev.connRetrans != nil || r.ServerTCP == nil {
 		return
 	}
-	type server struct {
-		conns int
-		rt    uint64
-	}
-	at := map[string]*server{}
+	at := map[string][]probe.TCPInfo{}
 	for _, s := range r.ServerTCP.Conns {
-		ip, _, err := net.SplitHostPort(s.Local)
-		if err != nil {
-			continue // stored before servers recorded their address
+		if ip, _, err := net.SplitHostPort(s.Local); err == nil { // else stored before servers recorded it
+			at[ip] = append(at[ip], s)
 		}
-		if at[ip] == nil {
-			at[ip] = &server{}
-		}
-		at[ip].conns++
-		at[ip].rt += uint64(s.Retransmits)
+	}
+	carried := map[string]float64{}
+	for _, n := range nodes {
+		carried[n.conn] += n.body
 	}
 	for _, n := range nodes {
-		s := at[n.ip]
-		if n.conn == "" || s == nil || (s.conns > 1 && s.rt > 0) {
+		if n.conn == "" {
+			continue
+		}
+		var rt uint64
+		cands := 0
+		for _, s := range at[n.ip] {
+			if float64(s.BytesAcked) >= carried[n.conn] {
+				cands++
+				rt += uint64(s.Retransmits)
+			}
+		}
+		if cands == 0 || (cands > 1 && rt > 0) {
 			continue
 		}
 		if ev.connRetrans == nil {
 			ev.connRetrans = map[string]uint64{}
 		}
-		ev.connRetrans[n.conn] = s.rt
+		ev.connRetrans[n.conn] = rt
 	}
 }
 

@@ -25,8 +25,9 @@ func twoConnLoad(lastOnLossy bool) (*probe.Result, *har.Document) {
 		{ConnID: 2, Host: "s1.spdylab.test", Local: "10.0.0.1:40002", Peer: "10.0.1.1:443"},
 	}
 	r.ServerTCP = probe.NewServerTCP([]probe.TCPInfo{
-		{ConnID: 1, Host: "s1.spdylab.test", Local: "10.0.1.1:443", Peer: "10.0.0.1:40002", Retransmits: 40},
-		{ConnID: 2, Host: "s1.spdylab.test", Local: "10.0.1.1:443", Peer: "10.0.0.1:40001"},
+		{ConnID: 1, Host: "s1.spdylab.test", Local: "10.0.1.1:443", Peer: "10.0.0.1:40002", Retransmits: 40, BytesAcked: 300000},
+		{ConnID: 2, Host: "s1.spdylab.test", Local: "10.0.1.1:443", Peer: "10.0.0.1:40001", BytesAcked: 300000},
+		{ConnID: 3, Host: "s1.spdylab.test", Local: "10.0.1.1:443", Peer: "10.0.0.1:40003"}, // a preconnect never used
 	})
 	return r, doc(root, js, img)
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/browser"
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
@@ -201,10 +203,44 @@ func TestWhyChromiumScriptBusyLoopIsCompute(t *testing.T) {
 	if sum := bd.Total(); sum < r.PLTms*0.99 || sum > r.PLTms*1.01 {
 		t.Fatalf("categories add up to %.1f ms, PLT %.1f ms: %v", sum, r.PLTms, bd.Ms)
 	}
+	if len(r.MainThread) == 0 {
+		var d har.Document
+		json.Unmarshal(r.HAR, &d)
+		t.Fatalf("no main-thread intervals; the HAR says: %s", d.Log.Comment)
+	}
 	busy := 0.0
 	for _, iv := range r.MainThread {
 		busy += iv.EndMs - iv.StartMs
 	}
 	t.Logf("chromium PLT %.0f ms: %v; %d main-thread intervals, %.0f ms busy", r.PLTms, bd.Ms, len(r.MainThread), busy)
 	wantLargest(t, r, probe.CatCompute)
+}
+
+// Chromium over h2 with loss, two hosts: each host's one session is
+// matched by its server address to the servers' record, so loss recovery
+// is charged per connection, not per load.
+func TestWhyChromiumLossIsChargedPerConnection(t *testing.T) {
+	testutil.RequireRoot(t)
+	if _, err := browser.FindBinary(""); err != nil {
+		t.Skipf("no Chromium: %v", err)
+	}
+	m, err := page.Generate("generic:n=12,mean=60k,dist=fixed", 2, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := probe.Condition{Client: probe.ClientChromium, TLS: probe.TLS13, Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 40 * time.Millisecond, LossDown: 0.03}}
+	r := explainedLoad(t, c, m, probe.ProtoH2)
+	if r.ServerTCP.Retransmits() == 0 {
+		t.Skip("no retransmission in this load: nothing to charge")
+	}
+	for _, s := range r.ServerTCP.Conns {
+		if s.Local == "" {
+			t.Fatalf("a server record without its address: %+v", s)
+		}
+	}
+	for _, note := range r.Breakdown.Merged {
+		if strings.Contains(note, "not per connection") {
+			t.Fatalf("loss charged per load: %q (servers %+v)", note, r.ServerTCP.Conns)
+		}
+	}
 }
