@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -58,6 +59,11 @@ type Options struct {
 	Manifest *page.Manifest
 	// Timeout bounds the load; 0 = 60 s.
 	Timeout time.Duration
+	// TraceMainThread traces Chromium's renderer main thread during the
+	// load (trace.go): the result's MainThread intervals, the critical
+	// path's compute evidence. It costs each load seconds of wall time
+	// (Tracing.start and the trace's flush), not PLT.
+	TraceMainThread bool
 	// Settle is how long the network must stay quiet after onload before
 	// a load without a manifest ends; 0 = 1 s. A load with a manifest
 	// whose resources are not all finished ends after Settle plus the
@@ -212,10 +218,17 @@ type session struct {
 	// measured view's TCP_INFO leaves out.
 	targetID    string
 	skipSockets map[string]bool
+	// trace is the renderer main thread's trace of this view (trace.go);
+	// nil until run starts it. The reader goroutine hands it events.
+	trace atomic.Pointer[tracer]
 }
 
 // onEvent is the DevTools event callback (the reader goroutine).
 func (s *session) onEvent(ev cdpEvent) {
+	if t := s.trace.Load(); t != nil && strings.HasPrefix(ev.Method, "Tracing.") {
+		t.handle(ev)
+		return
+	}
 	s.col.handle(ev)
 	if ev.Method == "Target.attachedToTarget" {
 		var e struct {
@@ -300,6 +313,7 @@ func (s *session) run(ctx context.Context) error {
 			return s.wrap(err)
 		}
 	}
+	s.startTrace(ctx)
 	var nav struct {
 		ErrorText string `json:"errorText"`
 	}
@@ -309,7 +323,11 @@ func (s *session) run(ctx context.Context) error {
 	if nav.ErrorText != "" {
 		return fmt.Errorf("browser: navigating to %s: %s", s.o.URL, nav.ErrorText)
 	}
-	return s.wait(ctx)
+	if err := s.wait(ctx); err != nil {
+		return err
+	}
+	s.endTrace(ctx)
+	return nil
 }
 
 // wrap turns a DevTools error after Chromium died into one naming that.

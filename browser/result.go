@@ -58,6 +58,10 @@ func (s *session) result(r probe.Result, loadErr error) (probe.Result, error) {
 	h := newHARLog(s.proc.version, har.NewPage(wallTime(nav.wall), s.o.URL, comment, pt), t.entries)
 	if loadErr != nil {
 		h.Comment = "load failed: " + loadErr.Error()
+	} else if busy, err := s.mainThread(nav.start); err != nil {
+		h.Comment = "no main-thread intervals: " + err.Error()
+	} else {
+		r.MainThread = busy
 	}
 	b, err := json.MarshalIndent(struct {
 		Log harLog `json:"log"`

@@ -123,6 +123,7 @@ func parseSS(out []byte) ([]ssSocket, error) {
 			return nil, fmt.Errorf("ss output line %d: peer %q is not host:port", n, clip(sk.peer))
 		}
 		sk.info.Host = sk.peer
+		sk.info.Local, sk.info.Peer = sk.local, sk.peer
 		for _, tok := range f[5:] {
 			if strings.HasPrefix(tok, "users:(") {
 				sk.pids = append(sk.pids, ssPIDs(tok)...)

@@ -6,6 +6,20 @@
 // the sender's window, loss recovery, client compute and other client
 // time. Every millisecond of PLT lands in exactly one category.
 //
+// Client compute in a gap between a parent's bytes and its child's
+// request is the manifest's delay and the loader's modelled renderer
+// costs, and for Chromium every stretch of the gap its renderer main
+// thread was busy (probe.Result.MainThread, from a DevTools trace).
+// Loss recovery is charged by the retransmissions of the connection that
+// carried the resource: the client's and the servers' TCP_INFO records
+// match by address and port (probe.TCPInfo.Local, Peer), and the loader's
+// connection ids are its HAR's. Chromium's HAR names DevTools' socket ids,
+// so its entries go by their server address: the servers' one connection
+// there (an h2 session per host), or several none of which retransmitted.
+// Loads without that evidence (stored before, several HTTPS connections
+// to a server some of which retransmitted) are charged by the whole
+// load's retransmissions, which Breakdown.Merged says.
+//
 // It is pure logic over what a load records: its HAR (har.Document, whose
 // entries carry the manifest's resource IDs for both clients), the page
 // manifest (each resource's parent and how it is discovered), the
@@ -18,6 +32,7 @@ package critpath
 import (
 	"fmt"
 	"math"
+	"sort"
 	"time"
 
 	"github.com/spdylab/spdylab/har"
@@ -27,7 +42,8 @@ import (
 
 // Renderer are the loader's renderer costs (loader.RendererCosts): the
 // client compute that explains a gap or part of a request's queueing.
-// Zero for Chromium, whose main thread is not traced.
+// Zero for Chromium, whose compute evidence is its traced main thread
+// (probe.Result.MainThread) instead.
 type Renderer struct {
 	CommitDelay  time.Duration // the root's bytes reach the scanner this late
 	DispatchCost time.Duration // each request's turn on the renderer's thread
@@ -76,21 +92,26 @@ type analysis struct {
 	m     *page.Manifest
 	ev    evidence
 	rend  Renderer
+	busy  []probe.BusyInterval // Chromium's main thread (Result.MainThread)
 	plt   float64
 
 	ms     map[string]float64
 	path   []probe.PathStep
 	merged map[string]string // merged category -> why
+	// lossPerLoad: some loss recovery was charged by the load's
+	// retransmissions, not its connection's (evidence.lossOf).
+	lossPerLoad bool
 }
 
 // node is one HAR entry on the load's clock.
 type node struct {
 	res        int // resource ID, -1 when not in the manifest
 	url, conn  string
-	host       string
+	host, ip   string // ip: the server's address as the HAR names it
 	start, end float64
 	t          har.Timings
 	bytes      float64 // response bytes on the wire (headers and body)
+	body       float64 // of which the body
 	reqBytes   float64 // request bytes on the wire (estimated)
 	pushed     bool
 	// derived by the upload model: when the request's last byte left the
@@ -106,7 +127,7 @@ func newAnalysis(doc *har.Document, m *page.Manifest, r *probe.Result, rend Rend
 	if err != nil {
 		return nil, fmt.Errorf("the HAR's page start: %w", err)
 	}
-	a := &analysis{byRes: map[int]*node{}, m: m, rend: rend, plt: r.PLTms,
+	a := &analysis{byRes: map[int]*node{}, m: m, rend: rend, busy: r.MainThread, plt: r.PLTms,
 		ms: map[string]float64{}, merged: map[string]string{}}
 	a.ev = newEvidence(r)
 	headerRatio := 1.0
@@ -122,10 +143,11 @@ func newAnalysis(doc *har.Document, m *page.Manifest, r *probe.Result, rend Rend
 		if err != nil {
 			continue
 		}
-		n := &node{res: -1, url: e.Request.URL, conn: e.Connection, host: hostOf(e.Request.URL), t: e.Timings, pushed: e.Pushed}
+		n := &node{res: -1, url: e.Request.URL, conn: e.Connection, host: hostOf(e.Request.URL), ip: e.ServerIPAddress, t: e.Timings, pushed: e.Pushed}
 		n.start = float64(st.Sub(t0)) / float64(time.Millisecond)
 		n.end = n.start + e.Time
 		n.bytes = responseBytes(e)
+		n.body = float64(max(e.Response.BodySize, 0))
 		n.reqBytes = requestBytes(e) * headerRatio
 		if e.ResourceID != nil {
 			n.res = *e.ResourceID
@@ -142,6 +164,7 @@ func newAnalysis(doc *har.Document, m *page.Manifest, r *probe.Result, rend Rend
 		return nil, fmt.Errorf("the load has no PLT")
 	}
 	a.ev.departures(a.nodes)
+	a.ev.byServerAddress(r, a.nodes)
 	return a, nil
 }
 
@@ -186,7 +209,7 @@ func (a *analysis) walk() *probe.Breakdown {
 		parent, trigger, kind, explained := a.triggerOf(n)
 		trigger = math.Max(math.Min(trigger, start), 0)
 		gap := start - trigger
-		compute := math.Min(gap, explained)
+		compute := a.computeIn(trigger, start, explained)
 		a.add(probe.CatCompute, compute)
 		a.add(probe.CatOther, gap-compute)
 		steps = append(steps, probe.PathStep{ResourceID: n.res, URL: n.url, StartMs: round3(start), EndMs: round3(end), Trigger: kind})
@@ -206,6 +229,9 @@ func (a *analysis) walk() *probe.Breakdown {
 		if why, ok := a.merged[c]; ok && a.ms[c] > 0 {
 			b.Merged = append(b.Merged, probe.CategoryTitle(c)+": "+why)
 		}
+	}
+	if a.lossPerLoad && a.ms[probe.CatLoss] > 0 {
+		b.Merged = append(b.Merged, probe.CategoryTitle(probe.CatLoss)+": "+perLoadLoss)
 	}
 	return b
 }
@@ -247,6 +273,32 @@ func (a *analysis) triggerOf(n *node) (parent *node, at float64, kind string, ex
 		at = p.end
 	}
 	return p, math.Max(at, p.start), r.Discovery.Kind, explained
+}
+
+// computeIn is how much of the gap [from, to] before a request is client
+// compute: the last `explained` ms of it (the manifest's delay, the
+// renderer's modelled costs) together with every stretch the traced main
+// thread was busy in it (Chromium: parsing the parent, running its
+// script, or any other task that kept the thread from issuing the request).
+func (a *analysis) computeIn(from, to, explained float64) float64 {
+	if to <= from {
+		return 0
+	}
+	iv := [][2]float64{{math.Max(to-explained, from), to}}
+	for _, b := range a.busy {
+		if lo, hi := math.Max(b.StartMs, from), math.Min(b.EndMs, to); hi > lo {
+			iv = append(iv, [2]float64{lo, hi})
+		}
+	}
+	sort.Slice(iv, func(i, j int) bool { return iv[i][0] < iv[j][0] })
+	total, end := 0.0, from
+	for _, x := range iv {
+		if lo := math.Max(x[0], end); x[1] > lo {
+			total += x[1] - lo
+			end = x[1]
+		}
+	}
+	return math.Min(total, to-from)
 }
 
 func (a *analysis) add(cat string, ms float64) {

@@ -119,7 +119,8 @@ func TestReceiveSplitsByEvidence(t *testing.T) {
 		merge bool
 	}{
 		{"no retransmissions", func(*probe.Result) {}, probe.CatWindow, false},
-		{"retransmissions", func(r *probe.Result) { r.ServerTCP.Sum.Retransmits = 30 }, probe.CatLoss, false},
+		// No ports recorded: the load's retransmissions decide, and the breakdown says so.
+		{"retransmissions", func(r *probe.Result) { r.ServerTCP.Sum.Retransmits = 30 }, probe.CatLoss, true},
 		{"no TCP_INFO, link losses", func(r *probe.Result) { r.ServerTCP = nil; r.Link.Down.PktsLost = 20 }, probe.CatWindowOrLoss, true},
 		{"no TCP_INFO, clean link", func(r *probe.Result) { r.ServerTCP = nil }, probe.CatWindow, false},
 	} {

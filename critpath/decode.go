@@ -26,6 +26,7 @@ func decodeHAR(b []byte) (*har.Document, error) {
 		e.Request = har.Request{URL: s.Request.URL, Headers: s.Request.Headers, HeadersSize: s.Request.HeadersSize, BodySize: s.Request.BodySize}
 		e.Response.BodySize, e.Response.HeadersSize, e.Response.Content.Size = s.Response.BodySize, s.Response.HeadersSize, s.Response.Content.Size
 		e.Connection, e.Pushed, e.ResourceID, e.Error = s.Connection, s.Pushed, s.ResourceID, s.Error
+		e.ServerIPAddress = s.ServerIPAddress
 	}
 	return doc, nil
 }
@@ -49,7 +50,9 @@ type slimEntry struct {
 	} `json:"response"`
 	Timings    har.Timings `json:"timings"`
 	Connection string      `json:"connection"`
-	Pushed     bool        `json:"_pushed"`
-	ResourceID *int        `json:"_resourceId"`
-	Error      string      `json:"_error"`
+	// ServerIPAddress matches Chromium's connections to the servers'.
+	ServerIPAddress string `json:"serverIPAddress"`
+	Pushed          bool   `json:"_pushed"`
+	ResourceID      *int   `json:"_resourceId"`
+	Error           string `json:"_error"`
 }

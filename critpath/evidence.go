@@ -2,7 +2,9 @@ package critpath
 
 import (
 	"math"
+	"net"
 	"sort"
+	"strconv"
 
 	"github.com/spdylab/spdylab/probe"
 )
@@ -20,8 +22,14 @@ type evidence struct {
 	// bottleneck carried each connection's requests (departures).
 	busy map[string][][2]float64
 
-	// loss: what the rest of a receive is (lossNone, lossSome, lossUnknown).
-	loss               int
+	// loss: what the rest of a receive is (lossNone, lossSome, lossUnknown),
+	// from the whole load's counters.
+	loss int
+	// connRetrans are the servers' retransmissions on each of the load's
+	// connections, keyed by the HAR's connection id: where a connection is
+	// in it, its own counter decides instead of the load's. Nil when the
+	// client's and the servers' records cannot be matched.
+	connRetrans        map[string]uint64
 	noRate, noRTT, why string // why a merged category is merged
 }
 
@@ -70,7 +78,98 @@ func newEvidence(r *probe.Result) evidence {
 		ev.noRTT = "neither the condition nor the client's TCP_INFO gives a round-trip time"
 	}
 	ev.loss, ev.why = lossEvidence(r, emulated)
+	ev.connRetrans = connRetransmits(r)
 	return ev
+}
+
+// perLoadLoss says why a load's loss recovery was charged by the whole
+// load's retransmissions rather than by its connections'.
+const perLoadLoss = "charged by the load's retransmissions, not per connection (a load stored before connections were recorded with their ports, or Chromium's connections to a server with several, some of which retransmitted)"
+
+// connRetransmits matches the client's connections to the servers' by
+// address (the client's local address:port is the server's peer) and
+// returns the servers' retransmissions per HAR connection id. Only the
+// loader's records carry the ids its HAR uses (Chromium's HAR names
+// DevTools' socket ids, which ss does not show), so other clients get nil
+// here and go by server address (byServerAddress).
+func connRetransmits(r *probe.Result) map[string]uint64 {
+	if r.ServerTCP == nil || r.Condition.ClientName() != probe.ClientLoader {
+		return nil
+	}
+	byPeer := map[string]uint64{}
+	for _, s := range r.ServerTCP.Conns {
+		if s.Peer != "" {
+			byPeer[s.Peer] += uint64(s.Retransmits)
+		}
+	}
+	var out map[string]uint64
+	for _, c := range r.TCP {
+		rt, ok := byPeer[c.Local]
+		if c.Local == "" || !ok {
+			continue
+		}
+		if out == nil {
+			out = map[string]uint64{}
+		}
+		out[strconv.Itoa(c.ConnID)] = rt
+	}
+	return out
+}
+
+// byServerAddress gives the HAR connections that the client's records
+// cannot name (Chromium's) the servers' evidence at the entry's server
+// address. A server connection can have carried a HAR connection only if
+// the client acknowledged at least its response bodies' bytes (which
+// rules out the preconnects Chromium opens and never uses); the one such
+// connection is the entry's, and several none of which retransmitted
+// prove it clean. Several with retransmissions leave it to the load.
+func (ev *evidence) byServerAddress(r *probe.Result, nodes []*node) {
+	if ev.connRetrans != nil || r.ServerTCP == nil {
+		return
+	}
+	at := map[string][]probe.TCPInfo{}
+	for _, s := range r.ServerTCP.Conns {
+		if ip, _, err := net.SplitHostPort(s.Local); err == nil { // else stored before servers recorded it
+			at[ip] = append(at[ip], s)
+		}
+	}
+	carried := map[string]float64{}
+	for _, n := range nodes {
+		carried[n.conn] += n.body
+	}
+	for _, n := range nodes {
+		if n.conn == "" {
+			continue
+		}
+		var rt uint64
+		cands := 0
+		for _, s := range at[n.ip] {
+			if float64(s.BytesAcked) >= carried[n.conn] {
+				cands++
+				rt += uint64(s.Retransmits)
+			}
+		}
+		if cands == 0 || (cands > 1 && rt > 0) {
+			continue
+		}
+		if ev.connRetrans == nil {
+			ev.connRetrans = map[string]uint64{}
+		}
+		ev.connRetrans[n.conn] = rt
+	}
+}
+
+// lossOf is what the rest of n's receive can be: its connection's own
+// evidence when the records matched, else the load's (and whether it is
+// the load's).
+func (ev *evidence) lossOf(n *node) (loss int, perLoad bool) {
+	if rt, ok := ev.connRetrans[n.conn]; ok {
+		if rt == 0 {
+			return lossNone, false
+		}
+		return lossSome, false
+	}
+	return ev.loss, ev.loss == lossSome
 }
 
 // lossEvidence says what the rest of a receive can be called: the
@@ -97,7 +196,8 @@ func lossEvidence(r *probe.Result, emulated bool) (int, string) {
 }
 
 // rest splits what of a receive the link's rate does not explain.
-// Without retransmissions it is the sender's window. With them, loss
+// Without retransmissions (on n's connection when the records say which
+// connection, else anywhere in the load) it is the sender's window. With them, loss
 // recovery is what remains beyond slow start from the initial window to
 // the response's size (an upper bound on the window's share, so the loss
 // is never overstated); without the evidence the two are one category.
@@ -105,12 +205,16 @@ func (ev *evidence) rest(a *analysis, n *node, ms float64) map[string]float64 {
 	if ms <= 0 {
 		return nil
 	}
-	switch ev.loss {
+	loss, perLoad := ev.lossOf(n)
+	switch loss {
 	case lossNone:
 		return map[string]float64{probe.CatWindow: ms}
 	case lossSome:
 		if ev.rttMs > 0 {
 			w := math.Min(ms, math.Max(ev.slowStartMs(n.bytes)-ev.linkMs(n.bytes), 0))
+			if perLoad && ms > w {
+				a.lossPerLoad = true
+			}
 			return map[string]float64{probe.CatWindow: w, probe.CatLoss: ms - w}
 		}
 		a.merged[probe.CatWindowOrLoss] = "the servers retransmitted but no round-trip time is known to model slow start"

@@ -51,6 +51,8 @@ func (b *Bench) browserLoad(ctx context.Context, cond probe.Condition, res probe
 		Manifest:   b.m,
 		Timeout:    b.opt.Timeout,
 		HTTPSHosts: b.httpsHosts,
+		// The critical path's compute evidence, when the condition asks.
+		TraceMainThread: cond.MainThreadTrace,
 	}
 	if b.tb.Emulated() {
 		o.Host = b.tb.Client()

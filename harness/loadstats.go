@@ -81,7 +81,7 @@ func (b *Bench) takeServerTCP() *probe.ServerTCP {
 		host := b.serverHosts[i]
 		for _, c := range s.TakeTCPInfo() {
 			ti := loader.TCPInfoOf(len(conns)+1, host, c.Info)
-			ti.Peer = c.Peer
+			ti.Local, ti.Peer = c.Local, c.Peer
 			conns = append(conns, ti)
 		}
 	}

@@ -2,10 +2,17 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/browser"
+	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
@@ -120,4 +127,120 @@ func TestWhyScriptDelayIsCompute(t *testing.T) {
 	c := probe.Condition{Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 10 * time.Millisecond}}
 	r := explainedLoad(t, c, m, probe.ProtoH2)
 	wantLargest(t, r, probe.CatCompute)
+}
+
+// Every client connection of a real HTTPS load (six to one host) finds
+// the servers' record of the same connection by its port, so loss
+// recovery can be charged per connection; over 3% loss the breakdown then
+// charges it without the per-load note.
+func TestWhyConnectionsMatchTheServersRecords(t *testing.T) {
+	c := probe.Condition{Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 40 * time.Millisecond, LossDown: 0.03}}
+	r := explainedLoad(t, c, generated(t, "generic:n=24,mean=40k,dist=fixed"), probe.ProtoHTTPS)
+	if len(r.TCP) < 2 || r.ServerTCP == nil {
+		t.Fatalf("want several client connections and the servers' records: %d client, %+v", len(r.TCP), r.ServerTCP)
+	}
+	peers := map[string]bool{}
+	for _, s := range r.ServerTCP.Conns {
+		peers[s.Peer] = true
+	}
+	for _, ti := range r.TCP {
+		if ti.Local == "" || !peers[ti.Local] {
+			t.Errorf("client connection %d (local %q) has no server record; servers saw %v", ti.ConnID, ti.Local, peers)
+		}
+	}
+	t.Logf("servers: %d retransmits, %d RTOs (%d ms)", r.ServerTCP.Sum.Retransmits, r.ServerTCP.Sum.RTOs, r.ServerTCP.Sum.RTOTimems)
+	for _, m := range r.Breakdown.Merged {
+		if strings.Contains(m, "not per connection") {
+			t.Errorf("loss charged per load although the records match: %q", m)
+		}
+	}
+}
+
+// A script that busy-loops 300 ms on Chromium's main thread before it
+// requests its image: the manifest gives the image no delay, so only the
+// traced main thread can say that the gap was compute.
+func TestWhyChromiumScriptBusyLoopIsCompute(t *testing.T) {
+	testutil.RequireRoot(t)
+	if _, err := browser.FindBinary(""); err != nil {
+		t.Skipf("no Chromium: %v", err)
+	}
+	m := generated(t, "generic:n=8,mean=2k,depth=2")
+	js := -1
+	var children []string
+	for i := range m.Resources {
+		d := &m.Resources[i].Discovery
+		if d.Kind != page.KindOnload {
+			continue
+		}
+		d.Delay = 0 // no script's delay explains any gap
+		if js < 0 || m.Resources[i].Parent == js {
+			js = m.Resources[i].Parent
+			children = append(children, m.URL(i))
+		}
+	}
+	if js < 0 || m.Resources[js].Type != page.TypeJS {
+		t.Fatal("the page has no script-loaded resources")
+	}
+	c := probe.Condition{Client: probe.ClientChromium, MainThreadTrace: true, TLS: probe.TLS13, Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 10 * time.Millisecond}}
+	c.Page, c.Shards = m.Name, len(m.Hosts)
+	b := openBench(t, c, Options{Page: m})
+	script := "var t0=Date.now();while(Date.now()-t0<300){}"
+	for _, u := range children {
+		script += fmt.Sprintf("new Image().src=%q;", u)
+	}
+	script += "/*" + strings.Repeat("x", max(m.Resources[js].Size-len(script)-5, 0)) + "*/\n"
+	if err := os.WriteFile(filepath.Join(b.SiteDir(), m.Resources[js].SiteFile()), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := b.Load(context.Background(), probe.ProtoH2, 0)
+	if r.Failed {
+		t.Fatalf("load failed: %s", r.Error)
+	}
+	bd := r.Breakdown
+	if bd == nil || bd.None != "" {
+		t.Fatalf("no breakdown: %+v", bd)
+	}
+	if sum := bd.Total(); sum < r.PLTms*0.99 || sum > r.PLTms*1.01 {
+		t.Fatalf("categories add up to %.1f ms, PLT %.1f ms: %v", sum, r.PLTms, bd.Ms)
+	}
+	if len(r.MainThread) == 0 {
+		var d har.Document
+		json.Unmarshal(r.HAR, &d)
+		t.Fatalf("no main-thread intervals; the HAR says: %s", d.Log.Comment)
+	}
+	busy := 0.0
+	for _, iv := range r.MainThread {
+		busy += iv.EndMs - iv.StartMs
+	}
+	t.Logf("chromium PLT %.0f ms: %v; %d main-thread intervals, %.0f ms busy", r.PLTms, bd.Ms, len(r.MainThread), busy)
+	wantLargest(t, r, probe.CatCompute)
+}
+
+// Chromium over h2 with loss, two hosts: each host's one session is
+// matched by its server address to the servers' record, so loss recovery
+// is charged per connection, not per load.
+func TestWhyChromiumLossIsChargedPerConnection(t *testing.T) {
+	testutil.RequireRoot(t)
+	if _, err := browser.FindBinary(""); err != nil {
+		t.Skipf("no Chromium: %v", err)
+	}
+	m, err := page.Generate("generic:n=12,mean=60k,dist=fixed", 2, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := probe.Condition{Client: probe.ClientChromium, TLS: probe.TLS13, Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 40 * time.Millisecond, LossDown: 0.03}}
+	r := explainedLoad(t, c, m, probe.ProtoH2)
+	if r.ServerTCP.Retransmits() == 0 {
+		t.Skip("no retransmission in this load: nothing to charge")
+	}
+	for _, s := range r.ServerTCP.Conns {
+		if s.Local == "" {
+			t.Fatalf("a server record without its address: %+v", s)
+		}
+	}
+	for _, note := range r.Breakdown.Merged {
+		if strings.Contains(note, "not per connection") {
+			t.Fatalf("loss charged per load: %q (servers %+v)", note, r.ServerTCP.Conns)
+		}
+	}
 }

@@ -293,7 +293,11 @@ func (l *load) tcpInfos() []probe.TCPInfo {
 		if err != nil {
 			continue // not a TCP socket (a test's pipe) or already gone
 		}
-		out = append(out, TCPInfoOf(c.id, c.host, ti))
+		info := TCPInfoOf(c.id, c.host, ti)
+		// The local port is what the server's record of this connection
+		// names as its peer: the two sides' records match by it.
+		info.Local, info.Peer = c.raw.LocalAddr().String(), c.raw.RemoteAddr().String()
+		out = append(out, info)
 	}
 	return out
 }
@@ -332,6 +336,8 @@ func TCPInfoOf(id int, host string, ti tcpopt.TCPInfo) probe.TCPInfo {
 		BytesRecv:    ti.BytesRecv,
 		BytesSent:    ti.BytesSent,
 		BytesRetrans: ti.BytesRetrans,
+		RTOs:         ti.RTOs,
+		RTOTimems:    ti.RTOTimems,
 		CongestionCC: ti.Congestion,
 	}
 	if pacingCapped(ti.MaxPacingRate) { // the pacing knob's evidence

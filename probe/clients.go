@@ -196,6 +196,9 @@ func normalizeClient(c Condition) (Condition, error) {
 	if cl.Browser && c.BrowserProfile != "" {
 		return c, fmt.Errorf("browser profile %s models a browser in the loader; client %s is a real browser (leave the profile at its default)", c.BrowserProfile, cl.Name)
 	}
+	if c.MainThreadTrace && !cl.Browser {
+		return c, fmt.Errorf("main_thread_trace traces a real browser's renderer; client %s models its renderer (set client = %s, or drop main_thread_trace)", cl.Name, ClientChromium)
+	}
 	c, err := normalizeRendererCosts(c, cl)
 	if err != nil {
 		return c, err

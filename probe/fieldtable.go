@@ -160,6 +160,12 @@ var Fields = []Field{
 	{Name: "client", Setup: true, Kind: KindString, Default: ClientLoader, Canon: oneOf(ClientNames()...), Flag: FlagLoad,
 		Help:  "who loads the page: " + OneOf(ClientNames()),
 		apply: func(c *Condition, v map[string]string) error { c.Client = v["client"]; return nil }},
+	{Name: "main_thread_trace", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
+		Help: "client chromium: trace the renderer's main thread during the load, so that the critical path counts script, parse and layout time in its gaps as compute (each load takes longer in wall time, not in PLT)",
+		apply: func(c *Condition, v map[string]string) error {
+			c.MainThreadTrace = v["main_thread_trace"] == "true"
+			return nil
+		}},
 	{Name: "browser_profile", Setup: true, Kind: KindString, Default: ProfileChrome16, Canon: oneOf(BrowserProfiles...), Flag: FlagLoad,
 		Help:  "the browser the loader models: " + OneOf(BrowserProfiles),
 		apply: func(c *Condition, v map[string]string) error { c.BrowserProfile = v["browser_profile"]; return nil }},

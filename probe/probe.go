@@ -126,6 +126,10 @@ type Condition struct {
 	// real headless Chromium. The default is stored empty so conditions
 	// hashed before the field existed keep their identity.
 	Client string `json:"client,omitempty"`
+	// MainThreadTrace traces Chromium's renderer main thread during the
+	// load (Result.MainThread), the critical path's compute evidence for
+	// client chromium. Off by default: the trace costs wall time per load.
+	MainThreadTrace bool `json:"main_thread_trace,omitempty"`
 	// BrowserProfile is the browser the loader models ("" = chrome16,
 	// the seed studies' browser). Real Chromium is its own profile.
 	BrowserProfile string `json:"browser_profile,omitempty"`
@@ -201,10 +205,16 @@ type Phases struct {
 // TCPInfo is what the kernel reported for one connection at the end of a
 // load (the client's) or when the server last looked (ServerTCP).
 type TCPInfo struct {
-	ConnID       int     `json:"conn_id"`
-	Host         string  `json:"host"`           // the server's host name
-	Peer         string  `json:"peer,omitempty"` // server side: the client's address:port
-	Retransmits  uint32  `json:"retransmits"`    // total retransmitted segments
+	ConnID int    `json:"conn_id"`
+	Host   string `json:"host"` // the server's host name
+	// Local and Peer are the connection's own and far end's address:port
+	// (client side: Local is the client's port, which the server's record
+	// of the same connection has as Peer). They match the two sides'
+	// records of one connection, so loss recovery can be charged to the
+	// connection that carried a resource. Empty in loads stored before.
+	Local        string  `json:"local,omitempty"`
+	Peer         string  `json:"peer,omitempty"`
+	Retransmits  uint32  `json:"retransmits"` // total retransmitted segments
 	SegsOut      uint32  `json:"segs_out"`
 	SegsIn       uint32  `json:"segs_in"`
 	SndCwnd      uint32  `json:"snd_cwnd"`               // segments
@@ -215,7 +225,11 @@ type TCPInfo struct {
 	BytesRecv    uint64  `json:"bytes_received"`
 	BytesSent    uint64  `json:"bytes_sent,omitempty"`    // payload, retransmissions included
 	BytesRetrans uint64  `json:"bytes_retrans,omitempty"` // payload retransmitted
-	CongestionCC string  `json:"cc,omitempty"`
+	// RTOs and RTOTimems: retransmission timeouts and the time spent
+	// recovering from them (Linux 6.7+; 0 before, and in older loads).
+	RTOs         uint32 `json:"rtos,omitempty"`
+	RTOTimems    uint32 `json:"rto_time_ms,omitempty"`
+	CongestionCC string `json:"cc,omitempty"`
 	// PacingCap is the socket's SO_MAX_PACING_RATE and PacingRate TCP's
 	// pacing rate then, in bytes/s; both 0 when no cap is set (the pacing
 	// knob off), so unpaced connections store nothing new.
@@ -233,6 +247,8 @@ type TCPSum struct {
 	BytesRetrans uint64 `json:"bytes_retrans"`
 	BytesAcked   uint64 `json:"bytes_acked"`
 	BytesRecv    uint64 `json:"bytes_received"`
+	RTOs         uint64 `json:"rtos,omitempty"`
+	RTOTimems    uint64 `json:"rto_time_ms,omitempty"`
 }
 
 // SumTCP adds up the counters of conns (the client's Result.TCP or the
@@ -247,6 +263,8 @@ func SumTCP(conns []TCPInfo) TCPSum {
 		s.BytesRetrans += c.BytesRetrans
 		s.BytesAcked += c.BytesAcked
 		s.BytesRecv += c.BytesRecv
+		s.RTOs += uint64(c.RTOs)
+		s.RTOTimems += uint64(c.RTOTimems)
 	}
 	return s
 }
@@ -393,6 +411,11 @@ type Result struct {
 	// SCTP holds the transport counters of spdy/3.1+sctp loads (nil for
 	// TCP and QUIC, whose counters are in TCP and the HAR).
 	SCTP *SCTPCounters `json:"sctp,omitempty"`
+
+	// MainThread is when Chromium's renderer main thread was busy during
+	// the load (mainthread.go), reduced from a DevTools trace; nil for the
+	// loader, whose renderer costs are modelled, and for older loads.
+	MainThread []BusyInterval `json:"main_thread,omitempty"`
 
 	// Breakdown is the load's critical path and its PLT by category
 	// (breakdown.go; the critpath package computes it).

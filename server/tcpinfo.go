@@ -19,8 +19,9 @@ import (
 
 // TCPConnInfo is one accepted connection's TCP_INFO as last read.
 type TCPConnInfo struct {
-	Peer string // the client's address:port
-	Info tcpopt.TCPInfo
+	Local string // the server's address:port
+	Peer  string // the client's address:port
+	Info  tcpopt.TCPInfo
 }
 
 // maxTrackedConns bounds the connections remembered for TakeTCPInfo when
@@ -40,7 +41,7 @@ func (l *tcpInfoLog) watch(c net.Conn) net.Conn {
 	if !ok {
 		return c
 	}
-	sc := &sampledConn{TCPConn: tc, peer: tc.RemoteAddr().String()}
+	sc := &sampledConn{TCPConn: tc, local: tc.LocalAddr().String(), peer: tc.RemoteAddr().String()}
 	l.mu.Lock()
 	if len(l.conns) >= maxTrackedConns {
 		l.conns = append(l.conns[:0], l.conns[maxTrackedConns/2:]...) // keep the newest half
@@ -62,7 +63,7 @@ func (s *Server) TakeTCPInfo() []TCPConnInfo {
 	for _, c := range conns {
 		c.sample()
 		if info, ok := c.lastInfo(); ok {
-			out = append(out, TCPConnInfo{Peer: c.peer, Info: info})
+			out = append(out, TCPConnInfo{Local: c.local, Peer: c.peer, Info: info})
 		}
 	}
 	return out
@@ -90,7 +91,7 @@ func sampleAfterResponse(r *http.Request) {
 // through NetConn, as through *tls.Conn).
 type sampledConn struct {
 	*net.TCPConn
-	peer string
+	local, peer string
 
 	mu     sync.Mutex
 	info   tcpopt.TCPInfo

@@ -144,7 +144,12 @@ type TCPInfo struct {
 	BytesRecv    uint64
 	BytesSent    uint64 // payload bytes sent, retransmissions included (Linux 4.19+)
 	BytesRetrans uint64 // of which retransmitted (Linux 4.19+)
-	Congestion   string // congestion control algorithm in use
+	// RTOs and RTOTimems are the retransmission timeouts the connection
+	// took and the time it spent recovering from them (Linux 6.7+; 0
+	// before).
+	RTOs       uint32
+	RTOTimems  uint32
+	Congestion string // congestion control algorithm in use
 	// PacingRate is TCP's current pacing rate and MaxPacingRate the
 	// socket's cap (SO_MAX_PACING_RATE; ~0 = none), both in bytes/s.
 	PacingRate    uint64
@@ -190,5 +195,7 @@ func Info(c net.Conn) (TCPInfo, error) {
 		Congestion:    cc,
 		PacingRate:    ti.Pacing_rate,
 		MaxPacingRate: ti.Max_pacing_rate,
+		RTOs:          uint32(ti.Total_rto),
+		RTOTimems:     ti.Total_rto_time,
 	}, nil
 }
