@@ -42,6 +42,7 @@ var importRules = []string{
 	"status: the recorded status is served (206 as 200 with the recorded bytes); a redirect answers Location with the next URL of its chain",
 	"headers: recorded response headers are served minus hop-by-hop, framing (length, type, encoding), location, alt-svc, content-security-policy, link, refresh, report-to and nel; recorded request headers are kept in request_headers",
 	"discovery: a parser (or preload) initiator in an HTML or CSS parent becomes a reference at the byte offset that the share of the parent's receive time elapsed at the child's request gives (line/column order references of one parent); a script initiator becomes a request made by the parent script (or the document's DOMContentLoaded script) after the time between the parent's end and the child's request; a redirect target is requested when its 3xx arrives",
+	"onload: the page's pageTimings.onLoad, moved to the root request's clock (start_ms), is onload_ms; none when not recorded (until onload then refuses the page)",
 	"discovery without a usable initiator (none recorded, unknown URL, an initiator not requested earlier): the HTML or CSS document still arriving when the child was requested (latest started) references it; else the script that finished last before it requests it; else the main document references it",
 }
 
@@ -176,6 +177,7 @@ func ImportHAR(b []byte, opt ImportOptions) (*Manifest, *ImportReport, error) {
 		m.Name = "imported"
 	}
 	m.Seed = 1
+	m.OnLoadMs = recordedOnload(log, pageID, recs[0].start)
 	m.Notes = append(append([]string{}, importRules...), reportNotes(rep)...)
 	if err := m.Validate(); err != nil {
 		// A bug of import, not of the recording: say so.

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"os"
 	"path"
@@ -182,6 +183,9 @@ type Manifest struct {
 	Source string `json:"source,omitempty"`
 	// Notes state the import's rules and what it left out or changed.
 	Notes []string `json:"notes,omitempty"`
+	// OnLoadMs is the recording's onload (pageTimings.onLoad) relative to
+	// the root's request, as StartMs; 0 when none was recorded.
+	OnLoadMs float64 `json:"onload_ms,omitempty"`
 }
 
 // TotalBytes is the sum of all resource sizes.
@@ -349,6 +353,9 @@ func (e *ResourceError) Error() string {
 // Validate checks every field. The first problem found is returned, naming
 // the resource by id and path.
 func (m *Manifest) Validate() error {
+	if m.OnLoadMs < 0 || math.IsNaN(m.OnLoadMs) || math.IsInf(m.OnLoadMs, 0) {
+		return fmt.Errorf("onload_ms %v: want a time in milliseconds after the root's request (or none)", m.OnLoadMs)
+	}
 	hosts, err := m.validHosts()
 	if err != nil {
 		return err

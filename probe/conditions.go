@@ -260,6 +260,9 @@ func Normalize(c Condition) (Condition, error) {
 	if err := checkLoaderOptions(c, cl); err != nil {
 		return c, err
 	}
+	if c, err = normalizeMethod(c, cl); err != nil {
+		return c, err
+	}
 	if c.Push != "" && !member(c.Push, PushPolicies) {
 		return c, fmt.Errorf("unknown push policy %q (want %s)", c.Push, OneOf(PushPolicies))
 	}

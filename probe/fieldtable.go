@@ -152,4 +152,15 @@ var Fields = []Field{
 	{Name: "sctp_cc", Kind: KindString, Default: DefaultSCTPCongestionControl, Canon: oneOf(SCTPCongestionControls...), Flag: FlagLoad,
 		Help:  "SCTP congestion control (usrsctp module): " + OneOf(SCTPCongestionControls),
 		apply: func(c *Condition, v map[string]string) error { c.SCTP.CongestionControl = v["sctp_cc"]; return nil }},
+	// The page methodology (method.go); until is resolved per page by
+	// page.UntilFor before a condition is stored.
+	{Name: "compute", Kind: KindString, Default: ComputeRecorded, Canon: canonCompute, Flag: FlagLoad,
+		Help:  "the page's recorded delays between a parent's arrival and its children's requests (script execution): recorded, none (also no renderer costs: no client computation at all, NSDI'14) or xF to scale them (x0.5, x2)",
+		apply: func(c *Condition, v map[string]string) error { c.Compute = v["compute"]; return nil }},
+	{Name: "deps", Kind: KindString, Default: DepsRecorded, Canon: oneOf(DepsModes...), Flag: FlagLoad,
+		Help:  "the page's dependencies: recorded, or flat (every resource referenced at the top of the main document, requested as its first bytes arrive; NSDI'14's \"no dependencies\")",
+		apply: func(c *Condition, v map[string]string) error { c.Deps = v["deps"]; return nil }},
+	{Name: "until", Kind: KindString, Default: "", Canon: oneOf(append([]string{""}, UntilModes...)...), Flag: FlagLoad,
+		Help:  `where a recorded page's load ends: onload (the recording's pageTimings.onLoad; resources first requested after it are left out) or all; "" = onload for a recording, and a generated page (no onload) stores none`,
+		apply: func(c *Condition, v map[string]string) error { c.Until = v["until"]; return nil }},
 }

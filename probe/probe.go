@@ -136,6 +136,14 @@ type Condition struct {
 	// View is "" (first: a cold load) or "repeat": the load comes after a
 	// first view of the page and reuses its TLS sessions (view.go).
 	View string `json:"view,omitempty"`
+	// Compute, Deps and Until are the page methodology (method.go):
+	// recorded delays kept ("") dropped ("none") or scaled ("x0.5"); the
+	// recorded dependencies ("") or none ("flat"); a recording up to its
+	// onload ("onload") or all of it ("all"; "" for a generated page, and
+	// in conditions stored before the field, when all was the only rule).
+	Compute string `json:"compute,omitempty"`
+	Deps    string `json:"deps,omitempty"`
+	Until   string `json:"until,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not

@@ -198,6 +198,7 @@ func loadCondition(fields *probe.FieldFlags, link *netem.FlagValues) (probe.Cond
 	if !link.Fields.Given("shards") {
 		c.Shards = spec.ShardsFor(c.Page, c.Shards)
 	}
+	c.Until = page.UntilFor(c.Page, c.Until) // as a study stores it
 	return probe.Normalize(c)
 }
 

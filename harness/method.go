@@ -1,0 +1,28 @@
+package harness
+
+import (
+	"fmt"
+
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// applyMethod gives the bench the page under c's methodology (compute,
+// deps, until; page/method.go): the site is written from it and the loader
+// discovers by it, so both agree.
+func applyMethod(c probe.Condition, m *page.Manifest) (*page.Manifest, error) {
+	if !methodChanges(c) {
+		return m, nil
+	}
+	out, _, err := m.ApplyMethod(c)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	return out, nil
+}
+
+// methodChanges reports whether c's methodology may change the page's
+// bytes or tree (the recorded page as it is otherwise).
+func methodChanges(c probe.Condition) bool {
+	return c.Compute != "" || c.Deps != "" || c.Until == probe.UntilOnload
+}

@@ -1,0 +1,177 @@
+package page
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spdylab/spdylab/probe"
+)
+
+// This file applies a condition's page methodology (probe/method.go) to a
+// manifest: where a recording's load ends (until), how much of the recorded
+// computation it keeps (compute) and whether it keeps its dependencies
+// (deps). The harness applies it to the page it serves and loads, so the
+// site's bytes (the onload scripts' delays, the flat document's references)
+// and the loader's discovery agree.
+
+// UntilFor is the until rule a condition on page spec stores: a page that
+// may be a recording (HasOwnHosts: har: and manifest files) stores its rule
+// explicitly, "" becoming onload, so a condition stored before the rule
+// existed ("", all) stays told apart; a generated page has no onload and
+// stores "".
+func UntilFor(spec, until string) string {
+	if !HasOwnHosts(spec) {
+		return ""
+	}
+	if until == "" {
+		return probe.UntilOnload
+	}
+	return until
+}
+
+// IsRecording reports a page imported from a recording (page import, har:).
+func (m *Manifest) IsRecording() bool { return m.Source != "" }
+
+// MethodChange says what ApplyMethod changed, for the bench's notes.
+type MethodChange struct {
+	AfterOnload int // resources left out: first requested after the recorded onload
+	Scaled      int // delays scaled or dropped (compute)
+	Flattened   int // resources moved to the top of the main document (deps flat)
+}
+
+// Changed reports whether the page differs from the one given.
+func (mc MethodChange) Changed() bool { return mc.AfterOnload+mc.Scaled+mc.Flattened > 0 }
+
+// ApplyMethod returns a copy of m under c's methodology (until, then
+// compute, then deps) and what changed. A recording without an onload
+// under until onload is refused with the way out; a page that is not a
+// recording has no onload and until leaves it as it is.
+func (m *Manifest) ApplyMethod(c probe.Condition) (*Manifest, MethodChange, error) {
+	var mc MethodChange
+	out := m.Clone()
+	if c.Until == probe.UntilOnload && m.IsRecording() {
+		if m.OnLoadMs <= 0 {
+			return nil, mc, fmt.Errorf("page %s: until %s, but its recording has no onload (pageTimings.onLoad; pages imported before spdylab kept it need importing again): set until = %s", m.Name, probe.UntilOnload, probe.UntilAll)
+		}
+		out, mc.AfterOnload = out.cutAfter(m.OnLoadMs)
+	}
+	scale, err := probe.ComputeScale(c.Compute)
+	if err != nil {
+		return nil, mc, err
+	}
+	if scale != 1 {
+		mc.Scaled = out.scaleDelays(scale)
+	}
+	if c.Deps == probe.DepsFlat {
+		if mc.Flattened, err = out.flatten(); err != nil {
+			return nil, mc, err
+		}
+	}
+	return out, mc, nil
+}
+
+// cutAfter leaves out every resource the recording first requested after
+// onloadMs (relative to the root's request) and everything below it.
+func (m *Manifest) cutAfter(onloadMs float64) (*Manifest, int) {
+	keep := make([]bool, len(m.Resources))
+	for i, r := range m.Resources {
+		// Parents come before their children in a recording (import's
+		// rule), so a parent's verdict is known.
+		keep[i] = i == 0 || (r.StartMs <= onloadMs && r.Parent >= 0 && r.Parent < i && keep[r.Parent])
+	}
+	return m.keepOnly(keep)
+}
+
+// keepOnly renumbers the kept resources (IDs are indices) and their
+// parents, and lists the hosts still used in their first-use order.
+func (m *Manifest) keepOnly(keep []bool) (*Manifest, int) {
+	newID := make([]int, len(m.Resources))
+	var rs []Resource
+	for i, r := range m.Resources {
+		newID[i] = -1
+		if !keep[i] {
+			continue
+		}
+		newID[i] = len(rs)
+		r.ID = len(rs)
+		if r.Parent >= 0 {
+			r.Parent = newID[r.Parent]
+		}
+		rs = append(rs, r)
+	}
+	dropped := len(m.Resources) - len(rs)
+	used := map[string]bool{}
+	for _, r := range rs {
+		used[r.Host] = true
+	}
+	var hosts []string
+	for _, h := range m.Hosts {
+		if used[h] {
+			hosts = append(hosts, h)
+		}
+	}
+	m.Resources, m.Hosts = rs, hosts
+	return m, dropped
+}
+
+// scaleDelays multiplies every resource's discovery delay by f and
+// returns how many changed.
+func (m *Manifest) scaleDelays(f float64) int {
+	n := 0
+	for i := range m.Resources {
+		d := &m.Resources[i].Discovery
+		if d.Delay == 0 {
+			continue
+		}
+		d.Delay = time.Duration(float64(d.Delay) * f).Round(time.Microsecond)
+		n++
+	}
+	return n
+}
+
+// mainDocument is the HTML document the root's redirect chain ends at.
+func (m *Manifest) mainDocument() int {
+	id := 0
+	for seen := 0; seen < len(m.Resources); seen++ {
+		next := m.RedirectChild(id)
+		if next < 0 {
+			break
+		}
+		id = next
+	}
+	return id
+}
+
+// flatten makes every resource a reference at the top of the main
+// document, in ID (discovery) order, so a browser's scanner finds them all
+// in its first bytes (the first TCP segment holds about a dozen). Redirect
+// targets stay under their 3xx: the redirect's round trip is the
+// resource's own, not a dependency. The document grows when its size
+// leaves no room for the references' markup.
+func (m *Manifest) flatten() (int, error) {
+	doc := m.mainDocument()
+	var moved []int
+	for i := range m.Resources {
+		r := &m.Resources[i]
+		if i == doc || r.Discovery.Kind == KindRoot || r.Discovery.Kind == KindRedirect {
+			continue
+		}
+		r.Parent = doc
+		r.Discovery = Discovery{Kind: KindRef}
+		moved = append(moved, i)
+	}
+	pre, closing := m.documentFrame(doc)
+	cur := len(pre)
+	for _, c := range moved {
+		tag, url := m.refMarkup(TypeHTML, c)
+		m.Resources[c].Discovery.Offset = cur + len(tag.prefix)
+		cur += len(tag.prefix) + len(url) + len(tag.suffix)
+	}
+	if need := cur + len(closing); m.Resources[doc].Size < need {
+		m.Resources[doc].Size = need
+	}
+	if err := m.Validate(); err != nil {
+		return 0, fmt.Errorf("page %s: deps %s: %w", m.Name, probe.DepsFlat, err)
+	}
+	return len(moved), nil
+}
