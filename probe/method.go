@@ -53,6 +53,9 @@ func canonCompute(v string) (string, error) {
 	if v == ComputeRecorded || v == ComputeNone {
 		return v, nil
 	}
+	if v == "" {
+		return "", fmt.Errorf("compute is empty: want %s, %s or xF (a factor, e.g. x0.5)", ComputeRecorded, ComputeNone)
+	}
 	f, err := ComputeScale(v)
 	if err != nil {
 		return "", err

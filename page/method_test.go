@@ -1,0 +1,189 @@
+package page
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spdylab/spdylab/probe"
+)
+
+const (
+	onloadHAR   = "testdata/onload.har"    // onLoad 505 ms after a page start 5 ms before the root
+	noOnloadHAR = "testdata/no-onload.har" // the same page without pageTimings.onLoad
+)
+
+func importFile(t *testing.T, file string) *Manifest {
+	t.Helper()
+	m, _, err := ImportHARFile(file, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestImportKeepsOnloadOnTheRootsClock(t *testing.T) {
+	if m := importFile(t, onloadHAR); m.OnLoadMs != 500 {
+		t.Errorf("onload_ms %v, want 500 (onLoad 505 after a page start 5 ms before the root)", m.OnLoadMs)
+	}
+	if m := importFile(t, noOnloadHAR); m.OnLoadMs != 0 {
+		t.Errorf("onload_ms %v for a recording without onLoad, want 0 (none)", m.OnLoadMs)
+	}
+	if m, _ := importSynthetic(t); m.OnLoadMs != 400 {
+		t.Errorf("synthetic: onload_ms %v, want 400", m.OnLoadMs)
+	}
+}
+
+func TestUntilOnloadLeavesLateResourcesOut(t *testing.T) {
+	m := importFile(t, onloadHAR)
+	out, mc, err := m.ApplyMethod(probe.Condition{Until: probe.UntilOnload})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mc.AfterOnload != 2 || len(out.Resources) != len(m.Resources)-2 {
+		t.Fatalf("left out %d of %d (kept %d), want the 2 requested after onload", mc.AfterOnload, len(m.Resources), len(out.Resources))
+	}
+	for _, r := range out.Resources {
+		if r.StartMs > m.OnLoadMs || strings.Contains(r.Path, "late") {
+			t.Errorf("kept %s%s requested at %v ms, after onload %v", r.Host, r.Path, r.StartMs, m.OnLoadMs)
+		}
+	}
+	for _, h := range out.Hosts {
+		if h == "ads.onload.test" {
+			t.Errorf("hosts %v still list the host only late resources used", out.Hosts)
+		}
+	}
+	if err := out.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Resources) != 7 {
+		t.Errorf("the page given changed: %d resources", len(m.Resources))
+	}
+	all, mc, err := m.ApplyMethod(probe.Condition{Until: probe.UntilAll})
+	if err != nil || mc.Changed() || len(all.Resources) != 7 {
+		t.Errorf("until all: %d resources, %+v, %v; want the page as recorded", len(all.Resources), mc, err)
+	}
+}
+
+func TestUntilOnloadRefusesARecordingWithoutOnload(t *testing.T) {
+	m := importFile(t, noOnloadHAR)
+	_, _, err := m.ApplyMethod(probe.Condition{Until: probe.UntilOnload})
+	if err == nil || !strings.Contains(err.Error(), "no onload") || !strings.Contains(err.Error(), "until = all") {
+		t.Fatalf("err %v, want a refusal naming the missing onload and the way out", err)
+	}
+	if _, _, err := m.ApplyMethod(probe.Condition{Until: probe.UntilAll}); err != nil {
+		t.Errorf("until all: %v", err)
+	}
+}
+
+func TestUntilDoesNotApplyToGeneratedPages(t *testing.T) {
+	m, err := Generate("pageC", 0, 1, ShardEqual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, mc, err := m.ApplyMethod(probe.Condition{Until: probe.UntilOnload})
+	if err != nil || mc.Changed() || len(out.Resources) != len(m.Resources) {
+		t.Errorf("generated page under until onload: %+v, %v", mc, err)
+	}
+	for spec, want := range map[string]string{"pageA": "", "generic:n=5": "", "har:x.har": probe.UntilOnload, "/p/manifest.json": probe.UntilOnload} {
+		if got := UntilFor(spec, ""); got != want {
+			t.Errorf("UntilFor(%q, \"\") = %q, want %q", spec, got, want)
+		}
+	}
+	if got := UntilFor("har:x.har", probe.UntilAll); got != probe.UntilAll {
+		t.Errorf("UntilFor(har, all) = %q", got)
+	}
+	if got := UntilFor("pageA", probe.UntilAll); got != "" {
+		t.Errorf("UntilFor(pageA, all) = %q, want empty: a generated page has no onload", got)
+	}
+}
+
+func TestComputeScalesOrDropsDelays(t *testing.T) {
+	m, err := Generate("youtube", 0, 1, ShardEqual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		compute string
+		scale   float64
+	}{{"x2", 2}, {"x0.5", 0.5}, {probe.ComputeNone, 0}} {
+		out, mc, err := m.ApplyMethod(probe.Condition{Compute: tc.compute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mc.Scaled == 0 {
+			t.Errorf("compute %s changed no delay", tc.compute)
+		}
+		for i, r := range m.Resources {
+			want := time.Duration(float64(r.Discovery.Delay) * tc.scale).Round(time.Microsecond)
+			if got := out.Resources[i].Discovery.Delay; got != want {
+				t.Errorf("compute %s: resource %d delay %v, want %v", tc.compute, i, got, want)
+			}
+		}
+		if err := out.Validate(); err != nil {
+			t.Errorf("compute %s: %v", tc.compute, err)
+		}
+	}
+	out, mc, _ := m.ApplyMethod(probe.Condition{})
+	if mc.Changed() || out.Resources[len(out.Resources)-1].Discovery != m.Resources[len(m.Resources)-1].Discovery {
+		t.Errorf("compute recorded changed the page: %+v", mc)
+	}
+}
+
+func TestComputeReachesTheRecordedScripts(t *testing.T) {
+	m := importFile(t, onloadHAR)
+	out, _, err := m.ApplyMethod(probe.Condition{Compute: probe.ComputeNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := 2 // app.js requests photo.jpg 60 ms after it ran
+	before, _ := m.Content(js)
+	after, _ := out.Content(js)
+	if !bytes.Contains(before, []byte(`photo.jpg",60,`)) || !bytes.Contains(after, []byte(`photo.jpg",0,`)) {
+		t.Errorf("the script's timers do not follow compute none:\nbefore %q\nafter %q", before[:200], after[:200])
+	}
+}
+
+func TestDepsFlatReferencesEverythingAtTheTop(t *testing.T) {
+	for _, m := range []*Manifest{mustGenerate(t, "youm7"), importFile(t, syntheticHAR), importFile(t, onloadHAR)} {
+		out, mc, err := m.ApplyMethod(probe.Condition{Deps: probe.DepsFlat})
+		if err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+		doc := out.mainDocument()
+		html, err := out.Content(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := 0
+		for i, r := range out.Resources {
+			if i == doc || r.Discovery.Kind == KindRoot || r.Discovery.Kind == KindRedirect {
+				continue
+			}
+			if r.Parent != doc || r.Discovery.Kind != KindRef || r.Discovery.Delay != 0 {
+				t.Fatalf("%s: resource %d has parent %d, discovery %+v; want a reference in document %d", m.Name, i, r.Parent, r.Discovery, doc)
+			}
+			url := strings.ReplaceAll(out.RefURL(i), "&", "&amp;") // as HTML writes it
+			if off := r.Discovery.Offset; !bytes.HasPrefix(html[off:], []byte(url)) || off < last {
+				t.Fatalf("%s: resource %d's URL %s is not at offset %d after the previous one", m.Name, i, url, off)
+			}
+			last = r.Discovery.Offset
+		}
+		if mc.Flattened == 0 || len(out.Resources) != len(m.Resources) {
+			t.Errorf("%s: flattened %d of %d", m.Name, mc.Flattened, len(m.Resources))
+		}
+		if err := out.Validate(); err != nil {
+			t.Errorf("%s: %v", m.Name, err)
+		}
+	}
+}
+
+func mustGenerate(t *testing.T, name string) *Manifest {
+	t.Helper()
+	m, err := Generate(name, 0, 1, ShardEqual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
