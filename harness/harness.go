@@ -243,8 +243,12 @@ func onLabHosts(m *page.Manifest) bool {
 // normalize checks the condition's fields and fills defaults (probe owns
 // the rules).
 func normalize(c probe.Condition) (probe.Condition, error) {
-	c.Until = page.UntilFor(c.Page, c.Until)
-	c, err := probe.Normalize(c)
+	until, err := page.UntilFor(c.Page, c.Until)
+	if err != nil {
+		return c, fmt.Errorf("harness: %w", err)
+	}
+	c.Until = until
+	c, err = probe.Normalize(c)
 	if err != nil {
 		return c, fmt.Errorf("harness: %w", err)
 	}

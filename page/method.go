@@ -14,21 +14,6 @@ import (
 // site's bytes (the onload scripts' delays, the flat document's references)
 // and the loader's discovery agree.
 
-// UntilFor is the until rule a condition on page spec stores: a page that
-// may be a recording (HasOwnHosts: har: and manifest files) stores its rule
-// explicitly, "" becoming onload, so a condition stored before the rule
-// existed ("", all) stays told apart; a generated page has no onload and
-// stores "".
-func UntilFor(spec, until string) string {
-	if !HasOwnHosts(spec) {
-		return ""
-	}
-	if until == "" {
-		return probe.UntilOnload
-	}
-	return until
-}
-
 // IsRecording reports a page imported from a recording (page import, har:).
 func (m *Manifest) IsRecording() bool { return m.Source != "" }
 

@@ -86,16 +86,19 @@ func TestUntilDoesNotApplyToGeneratedPages(t *testing.T) {
 	if err != nil || mc.Changed() || len(out.Resources) != len(m.Resources) {
 		t.Errorf("generated page under until onload: %+v, %v", mc, err)
 	}
-	for spec, want := range map[string]string{"pageA": "", "generic:n=5": "", "har:x.har": probe.UntilOnload, "/p/manifest.json": probe.UntilOnload} {
-		if got := UntilFor(spec, ""); got != want {
-			t.Errorf("UntilFor(%q, \"\") = %q, want %q", spec, got, want)
+	for _, tc := range []struct{ spec, until, want string }{
+		{"pageA", "", ""}, {"pageA", probe.UntilAll, ""}, {"generic:n=5", probe.UntilOnload, ""},
+		{"har:" + onloadHAR, "", probe.UntilOnload}, {"har:" + onloadHAR, probe.UntilAll, probe.UntilAll},
+		{"har:" + noOnloadHAR, "", probe.UntilAll}, // the fallback, written into the condition
+		{"har:" + syntheticHAR + "#page_1", "", probe.UntilOnload},
+	} {
+		if got, err := UntilFor(tc.spec, tc.until); err != nil || got != tc.want {
+			t.Errorf("UntilFor(%q, %q) = %q, %v; want %q", tc.spec, tc.until, got, err, tc.want)
 		}
 	}
-	if got := UntilFor("har:x.har", probe.UntilAll); got != probe.UntilAll {
-		t.Errorf("UntilFor(har, all) = %q", got)
-	}
-	if got := UntilFor("pageA", probe.UntilAll); got != "" {
-		t.Errorf("UntilFor(pageA, all) = %q, want empty: a generated page has no onload", got)
+	_, err = UntilFor("har:"+noOnloadHAR, probe.UntilOnload)
+	if err == nil || !strings.Contains(err.Error(), "set until = all") {
+		t.Errorf("until onload on a recording without one: %v, want a refusal with the way out", err)
 	}
 }
 

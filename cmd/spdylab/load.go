@@ -198,7 +198,9 @@ func loadCondition(fields *probe.FieldFlags, link *netem.FlagValues) (probe.Cond
 	if !link.Fields.Given("shards") {
 		c.Shards = spec.ShardsFor(c.Page, c.Shards)
 	}
-	c.Until = page.UntilFor(c.Page, c.Until) // as a study stores it
+	if c.Until, err = page.UntilFor(c.Page, c.Until); err != nil { // as a study stores it
+		return c, &probe.FieldError{Field: "--until", Value: c.Until, Err: err}
+	}
 	return probe.Normalize(c)
 }
 

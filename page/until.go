@@ -1,0 +1,93 @@
+package page
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/spdylab/spdylab/har"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// UntilFor is the until rule a condition on page spec stores, so the
+// stored condition says which rule applied:
+//   - a generated page has no onload: "" whatever was asked;
+//   - a page that may be a recording (HasOwnHosts: har: and manifest
+//     files) stores its rule explicitly: the one asked for, or, when none
+//     was (""), onload if the page has a recorded onload and all if it has
+//     none (the fallback: a page without an onload loads all of it);
+//   - onload asked for on a page without one is refused with the way out.
+//
+// An empty until on a recording is thus a condition stored before the rule
+// existed, when all was the only one. The page's onload is read once per
+// spec and process.
+func UntilFor(spec, until string) (string, error) {
+	if !HasOwnHosts(spec) {
+		return "", nil
+	}
+	if until == probe.UntilAll {
+		return until, nil
+	}
+	has, err := hasOnload(spec)
+	switch {
+	case err != nil:
+		return "", err
+	case has:
+		return probe.UntilOnload, nil
+	case until == probe.UntilOnload:
+		return "", fmt.Errorf("page %s: until %s, but it has no recorded onload (pageTimings.onLoad; pages imported before spdylab kept it need importing again): set until = %s", spec, probe.UntilOnload, probe.UntilAll)
+	}
+	return probe.UntilAll, nil
+}
+
+var onloadSeen sync.Map // spec -> bool
+
+// hasOnload reports whether the page at spec (har: or a manifest file)
+// has a recorded onload.
+func hasOnload(spec string) (bool, error) {
+	if v, ok := onloadSeen.Load(spec); ok {
+		return v.(bool), nil
+	}
+	var has bool
+	if strings.HasPrefix(spec, HARPrefix) {
+		file, pageID, err := splitHARSpec(spec)
+		if err == nil {
+			has, err = harHasOnload(file, pageID)
+		}
+		if err != nil {
+			return false, err
+		}
+	} else {
+		m, err := Open(spec, 0, 0, "")
+		if err != nil {
+			return false, err
+		}
+		has = m.IsRecording() && m.OnLoadMs > 0
+	}
+	onloadSeen.Store(spec, has)
+	return has, nil
+}
+
+// harHasOnload reads only the pages of a HAR file: the page pageID (or
+// the only one) has a positive onLoad.
+func harHasOnload(file, pageID string) (bool, error) {
+	b, err := readHARFile(file)
+	if err != nil {
+		return false, err
+	}
+	var h struct {
+		Log struct {
+			Pages []har.RecordedPage `json:"pages"`
+		} `json:"log"`
+	}
+	if err := json.Unmarshal(b, &h); err != nil {
+		return false, fmt.Errorf("%s: malformed HAR: %v", file, err)
+	}
+	for _, p := range h.Log.Pages {
+		if (pageID == "" && len(h.Log.Pages) == 1) || p.ID == pageID {
+			return p.PageTimings.OnLoad.OK && p.PageTimings.OnLoad.V > 0, nil
+		}
+	}
+	return false, nil
+}
