@@ -190,3 +190,15 @@ func mustGenerate(t *testing.T, name string) *Manifest {
 	}
 	return m
 }
+
+func TestUntilForReadsAnImportedManifest(t *testing.T) {
+	for file, want := range map[string]string{onloadHAR: probe.UntilOnload, noOnloadHAR: probe.UntilAll} {
+		dir := t.TempDir() + "/site"
+		if _, err := ImportSite(file, dir, ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := UntilFor(dir+"/manifest.json", ""); err != nil || got != want {
+			t.Errorf("%s imported: UntilFor = %q, %v; want %q", file, got, err, want)
+		}
+	}
+}
