@@ -108,6 +108,7 @@ func buildManifest(recs []*recorded, rep *ImportReport) (*Manifest, error) {
 			RequestHeaders: r.reqHdr, EncodedSize: r.encoded, DecodedSize: r.decoded,
 			ContentEncoding: enc, Parent: -1, Discovery: Discovery{Kind: KindRoot},
 			StartMs: float64(r.start.Sub(recs[0].start).Microseconds()) / 1000,
+			Replay:  r.replay,
 		})
 	}
 	b.main = 0

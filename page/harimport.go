@@ -29,8 +29,6 @@ const (
 	SkipNoBody      = "status 204 or 304: no body to replay"
 	SkipBadHost     = "host is not a valid lower-case DNS name (IP literal, underscore, ...): the lab cannot name it"
 	SkipBadTime     = "no valid startedDateTime: cannot be placed in the load"
-	SkipUpgrade     = "redirect to the same URL over https (http->https upgrade): replays are https only"
-	SkipDuplicate   = "URL already requested earlier in the recording: replayed once"
 	SkipLostRedirct = "redirect whose target is not replayed or was requested before it"
 )
 
@@ -65,6 +63,8 @@ type ImportReport struct {
 	Grown      int            `json:"grown"`       // bodies grown to a valid minimum
 	GrownBytes int64          `json:"grown_bytes"` // bytes added by growing
 	Bytes      int64          `json:"bytes"`       // total served body bytes
+	Upgrades   int            `json:"upgrades"`    // http->https upgrades replayed under a marked URL
+	Repeats    int            `json:"repeats"`     // repeated requests of a URL replayed under a marked URL
 }
 
 // ImportHARFile reads file and imports one page of it.
@@ -110,6 +110,8 @@ type recorded struct {
 	path       string
 	query      string
 	key        string // authority + target: one URL of the replay
+	origKey    string // key as recorded (key has a marker for a replayed upgrade or repeat)
+	replay     string // ReplayUpgrade, ReplayRepeat or ""
 	typ        string
 	ctype      string
 	recType    string // recorded content type when the body is another
@@ -256,6 +258,7 @@ func reportNotes(rep *ImportReport) []string {
 	if rep.Inferred > 0 {
 		out = append(out, fmt.Sprintf("discovery inferred by the heuristic for %d resources", rep.Inferred))
 	}
+	out = append(out, replayNotes(rep)...)
 	if rep.Grown > 0 {
 		out = append(out, fmt.Sprintf("grown: %d bodies by %d bytes in all, to the smallest valid file of their type or to fit their references", rep.Grown, rep.GrownBytes))
 	}
@@ -508,24 +511,30 @@ func recordedIf(mt, want, ctype string) string {
 	return ""
 }
 
-// keepReplayable orders the candidates by request time and drops, with
-// their rules, http->https upgrades, repeated URLs and redirects that lead
-// nowhere.
+// keepReplayable orders the candidates by request time, replays http->https
+// upgrades and repeated URLs under a marked URL of their own (markReplay),
+// and drops, with its rule, a redirect that leads nowhere.
 func keepReplayable(recs []*recorded, rep *ImportReport) []*recorded {
 	sort.SliceStable(recs, func(a, b int) bool { return recs[a].start.Before(recs[b].start) })
-	seen := map[string]bool{}
-	var out []*recorded
-	for _, r := range recs {
+	seen, upgrades := map[string]int{}, map[string]int{}
+	out := recs
+	for _, r := range out {
+		r.origKey = r.key
 		if isRedirectStatus(r.status) && r.redirect == r.key {
-			rep.Skipped[SkipUpgrade]++
-			continue
+			marker := MarkerUpgrade
+			if n := upgrades[r.key]; n > 0 {
+				marker += "=" + strconv.Itoa(n)
+			}
+			upgrades[r.key]++
+			r.markReplay(ReplayUpgrade, marker)
+			rep.Upgrades++
+			continue // its target is the URL's next request
 		}
-		if seen[r.key] {
-			rep.Skipped[SkipDuplicate]++
-			continue
+		if n := seen[r.key]; n > 0 {
+			r.markReplay(ReplayRepeat, MarkerRepeat+strconv.Itoa(n))
+			rep.Repeats++
 		}
-		seen[r.key] = true
-		out = append(out, r)
+		seen[r.origKey]++
 	}
 	// Redirect targets come later than their redirects; walking backwards
 	// drops whole dead chains.
@@ -535,7 +544,7 @@ func keepReplayable(recs []*recorded, rep *ImportReport) []*recorded {
 		r := out[i]
 		keep[i] = true
 		if isRedirectStatus(r.status) {
-			j, ok := pos[r.redirect]
+			j, ok := pos[r.redirect] // the next request of the URL redirected to
 			if !ok || !keep[j] || out[j].isTarget {
 				keep[i] = false
 				rep.Skipped[SkipLostRedirct]++
@@ -544,7 +553,7 @@ func keepReplayable(recs []*recorded, rep *ImportReport) []*recorded {
 			out[j].isTarget = true
 			r.redirectTo = j
 		}
-		pos[r.key] = i
+		pos[r.origKey] = i
 	}
 	var kept []*recorded
 	newIndex := make([]int, len(out))

@@ -136,6 +136,9 @@ type Resource struct {
 	RecordedContentType string `json:"recorded_content_type,omitempty"`
 	// StartMs is when the recording requested it, relative to the root.
 	StartMs float64 `json:"start_ms,omitempty"`
+	// Replay marks a recorded http->https upgrade or repeated request,
+	// served at its URL plus a marker query (ReplayUpgrade, ReplayRepeat).
+	Replay string `json:"replay,omitempty"`
 }
 
 // Target is the request target: Path, plus "?Query" when there is one.
@@ -412,6 +415,12 @@ func (m *Manifest) resourceProblem(i int, hosts map[string]bool, paths, targets 
 	r := &m.Resources[i]
 	if r.ID != i {
 		return fmt.Sprintf("id %d does not match its position %d in resources (ids must be 0, 1, 2, ...)", r.ID, i)
+	}
+	if r.Replay != "" && r.Replay != ReplayUpgrade && r.Replay != ReplayRepeat {
+		return fmt.Sprintf("replay %q: want %q, %q or none", r.Replay, ReplayUpgrade, ReplayRepeat)
+	}
+	if r.Replay == ReplayUpgrade && !r.IsRedirect() {
+		return fmt.Sprintf("replay %q marks a recorded redirect, but its status is %d", r.Replay, r.StatusCode())
 	}
 	if r.File == "" {
 		if err := validPath(r.Path); err != nil {
