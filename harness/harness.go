@@ -243,11 +243,10 @@ func onLabHosts(m *page.Manifest) bool {
 // normalize checks the condition's fields and fills defaults (probe owns
 // the rules).
 func normalize(c probe.Condition) (probe.Condition, error) {
-	until, err := page.UntilFor(c.Page, c.Until)
+	c, err := page.ResolveMethod(c)
 	if err != nil {
 		return c, fmt.Errorf("harness: %w", err)
 	}
-	c.Until = until
 	c, err = probe.Normalize(c)
 	if err != nil {
 		return c, fmt.Errorf("harness: %w", err)

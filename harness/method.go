@@ -8,7 +8,7 @@ import (
 )
 
 // applyMethod gives the bench the page under c's methodology (compute,
-// deps, until; page/method.go): the site is written from it and the loader
+// deps, until, redirects; page/method.go): the site is written from it and the loader
 // discovers by it, so both agree.
 func applyMethod(c probe.Condition, m *page.Manifest) (*page.Manifest, error) {
 	if !methodChanges(c) {
@@ -24,5 +24,5 @@ func applyMethod(c probe.Condition, m *page.Manifest) (*page.Manifest, error) {
 // methodChanges reports whether c's methodology may change the page's
 // bytes or tree (the recorded page as it is otherwise).
 func methodChanges(c probe.Condition) bool {
-	return c.Compute != "" || c.Deps != "" || c.Until == probe.UntilOnload
+	return c.Compute != "" || c.Deps != "" || c.Until == probe.UntilOnload || c.Redirects == probe.RedirectsDrop
 }

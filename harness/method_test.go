@@ -131,3 +131,30 @@ func TestValidateRefusesUntilOnloadWithoutOne(t *testing.T) {
 		t.Fatalf("no until given: %q, %v; want the fallback all written into the condition", c.Until, err)
 	}
 }
+
+func TestRedirectsReplayPaysTheRecordedRedirects(t *testing.T) {
+	abs, err := filepath.Abs("../page/testdata/redirects.har")
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay := openBench(t, probe.Condition{Page: "har:" + abs, NoLink: true}, Options{})
+	if got := replay.Condition().Redirects; got != probe.RedirectsReplay {
+		t.Fatalf("a recording got redirects %q, want replay by default", got)
+	}
+	drop := openBench(t, probe.Condition{Page: "har:" + abs, Redirects: probe.RedirectsDrop, NoLink: true}, Options{})
+	for _, tc := range []struct {
+		b          *Bench
+		resources  int
+		redirected int
+	}{{replay, 6, 2}, {drop, 3, 0}} {
+		for _, proto := range []string{probe.ProtoHTTPS, probe.ProtoSPDY31} {
+			r := tc.b.Load(context.Background(), proto, 0)
+			if r.Failed || r.Resources != tc.resources {
+				t.Fatalf("redirects %s, %s: failed %v (%s), %d resources, want %d", tc.b.Condition().Redirects, proto, r.Failed, r.Error, r.Resources, tc.resources)
+			}
+			if n := strings.Count(string(r.HAR), `"status": 30`) + strings.Count(string(r.HAR), `"status":30`); n != tc.redirected {
+				t.Errorf("redirects %s, %s: %d redirects answered, want %d", tc.b.Condition().Redirects, proto, n, tc.redirected)
+			}
+		}
+	}
+}

@@ -20,14 +20,15 @@ func (m *Manifest) IsRecording() bool { return m.Source != "" }
 // MethodChange says what ApplyMethod changed, for the bench's notes.
 type MethodChange struct {
 	AfterOnload int // resources left out: first requested after the recorded onload
+	Dropped     int // upgrades and repeats left out (redirects drop)
 	Scaled      int // delays scaled or dropped (compute)
 	Flattened   int // resources moved to the top of the main document (deps flat)
 }
 
 // Changed reports whether the page differs from the one given.
-func (mc MethodChange) Changed() bool { return mc.AfterOnload+mc.Scaled+mc.Flattened > 0 }
+func (mc MethodChange) Changed() bool { return mc.AfterOnload+mc.Dropped+mc.Scaled+mc.Flattened > 0 }
 
-// ApplyMethod returns a copy of m under c's methodology (until, then
+// ApplyMethod returns a copy of m under c's methodology (until, redirects,
 // compute, then deps) and what changed. A recording without an onload
 // under until onload is refused with the way out; a page that is not a
 // recording has no onload and until leaves it as it is.
@@ -39,6 +40,9 @@ func (m *Manifest) ApplyMethod(c probe.Condition) (*Manifest, MethodChange, erro
 			return nil, mc, fmt.Errorf("page %s: until %s, but its recording has no onload (pageTimings.onLoad; pages imported before spdylab kept it need importing again): set until = %s", m.Name, probe.UntilOnload, probe.UntilAll)
 		}
 		out, mc.AfterOnload = out.cutAfter(m.OnLoadMs)
+	}
+	if c.Redirects == probe.RedirectsDrop && m.IsRecording() {
+		out, mc.Dropped = out.dropReplays()
 	}
 	scale, err := probe.ComputeScale(c.Compute)
 	if err != nil {
@@ -67,18 +71,32 @@ func (m *Manifest) cutAfter(onloadMs float64) (*Manifest, int) {
 	return m.keepOnly(keep)
 }
 
-// keepOnly renumbers the kept resources (IDs are indices) and their
-// parents, and lists the hosts still used in their first-use order.
+// keepOnly keeps the resources keep says, in their order.
 func (m *Manifest) keepOnly(keep []bool) (*Manifest, int) {
-	newID := make([]int, len(m.Resources))
-	var rs []Resource
-	for i, r := range m.Resources {
-		newID[i] = -1
-		if !keep[i] {
-			continue
+	var order []int
+	for i := range m.Resources {
+		if keep[i] {
+			order = append(order, i)
 		}
-		newID[i] = len(rs)
-		r.ID = len(rs)
+	}
+	return m.rebuild(order)
+}
+
+// rebuild keeps the resources order lists, in that order, renumbering
+// them (IDs are indices) and their parents (a parent must be kept), and
+// lists the hosts still used, in their order.
+func (m *Manifest) rebuild(order []int) (*Manifest, int) {
+	newID := make([]int, len(m.Resources))
+	for i := range newID {
+		newID[i] = -1
+	}
+	for n, i := range order {
+		newID[i] = n
+	}
+	rs := make([]Resource, 0, len(order))
+	for _, i := range order {
+		r := m.Resources[i]
+		r.ID = newID[i]
 		if r.Parent >= 0 {
 			r.Parent = newID[r.Parent]
 		}
@@ -159,4 +177,34 @@ func (m *Manifest) flatten() (int, error) {
 		return 0, fmt.Errorf("page %s: deps %s: %w", m.Name, probe.DepsFlat, err)
 	}
 	return len(moved), nil
+}
+
+// dropReplays leaves out the recording's replayed upgrades and repeats
+// (harreplay.go), as imports before they were replayed did: an upgrade's
+// target takes the upgrade's place (the root's, when the page began with
+// one), a repeat goes with what hangs off it.
+func (m *Manifest) dropReplays() (*Manifest, int) {
+	keep := make([]bool, len(m.Resources))
+	root := 0
+	for i := range m.Resources {
+		r := &m.Resources[i]
+		keep[i] = r.Replay != ReplayRepeat && (r.Parent < 0 || keep[r.Parent])
+		if r.Replay != ReplayUpgrade {
+			continue
+		}
+		if t := m.RedirectChild(i); t >= 0 {
+			keep[i] = false
+			m.Resources[t].Parent, m.Resources[t].Discovery = r.Parent, r.Discovery
+			if i == root {
+				root = t
+			}
+		}
+	}
+	order := []int{root}
+	for i := range m.Resources {
+		if keep[i] && i != root {
+			order = append(order, i)
+		}
+	}
+	return m.rebuild(order)
 }

@@ -202,3 +202,60 @@ func TestUntilForReadsAnImportedManifest(t *testing.T) {
 		}
 	}
 }
+
+// redirectsHAR begins with an http->https upgrade of the document, has an
+// upgraded image and requests a.js twice.
+const redirectsHAR = "testdata/redirects.har"
+
+func TestImportReplaysUpgradesAndRepeats(t *testing.T) {
+	m, rep, err := ImportHARFile(redirectsHAR, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Upgrades != 2 || rep.Repeats != 1 || len(m.Resources) != 6 {
+		t.Fatalf("upgrades %d, repeats %d, resources %d; want 2, 1 and all 6 entries", rep.Upgrades, rep.Repeats, len(m.Resources))
+	}
+	root := m.Root()
+	if root.Replay != ReplayUpgrade || root.Query != MarkerUpgrade || root.Status != 301 {
+		t.Errorf("root %+v: want the recorded 301 at its https URL with the upgrade marker", root)
+	}
+	if doc := m.RedirectChild(0); doc < 0 || m.URL(doc) != "https://www.redir.test/" {
+		t.Errorf("the upgrade redirects to resource %d, want the document", doc)
+	}
+	if r := byURL(t, m, "https://www.redir.test/a.js?spdylab-repeat=1"); r.Replay != ReplayRepeat {
+		t.Errorf("the second a.js is marked %q", r.Replay)
+	}
+}
+
+func TestRedirectsDropLeavesUpgradesAndRepeatsOut(t *testing.T) {
+	m := importFile(t, redirectsHAR)
+	out, mc, err := m.ApplyMethod(probe.Condition{Redirects: probe.RedirectsDrop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mc.Dropped != 3 || len(out.Resources) != 3 {
+		t.Fatalf("dropped %d, kept %d; want the 2 upgrades and the repeat out, 3 kept", mc.Dropped, len(out.Resources))
+	}
+	if out.URL(0) != "https://www.redir.test/" || out.Root().Discovery.Kind != KindRoot || out.Root().Parent != -1 {
+		t.Errorf("root %s %+v: want the upgraded document as the root", out.URL(0), out.Root().Discovery)
+	}
+	for i, r := range out.Resources {
+		if r.Replay != "" || strings.Contains(r.Query, "spdylab-") {
+			t.Errorf("resource %d (%s) still replays %q", i, out.URL(i), r.Replay)
+		}
+	}
+	if img := byURL(t, out, "https://cdn.redir.test/i.png"); img.Parent != 0 || img.Discovery.Kind != KindRef {
+		t.Errorf("the image took its upgrade's place? parent %d, %+v", img.Parent, img.Discovery)
+	}
+	if err := out.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if all, mc, _ := m.ApplyMethod(probe.Condition{Redirects: probe.RedirectsReplay}); mc.Changed() || len(all.Resources) != 6 {
+		t.Errorf("redirects replay changed the page: %+v", mc)
+	}
+	for spec, want := range map[string]string{"pageA": "", "har:" + redirectsHAR: probe.RedirectsReplay} {
+		if got := RedirectsFor(spec, ""); got != want {
+			t.Errorf("RedirectsFor(%q) = %q, want %q", spec, got, want)
+		}
+	}
+}

@@ -11,6 +11,34 @@ import (
 	"github.com/spdylab/spdylab/probe"
 )
 
+// ResolveMethod writes into c the methodology rules that depend on its
+// page (UntilFor, RedirectsFor), so the stored condition says which
+// applied. Study conditions, `spdylab load` and the harness call it before
+// probe.Normalize.
+func ResolveMethod(c probe.Condition) (probe.Condition, error) {
+	until, err := UntilFor(c.Page, c.Until)
+	if err != nil {
+		return c, err
+	}
+	c.Until, c.Redirects = until, RedirectsFor(c.Page, c.Redirects)
+	return c, nil
+}
+
+// RedirectsFor is the redirects rule a condition on page spec stores: ""
+// for a generated page (it has no recorded redirects), else the one asked
+// for, replay when none was. An empty redirects on a recording is a
+// condition stored before the rule existed, when upgrades and repeats were
+// dropped.
+func RedirectsFor(spec, redirects string) string {
+	switch {
+	case !HasOwnHosts(spec):
+		return ""
+	case redirects == "":
+		return probe.RedirectsReplay
+	}
+	return redirects
+}
+
 // UntilFor is the until rule a condition on page spec stores, so the
 // stored condition says which rule applied:
 //   - a generated page has no onload: "" whatever was asked;

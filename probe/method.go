@@ -47,6 +47,17 @@ const (
 // UntilModes are the valid until values.
 var UntilModes = []string{UntilOnload, UntilAll}
 
+// Redirects values: a recording's http->https upgrades and repeated
+// requests replayed (page import keeps them under marked URLs) or left out,
+// as imports before the rule did. Resolved per page like until.
+const (
+	RedirectsReplay = "replay"
+	RedirectsDrop   = "drop"
+)
+
+// RedirectsModes are the valid redirects values.
+var RedirectsModes = []string{RedirectsReplay, RedirectsDrop}
+
 // canonCompute is a compute value's canonical spelling: recorded, none or
 // xF with F in Go's shortest float spelling; x1 is recorded and x0 none.
 func canonCompute(v string) (string, error) {
@@ -119,6 +130,9 @@ func normalizeMethod(c Condition, cl Client) (Condition, error) {
 	}
 	if c.Until != "" && !member(c.Until, UntilModes) {
 		return c, fmt.Errorf("unknown until %q (want %s)", c.Until, OneOf(UntilModes))
+	}
+	if c.Redirects != "" && !member(c.Redirects, RedirectsModes) {
+		return c, fmt.Errorf("unknown redirects %q (want %s)", c.Redirects, OneOf(RedirectsModes))
 	}
 	return c, nil
 }

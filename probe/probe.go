@@ -144,6 +144,10 @@ type Condition struct {
 	Compute string `json:"compute,omitempty"`
 	Deps    string `json:"deps,omitempty"`
 	Until   string `json:"until,omitempty"`
+	// Redirects: a recording's http->https upgrades and repeated requests
+	// replayed ("replay") or left out ("drop"); stored like Until ("" for a
+	// generated page, and for a recording stored before the field: drop).
+	Redirects string `json:"redirects,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not

@@ -198,7 +198,7 @@ func loadCondition(fields *probe.FieldFlags, link *netem.FlagValues) (probe.Cond
 	if !link.Fields.Given("shards") {
 		c.Shards = spec.ShardsFor(c.Page, c.Shards)
 	}
-	if c.Until, err = page.UntilFor(c.Page, c.Until); err != nil { // as a study stores it
+	if c, err = page.ResolveMethod(c); err != nil { // the page's rules, as a study stores them
 		return c, &probe.FieldError{Field: "--until", Value: c.Until, Err: err}
 	}
 	return probe.Normalize(c)

@@ -19,7 +19,7 @@ func BuildCondition(v map[string]string, timeout time.Duration) (probe.Condition
 	}
 	c.Timeout = timeout
 	c.Shards = ShardsFor(c.Page, c.Shards)
-	if c.Until, err = page.UntilFor(c.Page, c.Until); err != nil { // a recording's rule, stored explicitly
+	if c, err = page.ResolveMethod(c); err != nil { // a recording's rules, stored explicitly
 		return c, fmt.Errorf("condition %s: %w (leave it out with an [[exclude]] table)", DescribeValues(v), err)
 	}
 	n, err := probe.Normalize(c)
