@@ -23,6 +23,7 @@ type MethodChange struct {
 	Dropped     int // upgrades and repeats left out (redirects drop)
 	Scaled      int // delays scaled or dropped (compute)
 	Flattened   int // resources moved to the top of the main document (deps flat)
+	Grown       int // documents grown by a few bytes: their scripts' timers got longer numbers
 }
 
 // Changed reports whether the page differs from the one given.
@@ -54,6 +55,12 @@ func (m *Manifest) ApplyMethod(c probe.Condition) (*Manifest, MethodChange, erro
 	if c.Deps == probe.DepsFlat {
 		if mc.Flattened, err = out.flatten(); err != nil {
 			return nil, mc, err
+		}
+	}
+	if mc.Changed() {
+		mc.Grown = out.growToFit()
+		if err := out.Validate(); err != nil {
+			return nil, mc, fmt.Errorf("page %s under %s: %w", m.Name, describeMethod(c), err)
 		}
 	}
 	return out, mc, nil
@@ -173,9 +180,6 @@ func (m *Manifest) flatten() (int, error) {
 	if need := cur + len(closing); m.Resources[doc].Size < need {
 		m.Resources[doc].Size = need
 	}
-	if err := m.Validate(); err != nil {
-		return 0, fmt.Errorf("page %s: deps %s: %w", m.Name, probe.DepsFlat, err)
-	}
 	return len(moved), nil
 }
 
@@ -207,4 +211,33 @@ func (m *Manifest) dropReplays() (*Manifest, int) {
 		}
 	}
 	return m.rebuild(order)
+}
+
+// growToFit grows each document (html, css, js) whose markup no longer fits
+// its size (a scaled timer is written with more digits) to the size that
+// does, and returns how many grew.
+func (m *Manifest) growToFit() int {
+	const roomy = 1 << 30
+	n := 0
+	for i := range m.Resources {
+		r := &m.Resources[i]
+		if _, err := m.layout(i); err == nil {
+			continue
+		}
+		size := r.Size
+		r.Size = roomy
+		p, err := m.layout(i)
+		r.Size = size
+		if err != nil || p == nil {
+			continue // not a size problem: Validate names it
+		}
+		r.Size = max(size, roomy-p.tail)
+		n++
+	}
+	return n
+}
+
+// describeMethod names a condition's methodology for an error message.
+func describeMethod(c probe.Condition) string {
+	return fmt.Sprintf("compute %q, deps %q, until %q, redirects %q", c.Compute, c.Deps, c.Until, c.Redirects)
 }

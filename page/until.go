@@ -97,20 +97,29 @@ func hasOnload(spec string) (bool, error) {
 	return has, nil
 }
 
-// harHasOnload reads only the pages of a HAR file: the page pageID (or
-// the only one) has a positive onLoad.
+// harHasOnload reads only the pages of a HAR file (harPageHasOnload).
 func harHasOnload(file, pageID string) (bool, error) {
 	b, err := readHARFile(file)
 	if err != nil {
 		return false, err
 	}
+	has, err := harPageHasOnload(b, pageID)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", file, err)
+	}
+	return has, nil
+}
+
+// harPageHasOnload reports whether the HAR's page pageID (or its only
+// page) has a positive onLoad.
+func harPageHasOnload(b []byte, pageID string) (bool, error) {
 	var h struct {
 		Log struct {
 			Pages []har.RecordedPage `json:"pages"`
 		} `json:"log"`
 	}
 	if err := json.Unmarshal(b, &h); err != nil {
-		return false, fmt.Errorf("%s: malformed HAR: %v", file, err)
+		return false, fmt.Errorf("malformed HAR: %v", err)
 	}
 	for _, p := range h.Log.Pages {
 		if (pageID == "" && len(h.Log.Pages) == 1) || p.ID == pageID {
