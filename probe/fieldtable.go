@@ -164,6 +164,6 @@ var Fields = []Field{
 		Help:  `where a recorded page's load ends: onload (the recording's pageTimings.onLoad; resources first requested after it are left out) or all; "" = onload for a recording, and a generated page (no onload) stores none`,
 		apply: func(c *Condition, v map[string]string) error { c.Until = v["until"]; return nil }},
 	{Name: "redirects", Kind: KindString, Default: "", Canon: oneOf(append([]string{""}, RedirectsModes...)...), Flag: FlagLoad,
-		Help:  `a recording's http->https upgrades and repeated requests: replay (each a request of its own, an upgrade a redirect from its https URL) or drop (left out, as imports before spdylab 2026-11 did); "" = replay for a recording, and a generated page stores none`,
+		Help:  `a recording's http->https upgrades and repeated requests: replay (each a request of its own, an upgrade a redirect from its https URL) or drop (left out, as older imports did); "" = replay for a recording, and a generated page stores none`,
 		apply: func(c *Condition, v map[string]string) error { c.Redirects = v["redirects"]; return nil }},
 }
