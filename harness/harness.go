@@ -259,7 +259,7 @@ func normalize(c probe.Condition) (probe.Condition, error) {
 // its manifest size (a mirrored real page, or a site from `page gen`).
 // Otherwise the harness writes generated files for the manifest.
 func siteInPlace(c probe.Condition, m *page.Manifest) (string, bool) {
-	if !page.IsManifestPath(c.Page) || c.Push == server.PushPreload || methodChanges(c) {
+	if !page.IsManifestPath(c.Page) || c.Push == server.PushPreload || page.MethodChanges(c) {
 		// preload adds headers the on-disk manifest lacks; the page
 		// methodology changes bytes (scripts' delays, references)
 		return "", false

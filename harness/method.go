@@ -8,10 +8,10 @@ import (
 )
 
 // applyMethod gives the bench the page under c's methodology (compute,
-// deps, until, redirects; page/method.go): the site is written from it and the loader
-// discovers by it, so both agree.
+// deps, until, redirects; page/method.go): the site is written from it and
+// the loader discovers by it, so both agree.
 func applyMethod(c probe.Condition, m *page.Manifest) (*page.Manifest, error) {
-	if !methodChanges(c) {
+	if !page.MethodChanges(c) {
 		return m, nil
 	}
 	out, _, err := m.ApplyMethod(c)
@@ -19,10 +19,4 @@ func applyMethod(c probe.Condition, m *page.Manifest) (*page.Manifest, error) {
 		return nil, fmt.Errorf("harness: %w", err)
 	}
 	return out, nil
-}
-
-// methodChanges reports whether c's methodology may change the page's
-// bytes or tree (the recorded page as it is otherwise).
-func methodChanges(c probe.Condition) bool {
-	return c.Compute != "" || c.Deps != "" || c.Until == probe.UntilOnload || c.Redirects == probe.RedirectsDrop
 }

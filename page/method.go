@@ -14,6 +14,12 @@ import (
 // site's bytes (the onload scripts' delays, the flat document's references)
 // and the loader's discovery agree.
 
+// MethodChanges reports whether c's methodology may change a page (its
+// bytes or its tree); otherwise ApplyMethod returns the page as it is.
+func MethodChanges(c probe.Condition) bool {
+	return c.Compute != "" || c.Deps != "" || c.Until == probe.UntilOnload || c.Redirects == probe.RedirectsDrop
+}
+
 // IsRecording reports a page imported from a recording (page import, har:).
 func (m *Manifest) IsRecording() bool { return m.Source != "" }
 
