@@ -11,6 +11,7 @@ var loadExamples = []string{
 	"spdylab load --page pageB --proto https,spdy/3.1 --rtt 100ms --down 10mbit --up 1mbit --runs 20",
 	"spdylab load --page har:site.har --proto h2,h3 --rtt 40ms --down 20mbit --up 5mbit --har out/har",
 	"spdylab load --page site/ --no-link --runs 3    # the folder 'spdylab page import' wrote, over loopback",
+	"spdylab load --page har:site.har --compute none --deps flat --rtt 100ms    # NSDI'14: no computation, no dependencies",
 }
 
 func loadAbout() string {
@@ -29,6 +30,7 @@ pages (--page):
 var loadFlagGroups = []flagGroup{
 	{"page & protocol", []string{"page", "proto", "runs", "shards", "shard-mode", "client", "browser-profile",
 		"renderer-costs", "no-link", "timeout"}},
+	{"page methodology", []string{"compute", "deps", "until", "redirects"}},
 	linkFlagGroup,
 	tcpFlagGroup,
 	{"protocol options", []string{"tls", "tls-resume", "early-data", "max-streams", "initial-window", "push",
