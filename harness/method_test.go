@@ -146,7 +146,7 @@ func TestRedirectsReplayPaysTheRecordedRedirects(t *testing.T) {
 		b          *Bench
 		resources  int
 		redirected int
-	}{{replay, 6, 2}, {drop, 3, 0}} {
+	}{{replay, 8, 3}, {drop, 3, 0}} {
 		for _, proto := range []string{probe.ProtoHTTPS, probe.ProtoSPDY31} {
 			r := tc.b.Load(context.Background(), proto, 0)
 			if r.Failed || r.Resources != tc.resources {

@@ -49,7 +49,10 @@ func (m *Manifest) ApplyMethod(c probe.Condition) (*Manifest, MethodChange, erro
 		out, mc.AfterOnload = out.cutAfter(m.OnLoadMs)
 	}
 	if c.Redirects == probe.RedirectsDrop && m.IsRecording() {
-		out, mc.Dropped = out.dropReplays()
+		var err error
+		if out, mc.Dropped, err = out.dropReplays(); err != nil {
+			return nil, mc, err
+		}
 	}
 	scale, err := probe.ComputeScale(c.Compute)
 	if err != nil {
@@ -192,8 +195,9 @@ func (m *Manifest) flatten() (int, error) {
 // dropReplays leaves out the recording's replayed upgrades and repeats
 // (harreplay.go), as imports before they were replayed did: an upgrade's
 // target takes the upgrade's place (the root's, when the page began with
-// one), a repeat goes with what hangs off it.
-func (m *Manifest) dropReplays() (*Manifest, int) {
+// one), a repeat goes with what hangs off it, and so does a redirect to a
+// repeat (dropDeadRedirects).
+func (m *Manifest) dropReplays() (*Manifest, int, error) {
 	keep := make([]bool, len(m.Resources))
 	root := 0
 	for i := range m.Resources {
@@ -205,10 +209,15 @@ func (m *Manifest) dropReplays() (*Manifest, int) {
 		if t := m.RedirectChild(i); t >= 0 {
 			keep[i] = false
 			m.Resources[t].Parent, m.Resources[t].Discovery = r.Parent, r.Discovery
+			r.Parent, r.Discovery = i, Discovery{} // detached: no longer its parent's redirect child
 			if i == root {
 				root = t
 			}
 		}
+	}
+	m.dropDeadRedirects(keep)
+	if !keep[root] {
+		return nil, 0, fmt.Errorf("page %s: redirects %s leaves nothing: the root's redirect chain ends in a repeat", m.Name, probe.RedirectsDrop)
 	}
 	order := []int{root}
 	for i := range m.Resources {
@@ -216,7 +225,8 @@ func (m *Manifest) dropReplays() (*Manifest, int) {
 			order = append(order, i)
 		}
 	}
-	return m.rebuild(order)
+	out, n := m.rebuild(order)
+	return out, n, nil
 }
 
 // growToFit grows each document (html, css, js) whose markup no longer fits
@@ -246,4 +256,21 @@ func (m *Manifest) growToFit() int {
 // describeMethod names a condition's methodology for an error message.
 func describeMethod(c probe.Condition) string {
 	return fmt.Sprintf("compute %q, deps %q, until %q, redirects %q", c.Compute, c.Deps, c.Until, c.Redirects)
+}
+
+// dropDeadRedirects leaves out each redirect whose target is left out (a
+// redirect to a repeat), then the redirects that led to it, as import did
+// before it replayed repeats.
+func (m *Manifest) dropDeadRedirects(keep []bool) {
+	for changed := true; changed; {
+		changed = false
+		for i := range m.Resources {
+			if !keep[i] || !m.Resources[i].IsRedirect() {
+				continue
+			}
+			if t := m.RedirectChild(i); t < 0 || !keep[t] {
+				keep[i], changed = false, true
+			}
+		}
+	}
 }

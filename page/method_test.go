@@ -212,8 +212,12 @@ func TestImportReplaysUpgradesAndRepeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Upgrades != 2 || rep.Repeats != 1 || len(m.Resources) != 6 {
-		t.Fatalf("upgrades %d, repeats %d, resources %d; want 2, 1 and all 6 entries", rep.Upgrades, rep.Repeats, len(m.Resources))
+	if rep.Upgrades != 2 || rep.Repeats != 2 || len(m.Resources) != 8 {
+		t.Fatalf("upgrades %d, repeats %d, resources %d; want 2, 2 and all 8 entries", rep.Upgrades, rep.Repeats, len(m.Resources))
+	}
+	ad := byURL(t, m, "https://ads.redir.test/r")
+	if c := m.RedirectChild(ad.ID); c < 0 || m.URL(c) != "https://cdn.redir.test/i.png?spdylab-repeat=1" {
+		t.Errorf("the ad redirect leads to resource %d, want the image's repeat", c)
 	}
 	root := m.Root()
 	if root.Replay != ReplayUpgrade || root.Query != MarkerUpgrade || root.Status != 301 {
@@ -233,8 +237,8 @@ func TestRedirectsDropLeavesUpgradesAndRepeatsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mc.Dropped != 3 || len(out.Resources) != 3 {
-		t.Fatalf("dropped %d, kept %d; want the 2 upgrades and the repeat out, 3 kept", mc.Dropped, len(out.Resources))
+	if mc.Dropped != 5 || len(out.Resources) != 3 {
+		t.Fatalf("dropped %d, kept %d; want the 2 upgrades, the 2 repeats and the redirect to one out, 3 kept", mc.Dropped, len(out.Resources))
 	}
 	if out.URL(0) != "https://www.redir.test/" || out.Root().Discovery.Kind != KindRoot || out.Root().Parent != -1 {
 		t.Errorf("root %s %+v: want the upgraded document as the root", out.URL(0), out.Root().Discovery)
@@ -250,7 +254,7 @@ func TestRedirectsDropLeavesUpgradesAndRepeatsOut(t *testing.T) {
 	if err := out.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if all, mc, _ := m.ApplyMethod(probe.Condition{Redirects: probe.RedirectsReplay}); mc.Changed() || len(all.Resources) != 6 {
+	if all, mc, _ := m.ApplyMethod(probe.Condition{Redirects: probe.RedirectsReplay}); mc.Changed() || len(all.Resources) != 8 {
 		t.Errorf("redirects replay changed the page: %+v", mc)
 	}
 	for spec, want := range map[string]string{"pageA": "", "har:" + redirectsHAR: probe.RedirectsReplay} {
