@@ -2,6 +2,7 @@ package page
 
 import (
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/spdylab/spdylab/probe"
@@ -67,6 +68,7 @@ func (m *Manifest) ApplyMethod(c probe.Condition) (*Manifest, MethodChange, erro
 		}
 	}
 	if mc.Changed() {
+		out.reflowRefs()
 		mc.Grown = out.growToFit()
 		if err := out.Validate(); err != nil {
 			return nil, mc, fmt.Errorf("page %s under %s: %w", m.Name, describeMethod(c), err)
@@ -193,26 +195,32 @@ func (m *Manifest) flatten() (int, error) {
 }
 
 // dropReplays leaves out the recording's replayed upgrades and repeats
-// (harreplay.go), as imports before they were replayed did: an upgrade's
-// target takes the upgrade's place (the root's, when the page began with
-// one), a repeat goes with what hangs off it, and so does a redirect to a
+// (harreplay.go), as imports before they were replayed did: the target of
+// an upgrade, or of a repeated redirect when the target is no repeat,
+// takes the redirect's place (the root's, when the page began with one);
+// other repeats go with what hangs off them, and so does a redirect to a
 // repeat (dropDeadRedirects).
 func (m *Manifest) dropReplays() (*Manifest, int, error) {
 	keep := make([]bool, len(m.Resources))
 	root := 0
 	for i := range m.Resources {
 		r := &m.Resources[i]
-		keep[i] = r.Replay != ReplayRepeat && (r.Parent < 0 || keep[r.Parent])
-		if r.Replay != ReplayUpgrade {
+		placed := r.Parent < 0 || keep[r.Parent]
+		keep[i] = r.Replay != ReplayRepeat && placed
+		if r.Replay == "" || !r.IsRedirect() || !placed {
 			continue
 		}
-		if t := m.RedirectChild(i); t >= 0 {
-			keep[i] = false
-			m.Resources[t].Parent, m.Resources[t].Discovery = r.Parent, r.Discovery
-			r.Parent, r.Discovery = i, Discovery{} // detached: no longer its parent's redirect child
-			if i == root {
-				root = t
-			}
+		// An upgrade, or a repeated redirect to a new URL, leaves its
+		// place to its target, which older imports placed there.
+		t := m.RedirectChild(i)
+		if t < 0 || (r.Replay == ReplayRepeat && m.Resources[t].Replay == ReplayRepeat) {
+			continue
+		}
+		keep[i] = false
+		m.Resources[t].Parent, m.Resources[t].Discovery = r.Parent, r.Discovery
+		r.Parent, r.Discovery = i, Discovery{} // detached: no longer its parent's redirect child
+		if i == root {
+			root = t
 		}
 	}
 	m.dropDeadRedirects(keep)
@@ -227,6 +235,35 @@ func (m *Manifest) dropReplays() (*Manifest, int, error) {
 	}
 	out, n := m.rebuild(order)
 	return out, n, nil
+}
+
+// reflowRefs moves each reference that overlaps the one before it in its
+// parent (a redirect's target took its place with a longer URL) to the
+// first byte after it, keeping the order and every offset that fits.
+func (m *Manifest) reflowRefs() {
+	for p := range m.Resources {
+		pt := m.Resources[p].Type
+		if pt != TypeHTML && pt != TypeCSS {
+			continue
+		}
+		var refs []int
+		for _, c := range m.Children(p) {
+			if m.Resources[c].Discovery.Kind == KindRef {
+				refs = append(refs, c)
+			}
+		}
+		sort.SliceStable(refs, func(a, b int) bool {
+			return m.Resources[refs[a]].Discovery.Offset < m.Resources[refs[b]].Discovery.Offset
+		})
+		pre, _ := m.documentFrame(p)
+		cur := len(pre)
+		for _, c := range refs {
+			tag, url := m.refMarkup(pt, c)
+			d := &m.Resources[c].Discovery
+			d.Offset = max(d.Offset, cur+len(tag.prefix))
+			cur = d.Offset + len(url) + len(tag.suffix)
+		}
+	}
 }
 
 // growToFit grows each document (html, css, js) whose markup no longer fits
