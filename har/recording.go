@@ -24,8 +24,17 @@ type RecordedLog struct {
 
 // RecordedPage is one page of a recording.
 type RecordedPage struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
+	ID              string              `json:"id"`
+	Title           string              `json:"title"`
+	StartedDateTime string              `json:"startedDateTime"`
+	PageTimings     RecordedPageTimings `json:"pageTimings"`
+}
+
+// RecordedPageTimings are a recorded page's milestones in milliseconds
+// after its startedDateTime (-1 or missing: not reached or not recorded).
+type RecordedPageTimings struct {
+	OnContentLoad Number `json:"onContentLoad"`
+	OnLoad        Number `json:"onLoad"`
 }
 
 // RecordedEntry is one exchange of a recording.

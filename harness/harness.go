@@ -214,6 +214,9 @@ func validate(c probe.Condition, seed int64, opened *page.Manifest) (_ probe.Con
 	if _, err := hostDelaysOf(c, m); err != nil { // refuses a page without connect times
 		return c, nil, nil, fmt.Errorf("harness: %w", err)
 	}
+	if m, err = applyMethod(c, m); err != nil {
+		return c, nil, nil, err
+	}
 	if c.Push == server.PushPreload {
 		m.AddPreloadLinks() // what the preload policy pushes; a site of its own in the cache
 	}
@@ -264,7 +267,11 @@ func onLabHosts(m *page.Manifest) bool {
 // normalize checks the condition's fields and fills defaults (probe owns
 // the rules).
 func normalize(c probe.Condition) (probe.Condition, error) {
-	c, err := probe.Normalize(c)
+	c, err := page.ResolveMethod(c)
+	if err != nil {
+		return c, fmt.Errorf("harness: %w", err)
+	}
+	c, err = probe.Normalize(c)
 	if err != nil {
 		return c, fmt.Errorf("harness: %w", err)
 	}
@@ -276,8 +283,11 @@ func normalize(c probe.Condition) (probe.Condition, error) {
 // its manifest size (a mirrored real page, or a site from `page gen`).
 // Otherwise the harness writes generated files for the manifest.
 func siteInPlace(c probe.Condition, m *page.Manifest) (string, bool) {
-	if !page.IsManifestPath(c.Page) || c.Push == server.PushPreload || c.Hosts != "" {
-		return "", false // preload adds headers, and hosts rewrites references, the on-disk manifest lacks
+	if !page.IsManifestPath(c.Page) || c.Push == server.PushPreload || c.Hosts != "" || page.MethodChanges(c) {
+		// preload adds headers the on-disk manifest lacks; hosts rewrites
+		// references and the page methodology changes bytes (scripts' delays,
+		// references)
+		return "", false
 	}
 	dir, err := filepath.Abs(filepath.Dir(c.Page))
 	if err != nil {
@@ -649,7 +659,7 @@ func (b *Bench) loaderOptions(cond probe.Condition, proto string) (loader.Option
 		SPDY2Windows:      b.opt.SPDY2Windows,
 		HTTPSHosts:        b.httpsHosts,
 	}
-	if err := loader.ApplyProfile(&opt, cond.BrowserProfile, cond.RendererCosts); err != nil {
+	if err := loader.ApplyProfile(&opt, cond.BrowserProfile, cond.RendererCostsSetting()); err != nil {
 		return opt, fmt.Errorf("harness: %w", err)
 	}
 	if b.tb.Emulated() {

@@ -43,6 +43,9 @@ type h1Conn struct {
 	c    *connection
 	h    *client.H1Conn
 	used int // requests completed on it
+	// idled: taken from the idle list, so the server may have closed it
+	// meanwhile (its keep-alive timeout), used or not.
+	idled bool
 }
 
 type acquired struct {
@@ -109,6 +112,7 @@ func (p *h1Pool) acquire(ctx context.Context, e *entry) (*h1Conn, error) {
 		hc := p.idle[n-1]
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
+		hc.idled = true
 		return hc, nil
 	}
 	w := &waiter{e: e, ch: make(chan acquired, 1)}
@@ -158,6 +162,18 @@ func (p *h1Pool) dial(ctx context.Context) {
 	p.release(&h1Conn{c: c, h: client.NewH1Conn(c.stream)}, true)
 }
 
+// closeIdle closes every idle connection of the pool.
+func (p *h1Pool) closeIdle() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.open -= len(idle)
+	p.mu.Unlock()
+	for _, hc := range idle {
+		hc.c.Close()
+	}
+}
+
 // release returns a connection after a request (or after connecting): it
 // goes to the first waiting request, else it idles. A connection that can
 // not be reused is closed and, if requests wait, replaced.
@@ -195,7 +211,7 @@ func (h *h1) fetch(ctx context.Context, e *entry, body func(io.Reader) (int64, e
 		e.conn = hc.c
 		e.setup = hc.used == 0 && !e.queued.After(hc.c.start) && hc.c.claimSetup()
 		e.mu.Unlock()
-		reused := hc.used > 0
+		reused := hc.used > 0 || hc.idled
 		retry, reusable, err := h.roundTrip(e, hc, body)
 		if err == nil {
 			hc.used++
@@ -207,6 +223,10 @@ func (h *h1) fetch(ctx context.Context, e *entry, body func(io.Reader) (int64, e
 		// A kept-alive connection the server closed before answering:
 		// browsers resend the request on a fresh connection once.
 		if retry && reused && attempt == 0 && ctx.Err() == nil {
+			// The server closed it while it idled, and likely the
+			// host's other idle ones: a browser's pool finds them
+			// closed before reuse, so the resend takes a fresh one.
+			p.closeIdle()
 			e.mu.Lock()
 			e.conn, e.setup = nil, false
 			e.sendStart, e.sendEnd = time.Time{}, time.Time{}

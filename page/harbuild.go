@@ -127,6 +127,7 @@ func buildManifest(recs []*recorded, rep *ImportReport) (*Manifest, error) {
 			RequestHeaders: r.reqHdr, EncodedSize: r.encoded, DecodedSize: r.decoded,
 			ContentEncoding: enc, Parent: -1, Discovery: Discovery{Kind: KindRoot},
 			StartMs: float64(r.start.Sub(recs[0].start).Microseconds()) / 1000,
+			Replay:  r.replay,
 		})
 	}
 	b.main = 0
@@ -170,9 +171,11 @@ func (b *builder) final(i int) int {
 
 // canParent reports whether resource p can lead to others in the model:
 // documents and stylesheets by reference, documents and scripts on load.
+// A repeat leads to nothing: its URL's first request did (so redirects =
+// drop gives the tree imports gave before repeats were replayed).
 func (b *builder) canParent(p int) bool {
 	r := &b.m.Resources[p]
-	if r.IsRedirect() {
+	if r.IsRedirect() || r.Replay == ReplayRepeat {
 		return false
 	}
 	return r.Type == TypeHTML || r.Type == TypeCSS || r.Type == TypeJS

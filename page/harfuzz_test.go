@@ -3,6 +3,8 @@ package page
 import (
 	"os"
 	"testing"
+
+	"github.com/spdylab/spdylab/probe"
 )
 
 // FuzzHARImport: any input either fails with an error or yields a valid
@@ -10,8 +12,10 @@ import (
 // go test ./page -run '^$' -fuzz FuzzHARImport -fuzztime 30s -fuzzminimizetime 1s
 // (minimizing an input grown from the 30 KB seed takes long otherwise)
 func FuzzHARImport(f *testing.F) {
-	if b, err := os.ReadFile(syntheticHAR); err == nil {
-		f.Add(b)
+	for _, file := range []string{syntheticHAR, onloadHAR, redirectsHAR} {
+		if b, err := os.ReadFile(file); err == nil {
+			f.Add(b)
+		}
 	}
 	root := entryJSON("https://a.test/", "00.000", "text/html", 500, "")
 	f.Add(harWith(`{"id":"p1"}`, root))
@@ -27,6 +31,7 @@ func FuzzHARImport(f *testing.F) {
 		if err := m.Validate(); err != nil {
 			t.Fatalf("import produced an invalid manifest: %v", err)
 		}
+		checkMethods(t, b, m)
 		if m.TotalBytes() > 1<<24 {
 			return
 		}
@@ -37,4 +42,25 @@ func FuzzHARImport(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkMethods: every page methodology gives a valid page or an error, and
+// the page reader UntilFor uses agrees with import on the onload.
+func checkMethods(t *testing.T, b []byte, m *Manifest) {
+	m.Source = "har:fuzz" // a recording, as ImportHARFile names it
+	if has, err := harPageHasOnload(b, ""); err == nil && has != (m.OnLoadMs > 0) && m.OnLoadMs > 0 {
+		t.Fatalf("onload_ms %v, but the page reader finds no onload", m.OnLoadMs)
+	}
+	for _, c := range []probe.Condition{
+		{Until: probe.UntilOnload}, {Redirects: probe.RedirectsDrop}, {Compute: "x2.5"},
+		{Deps: probe.DepsFlat}, {Until: probe.UntilOnload, Redirects: probe.RedirectsDrop, Compute: probe.ComputeNone, Deps: probe.DepsFlat},
+	} {
+		out, _, err := m.ApplyMethod(c)
+		if err != nil {
+			continue
+		}
+		if err := out.Validate(); err != nil {
+			t.Fatalf("%+v: invalid page: %v", c, err)
+		}
+	}
 }

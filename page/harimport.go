@@ -29,8 +29,6 @@ const (
 	SkipNoBody      = "status 204 or 304: no body to replay"
 	SkipBadHost     = "host is not a valid lower-case DNS name (IP literal, underscore, ...): the lab cannot name it"
 	SkipBadTime     = "no valid startedDateTime: cannot be placed in the load"
-	SkipUpgrade     = "redirect to the same URL over https (http->https upgrade): replays are https only"
-	SkipDuplicate   = "URL already requested earlier in the recording: replayed once"
 	SkipLostRedirct = "redirect whose target is not replayed or was requested before it"
 )
 
@@ -42,6 +40,7 @@ var importRules = []string{
 	"status: the recorded status is served (206 as 200 with the recorded bytes); a redirect answers Location with the next URL of its chain",
 	"headers: recorded response headers are served minus hop-by-hop, framing (length, type, encoding), location, alt-svc, content-security-policy, link, refresh, report-to and nel; recorded request headers are kept in request_headers",
 	"discovery: a parser (or preload) initiator in an HTML or CSS parent becomes a reference at the byte offset that the share of the parent's receive time elapsed at the child's request gives (line/column order references of one parent); a script initiator becomes a request made by the parent script (or the document's DOMContentLoaded script) after the time between the parent's end and the child's request; a redirect target is requested when its 3xx arrives",
+	"onload: the page's pageTimings.onLoad, moved to the root request's clock (start_ms), is onload_ms; none when not recorded (until onload then refuses the page)",
 	"discovery without a usable initiator (none recorded, unknown URL, an initiator not requested earlier): the HTML or CSS document still arriving when the child was requested (latest started) references it; else the script that finished last before it requests it; else the main document references it",
 }
 
@@ -64,6 +63,8 @@ type ImportReport struct {
 	Grown      int            `json:"grown"`       // bodies grown to a valid minimum
 	GrownBytes int64          `json:"grown_bytes"` // bytes added by growing
 	Bytes      int64          `json:"bytes"`       // total served body bytes
+	Upgrades   int            `json:"upgrades"`    // http->https upgrades replayed under a marked URL
+	Repeats    int            `json:"repeats"`     // repeated requests of a URL replayed under a marked URL
 }
 
 // ImportHARFile reads file and imports one page of it.
@@ -109,6 +110,8 @@ type recorded struct {
 	path       string
 	query      string
 	key        string // authority + target: one URL of the replay
+	origKey    string // key as recorded (key has a marker for a replayed upgrade or repeat)
+	replay     string // ReplayUpgrade, ReplayRepeat or ""
 	typ        string
 	ctype      string
 	recType    string // recorded content type when the body is another
@@ -177,6 +180,7 @@ func ImportHAR(b []byte, opt ImportOptions) (*Manifest, *ImportReport, error) {
 		m.Name = "imported"
 	}
 	m.Seed = 1
+	m.OnLoadMs = recordedOnload(log, pageID, recs[0].start)
 	m.Notes = append(append([]string{}, importRules...), reportNotes(rep)...)
 	if err := m.Validate(); err != nil {
 		// A bug of import, not of the recording: say so.
@@ -255,6 +259,7 @@ func reportNotes(rep *ImportReport) []string {
 	if rep.Inferred > 0 {
 		out = append(out, fmt.Sprintf("discovery inferred by the heuristic for %d resources", rep.Inferred))
 	}
+	out = append(out, replayNotes(rep)...)
 	if rep.Grown > 0 {
 		out = append(out, fmt.Sprintf("grown: %d bodies by %d bytes in all, to the smallest valid file of their type or to fit their references", rep.Grown, rep.GrownBytes))
 	}
@@ -522,24 +527,30 @@ func recordedIf(mt, want, ctype string) string {
 	return ""
 }
 
-// keepReplayable orders the candidates by request time and drops, with
-// their rules, http->https upgrades, repeated URLs and redirects that lead
-// nowhere.
+// keepReplayable orders the candidates by request time, replays http->https
+// upgrades and repeated URLs under a marked URL of their own (markReplay),
+// and drops, with its rule, a redirect that leads nowhere.
 func keepReplayable(recs []*recorded, rep *ImportReport) []*recorded {
 	sort.SliceStable(recs, func(a, b int) bool { return recs[a].start.Before(recs[b].start) })
-	seen := map[string]bool{}
-	var out []*recorded
-	for _, r := range recs {
+	seen, upgrades := map[string]int{}, map[string]int{}
+	out := recs
+	for _, r := range out {
+		r.origKey = r.key
 		if isRedirectStatus(r.status) && r.redirect == r.key {
-			rep.Skipped[SkipUpgrade]++
-			continue
+			marker := MarkerUpgrade
+			if n := upgrades[r.key]; n > 0 {
+				marker += "=" + strconv.Itoa(n)
+			}
+			upgrades[r.key]++
+			r.markReplay(ReplayUpgrade, marker)
+			rep.Upgrades++
+			continue // its target is the URL's next request
 		}
-		if seen[r.key] {
-			rep.Skipped[SkipDuplicate]++
-			continue
+		if n := seen[r.key]; n > 0 {
+			r.markReplay(ReplayRepeat, MarkerRepeat+strconv.Itoa(n))
+			rep.Repeats++
 		}
-		seen[r.key] = true
-		out = append(out, r)
+		seen[r.origKey]++
 	}
 	// Redirect targets come later than their redirects; walking backwards
 	// drops whole dead chains.
@@ -549,7 +560,7 @@ func keepReplayable(recs []*recorded, rep *ImportReport) []*recorded {
 		r := out[i]
 		keep[i] = true
 		if isRedirectStatus(r.status) {
-			j, ok := pos[r.redirect]
+			j, ok := pos[r.redirect] // the next request of the URL redirected to
 			if !ok || !keep[j] || out[j].isTarget {
 				keep[i] = false
 				rep.Skipped[SkipLostRedirct]++
@@ -558,7 +569,7 @@ func keepReplayable(recs []*recorded, rep *ImportReport) []*recorded {
 			out[j].isTarget = true
 			r.redirectTo = j
 		}
-		pos[r.key] = i
+		pos[r.origKey] = i
 	}
 	var kept []*recorded
 	newIndex := make([]int, len(out))

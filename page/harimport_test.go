@@ -38,10 +38,13 @@ func byURL(t *testing.T, m *Manifest, u string) *Resource {
 
 func TestImportSyntheticRules(t *testing.T) {
 	m, rep := importSynthetic(t)
-	if rep.Recorded != 20 || rep.Replayable != 12 {
-		t.Errorf("recorded %d, replayable %d; want 20 and 12", rep.Recorded, rep.Replayable)
+	if rep.Recorded != 20 || rep.Replayable != 13 || rep.Repeats != 1 {
+		t.Errorf("recorded %d, replayable %d, repeats %d; want 20, 13 (the repeated document replayed) and 1", rep.Recorded, rep.Replayable, rep.Repeats)
 	}
-	want := map[string]int{SkipScheme: 1, SkipSocket: 2, SkipMethod: 1, SkipAborted: 1, SkipNoBody: 1, SkipBadHost: 1, SkipDuplicate: 1}
+	if r := byURL(t, m, "https://www.example.test/?spdylab-repeat=1"); r.Replay != ReplayRepeat {
+		t.Errorf("the repeated document is marked replay %q, want %q", r.Replay, ReplayRepeat)
+	}
+	want := map[string]int{SkipScheme: 1, SkipSocket: 2, SkipMethod: 1, SkipAborted: 1, SkipNoBody: 1, SkipBadHost: 1}
 	for reason, n := range want {
 		if rep.Skipped[reason] != n {
 			t.Errorf("skipped for %q: %d, want %d", reason, rep.Skipped[reason], n)
@@ -114,8 +117,8 @@ func TestImportSyntheticRules(t *testing.T) {
 	if late := byURL(t, m, "https://www.example.test/late.js"); late.EncodedSize != 0 || late.Size < len(jsPreamble) {
 		t.Errorf("late.js without sizes: %+v", late)
 	}
-	if rep.Inferred != 2 { // font.woff2 and late.js have no initiator
-		t.Errorf("inferred %d parents, want 2", rep.Inferred)
+	if rep.Inferred != 3 { // font.woff2, late.js and the repeated document have no initiator
+		t.Errorf("inferred %d parents, want 3", rep.Inferred)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"os"
 	"path"
@@ -135,6 +136,9 @@ type Resource struct {
 	RecordedContentType string `json:"recorded_content_type,omitempty"`
 	// StartMs is when the recording requested it, relative to the root.
 	StartMs float64 `json:"start_ms,omitempty"`
+	// Replay marks a recorded http->https upgrade or repeated request,
+	// served at its URL plus a marker query (ReplayUpgrade, ReplayRepeat).
+	Replay string `json:"replay,omitempty"`
 }
 
 // Target is the request target: Path, plus "?Query" when there is one.
@@ -186,6 +190,9 @@ type Manifest struct {
 	// timings.connect minus ssl) in milliseconds; hosts whose requests all
 	// reused connections are missing. host_rtt recorded reads it (hostrtt.go).
 	HostConnectMs map[string]float64 `json:"host_connect_ms,omitempty"`
+	// OnLoadMs is the recording's onload (pageTimings.onLoad) relative to
+	// the root's request, as StartMs; 0 when none was recorded.
+	OnLoadMs float64 `json:"onload_ms,omitempty"`
 }
 
 // TotalBytes is the sum of all resource sizes.
@@ -353,6 +360,9 @@ func (e *ResourceError) Error() string {
 // Validate checks every field. The first problem found is returned, naming
 // the resource by id and path.
 func (m *Manifest) Validate() error {
+	if m.OnLoadMs < 0 || math.IsNaN(m.OnLoadMs) || math.IsInf(m.OnLoadMs, 0) {
+		return fmt.Errorf("onload_ms %v: want a time in milliseconds after the root's request (or none)", m.OnLoadMs)
+	}
 	hosts, err := m.validHosts()
 	if err != nil {
 		return err
@@ -412,6 +422,12 @@ func (m *Manifest) resourceProblem(i int, hosts map[string]bool, paths, targets 
 	r := &m.Resources[i]
 	if r.ID != i {
 		return fmt.Sprintf("id %d does not match its position %d in resources (ids must be 0, 1, 2, ...)", r.ID, i)
+	}
+	if r.Replay != "" && r.Replay != ReplayUpgrade && r.Replay != ReplayRepeat {
+		return fmt.Sprintf("replay %q: want %q, %q or none", r.Replay, ReplayUpgrade, ReplayRepeat)
+	}
+	if r.Replay == ReplayUpgrade && !r.IsRedirect() {
+		return fmt.Sprintf("replay %q marks a recorded redirect, but its status is %d", r.Replay, r.StatusCode())
 	}
 	if r.File == "" {
 		if err := validPath(r.Path); err != nil {

@@ -289,6 +289,9 @@ func Normalize(c Condition) (Condition, error) {
 	if c, err = normalizeSessions(c, cl); err != nil {
 		return c, err
 	}
+	if c, err = normalizeMethod(c, cl); err != nil {
+		return c, err
+	}
 	if c.Push != "" && !member(c.Push, PushPolicies) {
 		return c, fmt.Errorf("unknown push policy %q (want %s)", c.Push, OneOf(PushPolicies))
 	}

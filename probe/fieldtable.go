@@ -235,4 +235,18 @@ var Fields = []Field{
 	{Name: "false_start", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
 		Help:  "TLS False Start (Chrome 16 had it): true is refused, " + FalseStartRefusal,
 		apply: func(c *Condition, v map[string]string) error { c.FalseStart = v["false_start"] == "true"; return nil }},
+	// The page methodology (method.go); until is resolved per page by
+	// page.UntilFor before a condition is stored.
+	{Name: "compute", Kind: KindString, Default: ComputeRecorded, Canon: canonCompute, Flag: FlagLoad,
+		Help:  "the page's recorded delays between a parent's arrival and its children's requests (script execution): recorded, none (also no renderer costs: no client computation at all, NSDI'14) or xF to scale them (x0.5, x2)",
+		apply: func(c *Condition, v map[string]string) error { c.Compute = v["compute"]; return nil }},
+	{Name: "deps", Kind: KindString, Default: DepsRecorded, Canon: oneOf(DepsModes...), Flag: FlagLoad,
+		Help:  "the page's dependencies: recorded, or flat (every resource referenced at the top of the main document, requested as its first bytes arrive; NSDI'14's \"no dependencies\")",
+		apply: func(c *Condition, v map[string]string) error { c.Deps = v["deps"]; return nil }},
+	{Name: "until", Kind: KindString, Default: "", Canon: oneOf(append([]string{""}, UntilModes...)...), Flag: FlagLoad,
+		Help:  `where a recorded page's load ends: onload (the recording's pageTimings.onLoad; resources first requested after it are left out) or all; "" = onload for a recording, and a generated page (no onload) stores none`,
+		apply: func(c *Condition, v map[string]string) error { c.Until = v["until"]; return nil }},
+	{Name: "redirects", Kind: KindString, Default: "", Canon: oneOf(append([]string{""}, RedirectsModes...)...), Flag: FlagLoad,
+		Help:  `a recording's http->https upgrades and repeated requests: replay (each a request of its own, an upgrade a redirect from its https URL) or drop (left out, as older imports did); "" = replay for a recording, and a generated page stores none`,
+		apply: func(c *Condition, v map[string]string) error { c.Redirects = v["redirects"]; return nil }},
 }

@@ -188,6 +188,18 @@ type Condition struct {
 	// each host of a recording at the round trip its recorded connect
 	// time implies (hosts.go).
 	HostRTT string `json:"host_rtt,omitempty"`
+	// Compute, Deps and Until are the page methodology (method.go):
+	// recorded delays kept ("") dropped ("none") or scaled ("x0.5"); the
+	// recorded dependencies ("") or none ("flat"); a recording up to its
+	// onload ("onload") or all of it ("all"; "" for a generated page, and
+	// in conditions stored before the field, when all was the only rule).
+	Compute string `json:"compute,omitempty"`
+	Deps    string `json:"deps,omitempty"`
+	Until   string `json:"until,omitempty"`
+	// Redirects: a recording's http->https upgrades and repeated requests
+	// replayed ("replay") or left out ("drop"); stored like Until ("" for a
+	// generated page, and for a recording stored before the field: drop).
+	Redirects string `json:"redirects,omitempty"`
 }
 
 // Phases is a HAR-style timing breakdown in milliseconds. -1 means "does not

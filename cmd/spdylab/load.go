@@ -215,6 +215,9 @@ func loadCondition(fields *probe.FieldFlags, link *netem.FlagValues, prof *spec.
 	if !link.Fields.Given("shards") {
 		c.Shards = spec.ShardsFor(c.Page, c.Shards)
 	}
+	if c, err = page.ResolveMethod(c); err != nil { // the page's rules, as a study stores them
+		return c, &probe.FieldError{Field: "--until", Value: c.Until, Err: err}
+	}
 	return probe.Normalize(c)
 }
 

@@ -12,6 +12,7 @@ var loadExamples = []string{
 	"spdylab load --page har:site.har --proto h2,h3 --rtt 40ms --down 20mbit --up 5mbit --har out/har",
 	"spdylab load --page site/ --no-link --runs 3    # the folder 'spdylab page import' wrote, over loopback",
 	"spdylab load --page pageB --proto https,spdy/3.1 --loss 1% --sessions 3 --session-policy priority --runs 5",
+	"spdylab load --page har:site.har --compute none --deps flat --rtt 100ms    # NSDI'14: no computation, no dependencies",
 }
 
 func loadAbout() string {
@@ -30,6 +31,7 @@ pages (--page):
 var loadFlagGroups = []flagGroup{
 	{"page & protocol", []string{"page", "proto", "runs", "shards", "shard-mode", "client", "browser-profile",
 		"renderer-costs", "stack", "no-link", "timeout"}},
+	{"page methodology", []string{"compute", "deps", "until", "redirects"}},
 	linkFlagGroup,
 	tcpFlagGroup,
 	{"protocol options", []string{"profile", "tls", "tls-kx", "tls-resume", "false-start", "early-data", "nagle", "max-streams", "initial-window", "push",

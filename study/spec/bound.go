@@ -147,6 +147,11 @@ func EstimateWith(s *Study, jobs int, pages page.Cache) (Estimate, error) {
 		if err != nil {
 			return Estimate{}, fmt.Errorf("page %s: %w", c.Page, err)
 		}
+		if page.MethodChanges(c.Condition) { // the page its benches load
+			if m, _, err = m.ApplyMethod(c.Condition); err != nil {
+				return Estimate{}, err
+			}
+		}
 		if cl, _ := probe.LookupClient(c.Client); cl.Browser {
 			browserSum += ModelledLoad(m, c.Condition) + estBrowserOverhead
 		} else {

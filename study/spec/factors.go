@@ -19,6 +19,9 @@ func BuildCondition(v map[string]string, timeout time.Duration) (probe.Condition
 	}
 	c.Timeout = timeout
 	c.Shards = ShardsFor(c.Page, c.Shards)
+	if c, err = page.ResolveMethod(c); err != nil { // a recording's rules, stored explicitly
+		return c, fmt.Errorf("condition %s: %w (leave it out with an [[exclude]] table)", DescribeValues(v), err)
+	}
 	n, err := probe.Normalize(c)
 	if err != nil {
 		return c, fmt.Errorf("condition %s: %w (leave it out with an [[exclude]] table)", DescribeValues(v), err)
