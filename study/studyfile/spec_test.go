@@ -25,7 +25,7 @@ func TestBuiltinsParse(t *testing.T) {
 		"study5-multiplexing": 4 * 4 * 3 * 5,
 		"fidelity":            3 * 4 * 2 * 2 * 2 * 3,
 		// Nine presets and the walks' steps between them, deduplicated.
-		"study6-reconcile": 276,
+		"study6-reconcile": 294,
 	}
 	names := BuiltinNames()
 	if names[0] != "quick" {
