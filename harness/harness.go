@@ -756,3 +756,30 @@ func sameManifest(a, b []byte) bool { return bytes.Equal(a, b) }
 func newLogger(w io.Writer, host string) *log.Logger {
 	return log.New(w, host+" ", log.LstdFlags|log.Lmicroseconds)
 }
+
+// CheckConditions validates every condition as Open would before a load
+// (its page opened, the page factors applied, the hosts decided), without
+// building anything, so a factor that cannot apply to a page is refused
+// before a run. It returns one error naming every failing condition (at
+// most maxReported of them, then how many more).
+func CheckConditions(conds []probe.Condition, seed int64, describe func(int) string) error {
+	const maxReported = 10
+	var problems []string
+	failed := 0
+	for i, c := range conds {
+		if _, err := Validate(c, seed); err != nil {
+			failed++
+			if len(problems) < maxReported {
+				problems = append(problems, describe(i)+": "+err.Error())
+			}
+		}
+	}
+	if failed == 0 {
+		return nil
+	}
+	msg := strings.Join(problems, "\n  ")
+	if failed > len(problems) {
+		msg += fmt.Sprintf("\n  ... and %d more", failed-len(problems))
+	}
+	return fmt.Errorf("%d of %d conditions cannot run:\n  %s", failed, len(conds), msg)
+}

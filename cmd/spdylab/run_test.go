@@ -12,6 +12,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/store"
 	"github.com/spdylab/spdylab/study/studyfile"
@@ -212,5 +213,43 @@ func TestStudiesUnknownIsAnErrorAlone(t *testing.T) {
 				t.Errorf("studies %q: error %q does not name the known study %s", args, errb.String(), n)
 			}
 		}
+	}
+}
+
+// Issue 22: a factor that cannot apply to a page (host_rtt recorded on a
+// page without recorded connect times) loads as a study but is refused by
+// `studies --check`, naming each condition and the reason; the built-in
+// quick study passes the same check.
+func TestStudiesCheckNamesConditionsThatCannotRun(t *testing.T) {
+	dir := t.TempDir()
+	m, err := page.Open("pageA", 1, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WriteSite(filepath.Join(dir, "site")); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "chk.toml")
+	study := "name = \"chk\"\nruns = 1\n[factors]\npage = \"site\"\nhost_rtt = [\"uniform\", \"recorded\"]\nprotocol = [\"https\", \"spdy/3.1\"]\n[baseline]\nprotocol = \"https\"\n"
+	if err := os.WriteFile(file, []byte(study), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := studiesCmd([]string{file}, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("studies %s: exit %d, want 0 (the file itself is valid)", file, code)
+	}
+	var errb bytes.Buffer
+	if code := studiesCmd([]string{"--check", file}, io.Discard, &errb); code != 1 {
+		t.Fatalf("studies --check %s: exit %d, want 1:\n%s", file, code, errb.String())
+	}
+	msg := errb.String()
+	if !strings.Contains(msg, "2 of 4 conditions cannot run") || !strings.Contains(msg, "host_rtt=recorded") || !strings.Contains(msg, "connect times") {
+		t.Errorf("studies --check: message does not name the failing conditions and why:\n%s", msg)
+	}
+	if strings.Contains(msg, "host_rtt=uniform") {
+		t.Errorf("studies --check named a condition that can run:\n%s", msg)
+	}
+	errb.Reset()
+	if code := studiesCmd([]string{"--check", "quick"}, io.Discard, &errb); code != 0 {
+		t.Errorf("studies --check quick: exit %d:\n%s", code, errb.String())
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spdylab/spdylab/harness"
+	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/studyfile"
@@ -15,9 +17,10 @@ import (
 
 func init() {
 	register(command{name: "studies", summary: "list the built-in studies with their size and estimated time", run: studiesCmd,
-		synopsis: "spdylab studies [-j N] [-v] [STUDY|FILE.toml]",
+		synopsis: "spdylab studies [-j N] [-v] [--check] [STUDY|FILE.toml]",
 		examples: []string{
 			"spdylab studies",
+			"spdylab studies --check my.toml --pages ../shared/pages/har    # every condition's page opened and its factors applied",
 			"spdylab studies -v -j 4 study1-cablelabs    # its factors and the time with 4 testbeds",
 		}})
 }
@@ -29,6 +32,7 @@ func studiesCmd(args []string, stdout, stderr io.Writer) int {
 	jobs := fs.Int("j", defaultJobs, "parallel testbeds assumed by the estimate")
 	verbose := fs.Bool("v", false, "also print each study's description and varied factors")
 	pages := fs.String("pages", "", "folder of real pages, as for 'spdylab run --pages'")
+	check := fs.Bool("check", false, "also open every condition's page and apply its page factors as a load would (hosts, deploy, host_rtt, compute, deps, until, redirects), naming each condition that cannot run")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -47,6 +51,9 @@ func studiesCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	studies, ok := loadStudies(names, *pages, stderr)
 	if !ok {
+		return 1
+	}
+	if *check && !checkStudies(studies, stderr) {
 		return 1
 	}
 	printStudies(stdout, studies, *jobs, *verbose)
@@ -72,6 +79,38 @@ func loadStudies(names []string, pages string, stderr io.Writer) ([]*spec.Study,
 		studies = append(studies, s)
 	}
 	return studies, ok
+}
+
+// checkStudies validates every condition of every study against its page
+// (harness.CheckConditions) and says which cannot run.
+func checkStudies(studies []*spec.Study, stderr io.Writer) bool {
+	ok := true
+	for _, s := range studies {
+		conds := make([]probe.Condition, len(s.Conditions))
+		for i, c := range s.Conditions {
+			conds[i] = c.Condition
+		}
+		err := harness.CheckConditions(conds, s.Seed, func(i int) string { return shortName(s, s.Conditions[i]) })
+		if err != nil {
+			fmt.Fprintf(stderr, "spdylab studies: %s: %v\n", s.Name, err)
+			ok = false
+			continue
+		}
+		fmt.Fprintf(stderr, "spdylab studies: %s: all %d conditions can run\n", s.Name, len(conds))
+	}
+	return ok
+}
+
+// shortName names a condition by its page, protocol and the study's
+// varied factors: what tells it apart from its neighbours.
+func shortName(s *spec.Study, c spec.Cond) string {
+	parts := []string{"page=" + c.Values["page"], "protocol=" + c.Values["protocol"]}
+	for _, f := range s.Varied {
+		if f != "page" && f != "protocol" {
+			parts = append(parts, f+"="+c.Values[f])
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // printStudies prints one table row per study; verbose adds each study's
