@@ -44,6 +44,7 @@ func init() {
 			"sudo spdylab run quick    # -j auto: as many testbeds as the machine keeps on time",
 			"sudo spdylab run my-study.toml --out out/mine    # a study file; run again to resume",
 			"sudo spdylab run fidelity --pages pages/          # over a folder of real pages",
+			"sudo spdylab run study1-cablelabs --profile out/tune-study1-cablelabs/profile.toml    # the tuned SPDY beside its defaults",
 		}})
 }
 
@@ -62,7 +63,7 @@ type runFlags struct {
 	browserJobs              int
 	browserAlone             bool
 	out, shard, pages        string
-	pcap                     string
+	pcap, profile            string
 	resume, noLink, noReport bool
 	quiet                    bool
 }
@@ -84,6 +85,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write the report after the run")
 	fs.BoolVar(&f.quiet, "q", false, "no progress output")
 	fs.StringVar(&f.pcap, "pcap", "", "write one pcap file per load into `dir` (<condition hash>-<proto>-runNNN.pcap, NNN = stored run + 1): the packets on the client's side of the emulated link")
+	fs.StringVar(&f.profile, "profile", "", "a profile `file` (spdylab tune writes one): its protocols' conditions also run with its settings, beside their own (as profile = [\"\", FILE] in the study); default OUT out/STUDY+NAME")
 	fs.StringVar(&f.pages, "pages", "", "folder of real pages for a study over a corpus (dir:$PAGES): "+page.CorpusHelp)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -106,6 +108,15 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 	return f, -1
 }
 
+// addProfile puts the profile in file beside the study's own settings.
+func addProfile(s *spec.Study, file string) error {
+	p, err := studyfile.ParseProfileFile(file)
+	if err != nil {
+		return err
+	}
+	return s.AddProfile(p)
+}
+
 func runCmd(args []string, stdout, stderr io.Writer) int {
 	f, status := parseRunFlags(args, stderr)
 	if status >= 0 {
@@ -124,6 +135,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "spdylab run:", err)
 		return 1
 	}
+	if f.profile != "" {
+		if err = addProfile(s, f.profile); err != nil {
+			fmt.Fprintln(stderr, "spdylab run:", err)
+			return 2
+		}
+	}
 	if s.PagesOmitted > 0 {
 		fmt.Fprintf(stderr, "spdylab run: note: %d [[matrix]] block(s) or walk(s) of %s run on real pages and are left out: give --pages DIR to run them\n", s.PagesOmitted, s.Name)
 	}
@@ -136,6 +153,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.out == "" {
 		f.out = filepath.Join("out", s.Name)
+		if f.profile != "" {
+			f.out += "+" + strings.TrimSuffix(filepath.Base(f.profile), filepath.Ext(f.profile))
+		}
 	}
 	// The first Ctrl-C stops scheduling and lets the benches close (their
 	// namespaces go, stored loads stay); netem's own handler, which would

@@ -102,3 +102,57 @@ func (p *Profile) Check() error {
 	}
 	return nil
 }
+
+// AddProfile puts profile p beside the study's own settings: every
+// condition of a protocol p names gets a twin with p applied (its label in
+// the profile factor), as a study file's `profile = ["", FILE]` would, so
+// the report shows the profile against the baseline and against the
+// protocol's defaults in one run (`spdylab run --profile`). Presets and
+// walks keep their conditions.
+func (s *Study) AddProfile(p *Profile) error {
+	defaults := probe.FieldDefaults()
+	seen := map[string]bool{}
+	for _, c := range s.Conditions {
+		seen[c.Hash] = true
+	}
+	var twins []Cond
+	for _, c := range s.Conditions {
+		if !p.AppliesTo(c.Values["protocol"]) {
+			continue
+		}
+		v := p.Apply(c.Values)
+		// Values hold every factor; a stack piece at its default counts as
+		// left to the stack (as Override does), a profile's key as set.
+		given := func(f string) bool { _, set := p.Settings[f]; return set || v[f] != defaults[f] }
+		cond, err := BuildCondition(probe.OmitUngivenPieces(v, given), s.Timeout)
+		if err != nil {
+			return fmt.Errorf("profile %s on condition %s: %w", p.Name, c.Describe(), err)
+		}
+		twin := Cond{Condition: cond, Values: v}
+		twin.Hash = HashCondition(twin.Condition)
+		if !seen[twin.Hash] {
+			seen[twin.Hash] = true
+			twins = append(twins, twin)
+		}
+	}
+	if len(twins) == 0 {
+		return fmt.Errorf("profile %s configures %s, which study %s does not load", p.Name, strings.Join(p.Protocols, ", "), s.Name)
+	}
+	for _, c := range s.Conditions {
+		if c.Values["profile"] == "" {
+			c.Values["profile"] = ""
+		}
+	}
+	s.Conditions = append(s.Conditions, twins...)
+	for _, k := range append([]string{"profile"}, p.Keys()...) {
+		if !slices.Contains(s.Varied, k) {
+			s.Varied = append(s.Varied, k)
+		}
+	}
+	order := map[string]int{}
+	for i, f := range probe.Fields {
+		order[f.Name] = i
+	}
+	slices.SortStableFunc(s.Varied, func(a, b string) int { return order[a] - order[b] })
+	return nil
+}
