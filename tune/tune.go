@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/spdylab/spdylab/study"
@@ -130,8 +131,15 @@ func (t *Tuner) Plan() string {
 // them all (store.Regrow).
 func (t *Tuner) studyOf(conds []spec.Cond, runs int) *spec.Study {
 	s := t.cfg.Study
-	return &spec.Study{Name: "tune-" + s.Name, Description: "spdylab tune of " + s.Name, Runs: runs, Seed: s.Seed,
-		Timeout: s.Timeout, Baseline: s.Baseline, Varied: s.Varied, Conditions: conds, NoLink: s.NoLink, Pages: s.Pages, Dir: s.Dir}
+	step := &spec.Study{Name: "tune-" + s.Name, Description: "spdylab tune of " + s.Name, Runs: runs, Seed: s.Seed,
+		Timeout: s.Timeout, Baseline: s.Baseline, Varied: slices.Clone(s.Varied), Conditions: conds, NoLink: s.NoLink, Pages: s.Pages, Dir: s.Dir}
+	// The knobs label the candidates in the store's report and in
+	// `spdylab why` ("spdy/3.1 sessions=3 iw=32 vs https").
+	step.AddVaried("profile")
+	for _, k := range t.knobs {
+		step.AddVaried(k.Name)
+	}
+	return step
 }
 
 // Run searches, evaluates the winner and writes OUT/profile.toml,

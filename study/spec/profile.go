@@ -144,7 +144,14 @@ func (s *Study) AddProfile(p *Profile) error {
 		}
 	}
 	s.Conditions = append(s.Conditions, twins...)
-	for _, k := range append([]string{"profile"}, p.Keys()...) {
+	s.AddVaried(append([]string{"profile"}, p.Keys()...)...)
+	return nil
+}
+
+// AddVaried adds factors to the study's varied ones (the report's and
+// why's labels of a condition), kept in probe.Fields order.
+func (s *Study) AddVaried(names ...string) {
+	for _, k := range names {
 		if !slices.Contains(s.Varied, k) {
 			s.Varied = append(s.Varied, k)
 		}
@@ -154,5 +161,4 @@ func (s *Study) AddProfile(p *Profile) error {
 		order[f.Name] = i
 	}
 	slices.SortStableFunc(s.Varied, func(a, b string) int { return order[a] - order[b] })
-	return nil
 }
