@@ -121,7 +121,7 @@ func TestOpenRejectsBadConditions(t *testing.T) {
 		"bad page":    {probe.Condition{Page: "pageQ", NoLink: true}, `unknown page "pageQ"`},
 		"shards":      {probe.Condition{Page: "pageA", Shards: 9, NoLink: true}, "shards 9 out of range"},
 		"shard mode":  {probe.Condition{Page: "pageA", ShardMode: "zigzag", NoLink: true}, `unknown shard mode "zigzag"`},
-		"tls":         {probe.Condition{Page: "pageA", TLS: "1.1", NoLink: true}, `unknown TLS version "1.1"`},
+		"tls":         {probe.Condition{Page: "pageA", TLS: "1.4", NoLink: true}, `unknown TLS version "1.4"`},
 		"push":        {probe.Condition{Page: "pageA", Push: "always", NoLink: true}, `unknown push policy "always"`},
 		"streams":     {probe.Condition{Page: "pageA", MaxStreams: -1, NoLink: true}, "max streams -1"},
 		"window":      {probe.Condition{Page: "pageA", InitialWindow: -1, NoLink: true}, "initial window -1"},

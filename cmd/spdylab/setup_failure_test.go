@@ -89,12 +89,17 @@ func TestRunTestbedFailureNamesTheCause(t *testing.T) {
 	if runErr == nil {
 		t.Fatal("the run succeeded without a testbed")
 	}
-	for _, w := range []string{"building the testbed for", `congestion control "nosuchcc" is not available`} {
+	// The run's preflight (study.CheckHost) refuses it before any testbed,
+	// naming the condition and what the kernel offers.
+	for _, w := range []string{`cc "nosuchcc"`, `congestion control "nosuchcc" is not available`, "it offers"} {
 		if !strings.Contains(runErr.Error(), w) {
 			t.Errorf("error %q does not name %q", runErr, w)
 		}
 	}
 	if strings.Contains(runErr.Error(), "panic") {
 		t.Errorf("error %q reports a panic instead of the cause", runErr)
+	}
+	if owned := testbedsOwnedByUs(); len(owned) > 0 {
+		t.Errorf("a refused run left testbeds: %v", owned)
 	}
 }
