@@ -309,7 +309,7 @@ func TestServeCommandRejectsBadFlags(t *testing.T) {
 		{[]string{"--max-streams", "-1"}, "--max-streams -1"},
 		{[]string{"--cert", "x.pem"}, "--cert and --key go together"},
 		{[]string{"--root", "/nonexistent/spdylab-site"}, "root"},
-		{[]string{"--tls-min", "1.1"}, "--tls-min"},
+		{[]string{"--tls-min", "1.4"}, "--tls-min"},
 		{[]string{"--frame-size", "20000000"}, "--frame-size"},
 		{[]string{"extra"}, "unexpected arguments"},
 	} {
