@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/quic-go/quic-go"
 )
@@ -117,9 +118,27 @@ func (s *Server) CloseConnections() {
 	s.handshakes.mu.Unlock()
 	const h3NoError = 0x100
 	for _, c := range qc {
+		// A browser reopens an h3 connection to a host as soon as it sees
+		// its old one closed (Chromium, now and then), resuming with the
+		// host's single-use ticket: closing that one mid-handshake would
+		// spend the ticket without giving a new one, and the measured view
+		// would then handshake in full. Let it finish and send its ticket.
+		select {
+		case <-c.HandshakeComplete():
+			time.Sleep(ticketSendWait)
+		case <-time.After(handshakeFinishWait):
+		}
 		c.CloseWithError(h3NoError, "")
 	}
 }
+
+// handshakeFinishWait bounds the wait for an h3 handshake to finish before
+// its connection is closed between views; ticketSendWait is the time
+// after it for the server to send the session ticket ahead of the close.
+const (
+	handshakeFinishWait = 2 * time.Second
+	ticketSendWait      = 50 * time.Millisecond
+)
 
 // quicConnContext is the HTTP/3 server's ConnContext: the connection's
 // requests carry the protocol, and its handshake is counted.
