@@ -138,8 +138,10 @@ func (s *Study) AddProfile(p *Profile) error {
 	if len(twins) == 0 {
 		return fmt.Errorf("profile %s configures %s, which study %s does not load", p.Name, strings.Join(p.Protocols, ", "), s.Name)
 	}
+	// The profile factor is explicit everywhere (its "" is the protocol's
+	// own settings), so the report's columns and pairing see it.
 	for _, c := range s.Conditions {
-		if c.Values["profile"] == "" {
+		if _, ok := c.Values["profile"]; !ok {
 			c.Values["profile"] = ""
 		}
 	}
