@@ -2,14 +2,11 @@ package studyfile
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/probe"
@@ -52,12 +49,8 @@ func ParseProfileFile(path string) (*spec.Profile, error) {
 // congestion control must be one this kernel offers. Errors name the line.
 func ParseProfile(src []byte) (*spec.Profile, error) {
 	var pf profileFile
-	md, err := toml.Decode(string(src), &pf)
+	md, err := decodeTOML(src, &pf)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)
-		}
 		return nil, err
 	}
 	lines := indexLines(src)

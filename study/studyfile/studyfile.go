@@ -126,16 +126,26 @@ type exclusion struct {
 	match map[string][]string
 }
 
+// decodeTOML decodes a study or profile file into v; a syntax error names
+// its line.
+func decodeTOML(src []byte, v any) (toml.MetaData, error) {
+	md, err := toml.Decode(string(src), v)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return md, fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)
+		}
+		return md, err
+	}
+	return md, nil
+}
+
 // decodeStudy reads the TOML and the top-level keys (name, runs, seed,
 // timeout, ...). Relative manifest paths are taken from dir.
 func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 	var fs fileSpec
-	md, err := toml.Decode(string(src), &fs)
+	md, err := decodeTOML(src, &fs)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)
-		}
 		return nil, err
 	}
 	lines := indexLines(src)
