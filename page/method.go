@@ -132,6 +132,14 @@ func (m *Manifest) rebuild(order []int) (*Manifest, int) {
 		}
 	}
 	m.Resources, m.Hosts = rs, hosts
+	// A host no resource uses any more (only requested after onload, say)
+	// takes its recorded connect time with it: HostConnectMs names only
+	// the manifest's hosts.
+	for h := range m.HostConnectMs {
+		if !used[h] {
+			delete(m.HostConnectMs, h)
+		}
+	}
 	return m, dropped
 }
 

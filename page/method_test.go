@@ -37,9 +37,21 @@ func TestImportKeepsOnloadOnTheRootsClock(t *testing.T) {
 
 func TestUntilOnloadLeavesLateResourcesOut(t *testing.T) {
 	m := importFile(t, onloadHAR)
+	// Every host with a recorded connect time, the late-only one too (as
+	// bbc.co.uk's recording has): it must leave with its host.
+	m.HostConnectMs = map[string]float64{}
+	for _, h := range m.Hosts {
+		m.HostConnectMs[h] = 20
+	}
 	out, mc, err := m.ApplyMethod(probe.Condition{Until: probe.UntilOnload})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, ok := out.HostConnectMs["ads.onload.test"]; ok || len(out.HostConnectMs) != len(out.Hosts) {
+		t.Errorf("host_connect_ms %v after until onload, want exactly the hosts kept %v", out.HostConnectMs, out.Hosts)
+	}
+	if _, ok := m.HostConnectMs["ads.onload.test"]; !ok {
+		t.Error("ApplyMethod changed the given page's host_connect_ms")
 	}
 	if mc.AfterOnload != 2 || len(out.Resources) != len(m.Resources)-2 {
 		t.Fatalf("left out %d of %d (kept %d), want the 2 requested after onload", mc.AfterOnload, len(m.Resources), len(out.Resources))
