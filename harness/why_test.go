@@ -16,7 +16,6 @@ import (
 	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
-	"github.com/spdylab/spdylab/server"
 )
 
 // The critical path's known answers: loads through real testbeds built
@@ -87,7 +86,7 @@ func TestWhyOneLargeObjectOverLossIsLossRecovery(t *testing.T) {
 // A server that thinks 500 ms before answering the page's one image.
 func TestWhySlowServerIsServerWait(t *testing.T) {
 	m := generated(t, "generic:n=2,mean=2k")
-	m.Resources[1].Headers = map[string]string{server.ServerDelayHeader: "500ms"}
+	m.Resources[1].Headers = map[string]string{page.ServerDelayHeader: "500ms"}
 	c := probe.Condition{Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 20 * time.Millisecond}}
 	r := explainedLoad(t, c, m, probe.ProtoH2)
 	wantLargest(t, r, probe.CatServer)
