@@ -92,6 +92,25 @@ func TestWhySlowServerIsServerWait(t *testing.T) {
 	wantLargest(t, r, probe.CatServer)
 }
 
+// A server that does not think (a generated page asks for no server
+// delay) answers sixty small images at once with an initial window of 64
+// segments into a 10-packet downlink queue: the burst's drops hold the
+// later responses' first bytes back until their retransmissions arrive
+// (TCP delivers in order), so what their waits hold beyond the round trip
+// and the bytes ahead of them is loss recovery, and no server wait.
+func TestWhyDropsBeforeTheFirstByteAreLossRecovery(t *testing.T) {
+	c := probe.Condition{TLS: probe.TLS13, TCP: probe.TCP{IW: 64},
+		Link: probe.Link{DownBps: 10e6, UpBps: 10e6, RTT: 100 * time.Millisecond, QueueDown: probe.Queue{Pkts: 10}}}
+	r := explainedLoad(t, c, generated(t, "generic:n=60,mean=3k,dist=fixed"), probe.ProtoSPDY31)
+	if r.ServerTCP.Retransmits() == 0 || r.Link.Down.PktsQueueDrop == 0 {
+		t.Fatalf("the burst dropped nothing (queue drops %d, server retransmits %d): the test's construction failed", r.Link.Down.PktsQueueDrop, r.ServerTCP.Retransmits())
+	}
+	wantLargest(t, r, probe.CatLoss)
+	if sw := r.Breakdown.Ms[probe.CatServer]; sw > 0 {
+		t.Errorf("server wait %.1f ms on a path whose server thinks 0 ms over a lossy connection: %v", sw, r.Breakdown.Ms)
+	}
+}
+
 // A hundred requests with 6 KB cookies each (different, so that no header
 // compression shares them) over a 1 Mbit/s uplink: about 4 s of upload.
 func TestWhyNarrowUplinkIsUpload(t *testing.T) {
