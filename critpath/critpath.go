@@ -11,9 +11,14 @@
 // costs, and for Chromium every stretch of the gap its renderer main
 // thread was busy (probe.Result.MainThread, from a DevTools trace).
 // Loss recovery is charged by the retransmissions of the connection that
-// carried the resource: the client's and the servers' TCP_INFO records
-// match by address and port (probe.TCPInfo.Local, Peer), and the loader's
-// connection ids are its HAR's. Chromium's HAR names DevTools' socket ids,
+// carried the resource: in its receive, what slow start does not explain;
+// in its wait for the first byte, what the round trip, the server's think
+// time (the manifest's page.ServerDelay, all the lab's servers wait) and
+// other bytes ahead of it do not (TCP holds that byte back behind a lost
+// segment until the retransmission arrives). The client's and the
+// servers' TCP_INFO records match by address and port
+// (probe.TCPInfo.Local, Peer), and the loader's connection ids are its
+// HAR's. Chromium's HAR names DevTools' socket ids,
 // so its entries go by their server address: the servers' one connection
 // there (an h2 session per host), or several none of which retransmitted.
 // Loads without that evidence (stored before, several HTTPS connections

@@ -224,6 +224,33 @@ func (ev *evidence) rest(a *analysis, n *node, ms float64) map[string]float64 {
 	return map[string]float64{probe.CatWindowOrLoss: ms}
 }
 
+// waitRest splits what of a wait for the first byte the upload, the
+// round trip, the server's known think time and other bytes ahead of ours
+// do not explain. TCP hands bytes over in order, so a segment lost ahead
+// of the first byte on its connection (another stream's, or the response's
+// own first one) holds that byte back until the retransmission arrives:
+// on a connection that retransmitted, the rest is loss recovery; where the
+// evidence cannot say (no TCP_INFO, losses on the link), the window or
+// loss, merged as for receives; on a clean connection it stays the
+// server's (processing beyond its think time, the machine's scheduling).
+// The counters carry no time, so a connection that retransmitted only
+// after this byte counts as lossy too.
+func (ev *evidence) waitRest(a *analysis, n *node, ms float64) map[string]float64 {
+	if ms <= 0 {
+		return nil
+	}
+	loss, perLoad := ev.lossOf(n)
+	switch loss {
+	case lossNone:
+		return map[string]float64{probe.CatServer: ms}
+	case lossSome:
+		a.lossPerLoad = a.lossPerLoad || perLoad
+		return map[string]float64{probe.CatLoss: ms}
+	}
+	a.merged[probe.CatWindowOrLoss] = ev.why
+	return map[string]float64{probe.CatWindowOrLoss: ms}
+}
+
 // slowStartMs is how long bytes take from the first byte with slow start
 // from the initial window and no loss: a round trip per window until the
 // window covers the path's bandwidth-delay product, then the link's rate.

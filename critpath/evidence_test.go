@@ -1,10 +1,12 @@
 package critpath
 
 import (
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/spdylab/spdylab/har"
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -133,6 +135,60 @@ func TestChromiumLossByServerAddress(t *testing.T) {
 		}
 		if perLoad := strings.Contains(strings.Join(b.Merged, "\n"), "not per connection"); perLoad != tc.wantPerLoad {
 			t.Errorf("%s: merged %q, want the per-load note %v", tc.name, b.Merged, tc.wantPerLoad)
+		}
+	}
+}
+
+// The rest of a wait for the first byte, after the round trip: a script
+// whose first byte came 900 ms after its request on a 100 ms path, with
+// nothing else on the link. The manifest's server delay is server wait;
+// what remains is the server's on a connection that retransmitted nothing,
+// loss recovery on one that did (TCP held the byte back behind a lost
+// segment), and the window or loss where no TCP_INFO tells.
+func TestWaitRestIsLossRecoveryOnALossyConnection(t *testing.T) {
+	perConn := func(rt uint32) func(*probe.Result) {
+		return func(r *probe.Result) {
+			r.TCP = []probe.TCPInfo{{ConnID: 1, Local: "10.0.0.1:40001", Peer: "10.0.1.1:443"}}
+			r.ServerTCP = probe.NewServerTCP([]probe.TCPInfo{{ConnID: 1, Local: "10.0.1.1:443", Peer: "10.0.0.1:40001", Retransmits: rt}})
+		}
+	}
+	for _, tc := range []struct {
+		name        string
+		think       string // the script's server delay header ("": none)
+		edit        func(*probe.Result)
+		want        map[string]float64 // ms of the wait's 800-ms rest
+		wantMerged  string             // a note the breakdown must carry
+		wantNoNotes bool
+	}{
+		{"clean connection", "", perConn(0), map[string]float64{probe.CatServer: 800}, "", true},
+		{"its connection retransmitted", "", perConn(3), map[string]float64{probe.CatLoss: 800}, "", true},
+		{"known think time, lossy connection", "300ms", perConn(3), map[string]float64{probe.CatServer: 300, probe.CatLoss: 500}, "", true},
+		{"known think time, clean connection", "300ms", perConn(0), map[string]float64{probe.CatServer: 800}, "", true},
+		{"the load retransmitted, no ports", "", func(r *probe.Result) { r.ServerTCP.Sum.Retransmits = 3 }, map[string]float64{probe.CatLoss: 800}, "not per connection", false},
+		{"no TCP_INFO, the link dropped", "", func(r *probe.Result) { r.ServerTCP = nil; r.Link.Down.PktsQueueDrop = 5 },
+			map[string]float64{probe.CatWindowOrLoss: 800}, "the link dropped packets", false},
+	} {
+		m, root := siblings()
+		if tc.think != "" {
+			m.Resources[1].Headers = map[string]string{page.ServerDelayHeader: tc.think}
+		}
+		js := entry(1, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 900, Receive: 1}, 100)
+		r := linkResult(202 + 901)
+		tc.edit(r)
+		b := Analyze(Input{Result: r, Doc: doc(root, js), Manifest: m})
+		checkSum(t, b, r.PLTms)
+		for _, c := range []string{probe.CatServer, probe.CatLoss, probe.CatWindowOrLoss} {
+			// The root's own wait is one round trip: nothing of it is left.
+			if math.Abs(b.Ms[c]-tc.want[c]) > 1 {
+				t.Errorf("%s: %s = %.1f ms, want %.0f: %v", tc.name, c, b.Ms[c], tc.want[c], b.Ms)
+			}
+		}
+		notes := strings.Join(b.Merged, "\n")
+		if tc.wantNoNotes && notes != "" {
+			t.Errorf("%s: merged %q, want none", tc.name, notes)
+		}
+		if !strings.Contains(notes, tc.wantMerged) {
+			t.Errorf("%s: merged %q, want a note with %q", tc.name, notes, tc.wantMerged)
 		}
 	}
 }

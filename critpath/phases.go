@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/har"
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -68,9 +69,11 @@ func (a *analysis) pieces(n *node) []piece {
 
 // waitPiece splits the wait for the first byte: first what the request's
 // bytes still needed to leave the uplink's bottleneck (upload), then one
-// round trip, then other bytes the downlink carried before ours
-// (head-of-line on the connection, sharing on the link), and the rest is
-// the server's.
+// round trip, then the server's think time where the manifest gives it
+// (thinkMs; other bytes the link carried meanwhile did not hold ours
+// back), then other bytes the downlink carried before ours (head-of-line
+// on the connection, sharing on the link), and the rest is the server's or
+// loss recovery, as the connection's evidence says (evidence.waitRest).
 func (a *analysis) waitPiece(n *node, w float64) piece {
 	p := piece{w, map[string]float64{}}
 	left := w
@@ -89,14 +92,27 @@ func (a *analysis) waitPiece(n *node, w float64) piece {
 		return p
 	}
 	take(probe.CatRTT, a.ev.rttMs)
+	take(probe.CatServer, a.thinkMs(n))
 	if a.ev.downBps > 0 {
 		from := sendEnd + (w - left)
 		hol, share := a.otherBytes(n, from, from+left)
 		take(probe.CatHOL, a.ev.linkMs(hol))
 		take(probe.CatShare, a.ev.linkMs(share))
 	}
-	take(probe.CatServer, left)
+	for c, v := range a.ev.waitRest(a, n, left) {
+		p.split[c] += v
+	}
 	return p
+}
+
+// thinkMs is how long the lab's server thought before answering n: the
+// manifest's server delay (page.ServerDelay), 0 for a fetch the manifest
+// does not list (no server delays one) or without a manifest.
+func (a *analysis) thinkMs(n *node) float64 {
+	if a.m == nil || n.res < 0 || n.res >= len(a.m.Resources) {
+		return 0
+	}
+	return float64(page.ServerDelay(a.m.Resources[n.res].Headers)) / float64(time.Millisecond)
 }
 
 // receivePiece splits the receive: the response's bytes at the link's

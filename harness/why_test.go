@@ -16,7 +16,6 @@ import (
 	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
-	"github.com/spdylab/spdylab/server"
 )
 
 // The critical path's known answers: loads through real testbeds built
@@ -87,10 +86,29 @@ func TestWhyOneLargeObjectOverLossIsLossRecovery(t *testing.T) {
 // A server that thinks 500 ms before answering the page's one image.
 func TestWhySlowServerIsServerWait(t *testing.T) {
 	m := generated(t, "generic:n=2,mean=2k")
-	m.Resources[1].Headers = map[string]string{server.ServerDelayHeader: "500ms"}
+	m.Resources[1].Headers = map[string]string{page.ServerDelayHeader: "500ms"}
 	c := probe.Condition{Link: probe.Link{DownBps: 20e6, UpBps: 20e6, RTT: 20 * time.Millisecond}}
 	r := explainedLoad(t, c, m, probe.ProtoH2)
 	wantLargest(t, r, probe.CatServer)
+}
+
+// A server that does not think (a generated page asks for no server
+// delay) answers sixty small images at once with an initial window of 64
+// segments into a 10-packet downlink queue: the burst's drops hold the
+// later responses' first bytes back until their retransmissions arrive
+// (TCP delivers in order), so what their waits hold beyond the round trip
+// and the bytes ahead of them is loss recovery, and no server wait.
+func TestWhyDropsBeforeTheFirstByteAreLossRecovery(t *testing.T) {
+	c := probe.Condition{TLS: probe.TLS13, TCP: probe.TCP{IW: 64},
+		Link: probe.Link{DownBps: 10e6, UpBps: 10e6, RTT: 100 * time.Millisecond, QueueDown: probe.Queue{Pkts: 10}}}
+	r := explainedLoad(t, c, generated(t, "generic:n=60,mean=3k,dist=fixed"), probe.ProtoSPDY31)
+	if r.ServerTCP.Retransmits() == 0 || r.Link.Down.PktsQueueDrop == 0 {
+		t.Fatalf("the burst dropped nothing (queue drops %d, server retransmits %d): the test's construction failed", r.Link.Down.PktsQueueDrop, r.ServerTCP.Retransmits())
+	}
+	wantLargest(t, r, probe.CatLoss)
+	if sw := r.Breakdown.Ms[probe.CatServer]; sw > 0 {
+		t.Errorf("server wait %.1f ms on a path whose server thinks 0 ms over a lossy connection: %v", sw, r.Breakdown.Ms)
+	}
 }
 
 // A hundred requests with 6 KB cookies each (different, so that no header

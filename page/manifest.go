@@ -476,6 +476,9 @@ func contentProblem(r *Resource) string {
 			return err.Error()
 		}
 	}
+	if _, err := parseServerDelay(r.Headers); err != nil {
+		return err.Error()
+	}
 	if min := minSize(r.Type, mt); r.Size < min {
 		return fmt.Sprintf("size %d is below the smallest valid %s file spdylab can write (%d bytes)", r.Size, mt, min)
 	}

@@ -563,6 +563,8 @@ func TestLoadReportsProblemsByResource(t *testing.T) {
 		"ref from image": {func(m *Manifest) { m.Resources[3].Parent = 2 }, "only html and css reference"},
 		"bad header":     {func(m *Manifest) { m.Resources[3].Headers = map[string]string{"X Bad": "1"} }, `header name "X Bad"`},
 		"header value":   {func(m *Manifest) { m.Resources[3].Headers = map[string]string{"Link": "a\r\nb"} }, "line break"},
+		"server delay":   {func(m *Manifest) { m.Resources[3].Headers = map[string]string{ServerDelayHeader: "soon"} }, `resource 3 (/img/3.jpg): header X-Spdylab-Server-Delay "soon": want a duration`},
+		"negative think": {func(m *Manifest) { m.Resources[3].Headers = map[string]string{ServerDelayHeader: "-1s"} }, "duration of 0 or more"},
 		"no hosts":       {func(m *Manifest) { m.Hosts = nil }, "no hosts"},
 		"dup host":       {func(m *Manifest) { m.Hosts = append(m.Hosts, m.Hosts[0]) }, "duplicate host"},
 		"no resources":   {func(m *Manifest) { m.Resources = nil }, "no resources"},

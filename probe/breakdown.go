@@ -10,17 +10,17 @@ const (
 	CatQueued   = "queued"      // waiting in the client: connection limit, request cap, stream limit
 	CatSend     = "send"        // request upload, including the uplink's backlog
 	CatRTT      = "request_rtt" // one round trip of each request's wait
-	CatServer   = "server_wait" // the rest of the wait: the server thinking
+	CatServer   = "server_wait" // the server thinking: its known think time, and the rest of a wait on a connection that retransmitted nothing
 	CatTransfer = "transfer"    // the response's bytes at the link's rate
 	CatHOL      = "hol"         // other streams' bytes on the same connection, at the link's rate
 	CatShare    = "link_share"  // other connections' bytes on the same bottleneck, at the link's rate
 	CatWindow   = "window"      // the rest of a receive without retransmissions: the sender's window
-	CatLoss     = "loss"        // loss recovery: the rest of a receive beyond slow start, with retransmissions
+	CatLoss     = "loss"        // loss recovery: the rest of a receive beyond slow start, or of a wait, on a connection that retransmitted
 	CatCompute  = "compute"     // script and parse delays the manifest or the renderer costs explain
 	CatPush     = "push"        // waiting for a pushed response
 	CatOther    = "other"       // client time nothing above explains
 	// Merged categories: what a load without the evidence cannot tell apart.
-	CatWindowOrLoss = "window_or_loss" // no server TCP_INFO and losses on the link (or no link counters)
+	CatWindowOrLoss = "window_or_loss" // the rest of a receive or a wait with no server TCP_INFO and losses on the link (or no link counters)
 	CatReceive      = "receive"        // no link rate: transfer, head-of-line, sharing, window and loss
 	CatWait         = "wait"           // no round-trip time: request round trip and server wait
 )

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/spdylab/spdylab/page"
 )
 
 // think returns at once without a delay or with one it cannot read, and
@@ -12,8 +14,8 @@ import (
 func TestThinkReturnsWhenItHasNothingToWaitFor(t *testing.T) {
 	r := httptest.NewRequest("GET", "/x", nil)
 	think(r, nil)
-	think(r, map[string]string{ServerDelayHeader: "soon"})
+	think(r, map[string]string{page.ServerDelayHeader: "soon"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	think(r.WithContext(ctx), map[string]string{ServerDelayHeader: "1h"})
+	think(r.WithContext(ctx), map[string]string{page.ServerDelayHeader: "1h"})
 }

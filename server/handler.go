@@ -311,6 +311,7 @@ func (s *Server) serveRecorded(w http.ResponseWriter, r *http.Request, meta reso
 		http.Error(w, "recorded resource "+r.URL.RequestURI()+": body file is not a regular file", http.StatusInternalServerError)
 		return
 	}
+	think(r, meta.Headers)
 	h := w.Header()
 	for k, v := range meta.Headers {
 		h.Set(k, v)
