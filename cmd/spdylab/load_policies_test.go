@@ -91,4 +91,21 @@ func TestLoadCommandIgnoredKnobs(t *testing.T) {
 	if !strings.Contains(out.String(), "https ignores frame_size") || strings.Contains(out.String(), "spdy/3.1 ignores") {
 		t.Errorf("output does not say that https alone ignores frame_size:\n%s", out.String())
 	}
+	out.Reset()
+	code = runLoad(context.Background(), []string{"--no-link", "--runs", "1", "--page", "pageC", "--json",
+		"--proto", "spdy/3.1,https", "--frame-size", "4096", "--work-dir", t.TempDir()}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("--json: exit %d:\n%s", code, errb.String())
+	}
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		var s report.LoadSummary
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatalf("not a summary: %q", sc.Text())
+		}
+		want := s.Proto == "https"
+		if ignores := strings.Join(s.Ignored, " ") == "frame_size"; ignores != want || s.Condition.FrameSize != 4096 || s.Failed != 0 {
+			t.Errorf("%s summary: ignored %v, frame_size %d, %d failed", s.Proto, s.Ignored, s.Condition.FrameSize, s.Failed)
+		}
+	}
 }
