@@ -27,7 +27,7 @@ import (
 type Scope struct {
 	// Applies tells whether the setting configures protocol p.
 	Applies func(p Protocol) bool
-	// Why says what the other protocols do instead, for messages.
+	// Why says why the other protocols cannot take it, for help and messages.
 	Why string
 	// set tells whether c holds the setting away from its default.
 	set func(c Condition) bool
@@ -46,7 +46,7 @@ func (s *Scope) Protocols() []string {
 
 // help is the rule as a setting's help states it.
 func (s *Scope) help() string {
-	return "; applies to " + OneOf(s.Protocols()) + " only (" + s.Why + "): the other protocols of a study or of load's --proto list ignore it, alone they refuse it"
+	return "; applies to " + OneOf(s.Protocols()) + " only (" + s.Why + "): beside one of them (a study's protocols, load's --proto list) the others ignore it; without one it is refused"
 }
 
 // The scopes of the settings that configure some protocols only; a

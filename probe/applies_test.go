@@ -94,7 +94,7 @@ func TestScopedSettingsHelp(t *testing.T) {
 			continue
 		}
 		n++
-		if !strings.Contains(f.Help, "applies to "+OneOf(f.Scope.Protocols())+" only") || !strings.Contains(f.Help, "alone they refuse it") {
+		if !strings.Contains(f.Help, "applies to "+OneOf(f.Scope.Protocols())+" only") || !strings.Contains(f.Help, "the others ignore it; without one it is refused") {
 			t.Errorf("%s: help %q does not state the rule", f.Name, f.Help)
 		}
 	}
