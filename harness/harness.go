@@ -596,7 +596,9 @@ func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
 	if cl, _ := probe.LookupClient(cond.Client); cl.Browser {
 		return b.browserLoad(ctx, cond, res)
 	}
-	opt, err := b.loaderOptions(cond, proto)
+	// The settings proto ignores (a bench's SPDY knobs on its https
+	// baseline) stay in the stored condition but never reach the client.
+	opt, err := b.loaderOptions(probe.ForProtocol(cond), proto)
 	if err != nil {
 		return fail(err)
 	}

@@ -67,7 +67,7 @@ func TestDepsPushAndSPDYKnobsThroughTheBench(t *testing.T) {
 	if below := len(m.PushMap()[m.Root().Path]); children == 0 || below <= children {
 		t.Fatalf("youtube: %d direct children, %d below the root; the test needs grandchildren", children, below)
 	}
-	for _, proto := range []string{probe.ProtoSPDY31} { // spdy/2 and 3 have no session window: refused
+	for _, proto := range []string{probe.ProtoSPDY31} { // spdy/2 and 3 would ignore the session window
 		r := b.Load(context.Background(), proto, 0)
 		if r.Failed || r.Resources != len(m.Resources) {
 			t.Fatalf("%s: failed=%v %q, %d of %d resources", proto, r.Failed, r.Error, r.Resources, len(m.Resources))
@@ -76,14 +76,18 @@ func TestDepsPushAndSPDYKnobsThroughTheBench(t *testing.T) {
 			t.Errorf("%s: %d pushed, want the root's %d direct children", proto, r.Pushed, children)
 		}
 	}
-	if r := b.Load(context.Background(), probe.ProtoH2, 0); !r.Failed || !strings.Contains(r.Error, "SPDY only") {
-		t.Errorf("h2 with frame_size: failed=%v %q, want refused", r.Failed, r.Error)
+	// h2 in the same bench ignores the SPDY-only knobs (probe.IgnoredBy);
+	// its stored condition keeps them.
+	if r := b.Load(context.Background(), probe.ProtoH2, 0); r.Failed || r.Resources != len(m.Resources) || r.Condition.FrameSize != 2048 ||
+		strings.Join(probe.IgnoredBy(r.Condition, probe.ProtoH2), " ") != "frame_size hints" {
+		t.Errorf("h2 beside frame_size and hints: failed=%v %q, %d resources, ignores %v", r.Failed, r.Error, r.Resources, probe.IgnoredBy(r.Condition, probe.ProtoH2))
 	}
 	h2 := openBench(t, probe.Condition{Page: "youtube", SessionWindow: 1 << 20, TCP: probe.TCP{Pacing: probe.PacingOn}, NoLink: true}, Options{})
 	if r := h2.Load(context.Background(), probe.ProtoH2, 0); r.Failed || r.Resources != len(m.Resources) {
 		t.Errorf("h2 with session_window and pacing: failed=%v %q, %d resources", r.Failed, r.Error, r.Resources)
 	}
-	if r := h2.Load(context.Background(), probe.ProtoH3, 0); !r.Failed || !strings.Contains(r.Error, "TCP socket option") {
-		t.Errorf("h3 with pacing: failed=%v %q, want refused", r.Failed, r.Error)
+	if r := h2.Load(context.Background(), probe.ProtoH3, 0); r.Failed || r.Resources != len(m.Resources) ||
+		strings.Join(probe.IgnoredBy(r.Condition, probe.ProtoH3), " ") != "pacing session_window" {
+		t.Errorf("h3 beside pacing and session_window: failed=%v %q, %d resources, ignores %v", r.Failed, r.Error, r.Resources, probe.IgnoredBy(r.Condition, probe.ProtoH3))
 	}
 }

@@ -66,6 +66,10 @@ type Field struct {
 	// protocol, the client, the view) rather than how a protocol is
 	// configured, so a profile may not set them (ProfileField).
 	Setup bool
+	// Scope, for a setting that configures some protocols only, says
+	// which; the other protocols of a bench ignore it (applies.go has the
+	// rule). nil: every protocol.
+	Scope *Scope
 	// apply sets the setting in c from v, the canonical values of every
 	// field (a few fields read their partners: rtt the one-way delays,
 	// loss its direction and the Gilbert-Elliott models, queue the

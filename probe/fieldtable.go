@@ -73,7 +73,8 @@ var Fields = []Field{
 		}},
 	{Name: "pacing", Transport: true, Kind: KindString, Default: PacingOff, Canon: canonPacing, Flag: FlagLoad,
 		Help: "servers' TCP pacing on every accepted connection (TCP protocols; HTTPS too): off (the kernel's: no fq qdisc here, so only bbr paces), " +
-			"on (TCP's internal pacing at its own rate, SO_MAX_PACING_RATE set uncapped), link (capped at the downlink rate) or a rate cap such as 8mbit",
+			"on (TCP's internal pacing at its own rate, SO_MAX_PACING_RATE set uncapped), link (capped at the downlink rate) or a rate cap such as 8mbit" + tcpScope.help(),
+		Scope: tcpScope.when(func(c Condition) bool { return c.TCP.Pacing != "" }),
 		apply: func(c *Condition, v map[string]string) error {
 			if c.TCP.Pacing = v["pacing"]; c.TCP.Pacing == PacingOff {
 				c.TCP.Pacing = ""
@@ -81,7 +82,8 @@ var Fields = []Field{
 			return nil
 		}},
 	{Name: "notsent_lowat", Transport: true, Kind: KindInt, Default: "0", Canon: intRange(0, MaxNotSentLowat), Flag: FlagLoad,
-		Help: "servers' TCP_NOTSENT_LOWAT in bytes on every accepted connection (TCP protocols), so the SPDY scheduler rather than the socket buffer picks the next frame (0 = kernel default)",
+		Help:  "servers' TCP_NOTSENT_LOWAT in bytes on every accepted connection (TCP protocols), so the SPDY scheduler rather than the socket buffer picks the next frame (0 = kernel default)" + tcpScope.help(),
+		Scope: tcpScope.when(func(c Condition) bool { return c.TCP.NotSentLowat != 0 }),
 		apply: func(c *Condition, v map[string]string) error {
 			c.TCP.NotSentLowat = atoi(v["notsent_lowat"])
 			return nil
@@ -128,14 +130,17 @@ var Fields = []Field{
 		Help:  "server push policy: " + OneOf(PushPolicies) + " (manifest: with each resource, everything below it on its host; preload: its Link rel=preload targets; deps: with a document, its direct children on its host that the client has not requested on that connection)",
 		apply: func(c *Condition, v map[string]string) error { c.Push = v["push"]; return nil }},
 	{Name: "frame_size", Kind: KindInt, Default: "0", Canon: canonZeroOr(MinFrameSize, MaxFrameSize), Flag: FlagLoad,
-		Help:  fmt.Sprintf("the SPDY servers' largest DATA payload in bytes, the granularity at which the scheduler interleaves streams (SPDY only; 0 = 16 KiB, else %d..%d)", MinFrameSize, MaxFrameSize),
+		Help:  fmt.Sprintf("the SPDY servers' largest DATA payload in bytes, the granularity at which the scheduler interleaves streams (0 = 16 KiB, else %d..%d)", MinFrameSize, MaxFrameSize) + frameSizeScope.help(),
+		Scope: frameSizeScope.when(func(c Condition) bool { return c.FrameSize != 0 }),
 		apply: func(c *Condition, v map[string]string) error { c.FrameSize = atoi(v["frame_size"]); return nil }},
 	{Name: "session_window", Kind: KindInt, Default: "0", Canon: canonZeroOr(MinSessionWindow, MaxSessionWindow), Flag: FlagLoad,
 		Help: "session receive window in bytes that the loader announces (WINDOW_UPDATE on stream 0 at session start) and the servers use: SPDY/3.1's session window, h2's connection window (" +
-			"0 = the defaults: the loader's profile window, at least 10 MiB; the servers' 64 KiB for SPDY/3.1, Go's 1 MiB for h2; else 65536 and up)",
+			"0 = the defaults: the loader's profile window, at least 10 MiB; the servers' 64 KiB for SPDY/3.1, Go's 1 MiB for h2; else 65536 and up)" + sessionWindowScope.help(),
+		Scope: sessionWindowScope.when(func(c Condition) bool { return c.SessionWindow != 0 }),
 		apply: func(c *Condition, v map[string]string) error { c.SessionWindow = atoi(v["session_window"]); return nil }},
 	{Name: "hints", Kind: KindString, Default: HintsNone, Canon: oneOf(HintPolicies...), Flag: FlagLoad,
-		Help: "SPDY server hints: none, or deps (a document's response lists its direct children on its host in X-Associated-Content); " + HintsNote,
+		Help:  "SPDY server hints: none, or deps (a document's response lists its direct children on its host in X-Associated-Content); " + HintsNote + hintsScope.help(),
+		Scope: hintsScope.when(func(c Condition) bool { return c.Hints != "" }),
 		apply: func(c *Condition, v map[string]string) error {
 			if c.Hints = v["hints"]; c.Hints == HintsNone {
 				c.Hints = ""
@@ -146,13 +151,16 @@ var Fields = []Field{
 		Help:  "the loader's request priorities: chrome (by resource type), none (all the same) or depth (by depth in the page tree, the root highest); SPDY, h2 and h3 carry them, HTTPS queues by them",
 		apply: func(c *Condition, v map[string]string) error { c.Priority = v["priority"]; return nil }},
 	{Name: "scheduler", Kind: KindString, Default: SchedulerPriority, Canon: oneOf(Schedulers...), Flag: FlagLoad,
-		Help:  "the SPDY server's DATA order: priority (strict), roundrobin (turns, priority ignored) or fifo (open order, each stream to its end); " + SchedulerNote + ", so other values need SPDY protocols",
+		Help:  "the SPDY server's DATA order: priority (strict), roundrobin (turns, priority ignored) or fifo (open order, each stream to its end)" + schedulerScope.help(),
+		Scope: schedulerScope.when(func(c Condition) bool { return c.Scheduler != "" }),
 		apply: func(c *Condition, v map[string]string) error { c.Scheduler = v["scheduler"]; return nil }},
 	{Name: "sessions", Kind: KindInt, Default: "1", Canon: intRange(1, MaxSessions), Flag: FlagLoad,
-		Help:  SessionsHelp,
+		Help:  SessionsHelp + sessionsScope.help(),
+		Scope: sessionsScope.when(func(c Condition) bool { return c.Sessions > 1 }),
 		apply: func(c *Condition, v map[string]string) error { c.Sessions = atoi(v["sessions"]); return nil }},
 	{Name: "session_policy", Kind: KindString, Default: SessionRoundRobin, Canon: oneOf(SessionPolicies...), Flag: FlagLoad,
-		Help:  SessionPolicyHelp,
+		Help:  SessionPolicyHelp + sessionsScope.help(),
+		Scope: sessionsScope.when(func(c Condition) bool { return c.SessionPolicy != "" }),
 		apply: func(c *Condition, v map[string]string) error { c.SessionPolicy = v["session_policy"]; return nil }},
 	{Name: "dns", Setup: true, Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLink,
 		Help:  "run a DNS server across the link, so lookups cost real round trips (false: names resolve locally)",

@@ -51,8 +51,8 @@ var Schedulers = []string{SchedulerPriority, SchedulerRoundRobin, SchedulerFIFO}
 
 // SchedulerNote says who orders the responses of a protocol the lab's
 // SPDY scheduler does not reach, for the scheduler factor's help and
-// Normalize's message.
-const SchedulerNote = "applies to SPDY only: h2 is served by Go's net/http server (its own round-robin scheduler) " +
+// messages (its Scope's Why).
+const SchedulerNote = "h2 is served by Go's net/http server (its own round-robin scheduler) " +
 	"and h3 by quic-go (its own stream scheduling), which the lab does not change; HTTP/1.1 has one response per connection at a time"
 
 // PriorityPolicy is the condition's priority policy, the default spelled
@@ -84,8 +84,7 @@ func EarlyDataProtocols() []string {
 }
 
 // normalizePolicies checks Priority and Scheduler, storing their defaults
-// empty. A scheduler other than the default needs a SPDY protocol (when
-// the condition names one).
+// empty. Which protocols a scheduler reaches is its Scope's (applies.go).
 func normalizePolicies(c Condition) (Condition, error) {
 	if c.Priority == PriorityChrome {
 		c.Priority = ""
@@ -98,9 +97,6 @@ func normalizePolicies(c Condition) (Condition, error) {
 	}
 	if c.Scheduler != "" && !member(c.Scheduler, Schedulers) {
 		return c, fmt.Errorf("unknown scheduler %q (want %s)", c.Scheduler, OneOf(Schedulers))
-	}
-	if p, ok := LookupProtocol(c.Proto); ok && c.Scheduler != "" && !p.SPDY() {
-		return c, fmt.Errorf("scheduler %s cannot apply to %s: the scheduler %s; leave it at %s (the default: each server's own order) for %s", c.Scheduler, p.Name, SchedulerNote, SchedulerPriority, p.Name)
 	}
 	return c, nil
 }

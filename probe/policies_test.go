@@ -57,9 +57,6 @@ func TestPolicyAndTLSOptionRules(t *testing.T) {
 	}{
 		{Condition{Priority: "fair"}, []string{`"fair"`, "chrome, none or depth"}},
 		{Condition{Scheduler: "lifo"}, []string{`"lifo"`, "priority, roundrobin or fifo"}},
-		{Condition{Scheduler: SchedulerFIFO, Proto: ProtoH2}, []string{"h2", "net/http", "priority"}},
-		{Condition{Scheduler: SchedulerRoundRobin, Proto: ProtoH3}, []string{"h3", "quic-go"}},
-		{Condition{Scheduler: SchedulerFIFO, Proto: ProtoHTTPS}, []string{"https", "one response"}},
 		{Condition{TLSResume: true, Proto: ProtoSPDY31, TLS: TLSNone}, []string{"tls_resume", "none"}},
 		{Condition{TLSResume: true, EarlyData: true, Proto: ProtoH3}, []string{"early_data", "tls 1.3"}},
 		{Condition{EarlyData: true, Proto: ProtoH3, TLS: TLS13}, []string{"early_data", "tls_resume"}},

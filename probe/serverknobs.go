@@ -11,8 +11,9 @@ import (
 // turns (issue #25): TCP pacing and TCP_NOTSENT_LOWAT (TCP.Pacing,
 // TCP.NotSentLowat), the SPDY DATA frame size (FrameSize), the session
 // receive window (SessionWindow) and SPDY server hints (Hints): their
-// values, their defaults (stored empty, so conditions hashed before the
-// fields existed keep their identity) and which protocols they apply to.
+// values and their defaults (stored empty, so conditions hashed before the
+// fields existed keep their identity); which protocols each applies to is
+// its Field's Scope (applies.go).
 
 // Pacing values (TCP.Pacing) besides a rate such as "8mbit".
 const (
@@ -122,8 +123,8 @@ func (c Condition) ServerKnobs() string {
 	return strings.Join(set, ", ")
 }
 
-// normalizeServerKnobs checks the server knobs against each other and
-// the protocol (when the condition names one), storing defaults empty.
+// normalizeServerKnobs checks the server knobs' values, storing defaults
+// empty. Which protocols each reaches is its Scope's (applies.go).
 func normalizeServerKnobs(c Condition) (Condition, error) {
 	if c.TCP.Pacing == PacingOff {
 		c.TCP.Pacing = ""
@@ -153,45 +154,5 @@ func normalizeServerKnobs(c Condition) (Condition, error) {
 	if c.Hints != "" && !member(c.Hints, HintPolicies) {
 		return c, fmt.Errorf("unknown hints policy %q (want %s)", c.Hints, OneOf(HintPolicies))
 	}
-	if p, ok := LookupProtocol(c.Proto); ok {
-		return c, checkServerKnobsFor(c, p)
-	}
 	return c, nil
-}
-
-// checkServerKnobsFor refuses a knob set for a protocol it cannot reach.
-func checkServerKnobsFor(c Condition, p Protocol) error {
-	if p.Transport != TransportTCP {
-		for _, k := range []struct {
-			name string
-			set  bool
-		}{{"pacing", c.TCP.Pacing != ""}, {"notsent_lowat", c.TCP.NotSentLowat != 0}} {
-			if k.set {
-				return fmt.Errorf("%s is a TCP socket option and %s runs over %s (which paces and buffers its own way): leave %s at its default for %s", k.name, p.Name, p.Transport, k.name, p.Name)
-			}
-		}
-	}
-	if !p.SPDY() {
-		if c.FrameSize != 0 {
-			return fmt.Errorf("frame_size %d applies to SPDY only: %s's DATA framing is its server's (Go's net/http or quic-go) or, for HTTP/1.1, absent; leave frame_size at 0 for %s", c.FrameSize, p.Name, p.Name)
-		}
-		if c.Hints != "" {
-			return fmt.Errorf("hints %s are SPDY server hints (X-Associated-Content): leave hints at %s for %s", c.Hints, HintsNone, p.Name)
-		}
-	}
-	if c.SessionWindow != 0 && !p.SessionWindow {
-		return fmt.Errorf("session_window %d: %s has no session window the lab sets (that is %s); leave session_window at 0 for %s", c.SessionWindow, p.Name, OneOf(sessionWindowProtocols()), p.Name)
-	}
-	return nil
-}
-
-// sessionWindowProtocols names the protocols with a session window.
-func sessionWindowProtocols() []string {
-	var names []string
-	for _, p := range Protocols {
-		if p.SessionWindow {
-			names = append(names, p.Name)
-		}
-	}
-	return names
 }

@@ -80,8 +80,8 @@ func TestPacingRates(t *testing.T) {
 	}
 }
 
-// Each knob applies where it can and is refused, with the reason and
-// what to change, where it cannot.
+// Each knob's values are checked with the reason and what to change;
+// which protocols take it is its Scope's (TestScopedSettings).
 func TestServerKnobRules(t *testing.T) {
 	rate := Link{DownBps: 10e6}
 	ok := []Condition{
@@ -103,14 +103,8 @@ func TestServerKnobRules(t *testing.T) {
 		c    Condition
 		want string
 	}{
-		{Condition{Proto: ProtoH3, TCP: TCP{Pacing: PacingOn}}, "TCP socket option"},
-		{Condition{Proto: ProtoSPDY31SCTP, TLS: TLSNone, TCP: TCP{NotSentLowat: 1}}, "notsent_lowat"},
 		{Condition{Proto: ProtoSPDY31, TCP: TCP{Pacing: PacingLink}}, "downlink rate"},
 		{Condition{Proto: ProtoSPDY31, TCP: TCP{Pacing: PacingLink}, Link: rate, NoLink: true}, "downlink rate"},
-		{Condition{Proto: ProtoH2, FrameSize: 4096}, "SPDY only"},
-		{Condition{Proto: ProtoHTTPS, Hints: HintsDeps}, "X-Associated-Content"},
-		{Condition{Proto: ProtoSPDY3, SessionWindow: 1 << 20}, "no session window"},
-		{Condition{Proto: ProtoH3, SessionWindow: 1 << 20}, "spdy/3.1, h2"},
 		{Condition{Proto: ProtoSPDY31, SessionWindow: 1000}, "64 KiB"},
 		{Condition{Proto: ProtoSPDY31, FrameSize: 100}, "512"},
 		{Condition{Proto: ProtoSPDY31, Hints: "all"}, "unknown hints"},

@@ -41,9 +41,7 @@ var SessionPolicies = []string{SessionRoundRobin, SessionPriority, SessionLargeA
 const (
 	SessionsHelp = "SPDY/h2 sessions (TCP connections) the loader opens per host, 1..6: each opens when the session policy first " +
 		"gives it a request, as HTTPS's pool opens a connection when a request finds none free, so a host with one resource " +
-		"opens one and, with tls_resume, a session started after the host's first handshake resumes it. " +
-		"https is unchanged (its pool already opens up to 6; kept so a study's https baseline stays beside each value); " +
-		"h3 and spdy/3.1+sctp are refused: QUIC and SCTP streams do not block each other on a loss, and the loader opens one per host"
+		"opens one and, with tls_resume, a session started after the host's first handshake resumes it"
 	SessionPolicyHelp = "how requests are spread over a host's sessions (sessions > 1): " +
 		"roundrobin (in turn, in discovery order); " +
 		"priority (priority 0-2, i.e. document, CSS and scripts under priority chrome, on the first session, the rest in turn over the others); " +
@@ -70,11 +68,12 @@ func (c Condition) SessionPolicyName() string {
 }
 
 // SessionsApply tells whether sessions per host change how p loads: SPDY
-// and h2 over TCP. HTTPS has its own pool; QUIC and SCTP are refused.
+// and h2 over TCP (the sessions factor's Scope). HTTPS has its own pool;
+// QUIC and SCTP streams do not block each other on a loss.
 func SessionsApply(p Protocol) bool { return p.Multiplexed && p.Transport == TransportTCP }
 
 // normalizeSessions checks Sessions and SessionPolicy, storing their
-// defaults empty, against the protocol and the client.
+// defaults empty, against the client (the protocols: their Scope).
 func normalizeSessions(c Condition, cl Client) (Condition, error) {
 	if c.Sessions == 1 {
 		c.Sessions = 0
@@ -97,15 +96,5 @@ func normalizeSessions(c Condition, cl Client) (Condition, error) {
 	if cl.Browser {
 		return c, fmt.Errorf("sessions %d: client %s pools one SPDY/h2 session per host and cannot be told otherwise; sessions are the loader's (leave sessions at 1)", c.Sessions, cl.Name)
 	}
-	if p, ok := LookupProtocol(c.Proto); ok && p.Multiplexed && !SessionsApply(p) {
-		return c, fmt.Errorf("sessions %d cannot apply to %s: its streams do not block each other on a loss (no head-of-line blocking across streams) and the loader opens one %s connection per host; leave sessions at 1 for %s", c.Sessions, p.Name, transportName(p), p.Name)
-	}
 	return c, nil
-}
-
-func transportName(p Protocol) string {
-	if p.Transport == TransportSCTP {
-		return "SCTP association"
-	}
-	return "QUIC"
 }

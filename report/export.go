@@ -16,6 +16,7 @@ import (
 type conditionRow struct {
 	Hash          string            `json:"hash"`
 	Values        map[string]string `json:"values"`
+	Ignored       []string          `json:"ignored,omitempty"` // factors its protocol ignores (probe.IgnoredBy)
 	Label         string            `json:"variant"`
 	Loads         int               `json:"loads"`
 	Successful    int               `json:"successful"`
@@ -59,7 +60,7 @@ func conditionsJSON(a *Analysis) []conditionRow {
 			tls = &c.Handshakes
 		}
 		rows = append(rows, conditionRow{TLS: tls, GainBounds: gainBounds(c.GainCI, c.ToWGainCI),
-			Hash: c.Hash, Values: c.Values, Label: c.Label, Loads: c.Loads, Successful: c.PLT.N, Failed: c.Failed, TooFew: c.TooFew,
+			Hash: c.Hash, Values: c.Values, Ignored: probe.IgnoredBy(c.Condition, c.Proto), Label: c.Label, Loads: c.Loads, Successful: c.PLT.N, Failed: c.Failed, TooFew: c.TooFew,
 			PLTMedian: num(c.PLT.Median), PLTP25: num(c.PLT.P25), PLTP75: num(c.PLT.P75),
 			ToWMedian: num(c.ToW.Median), ToWP25: num(c.ToW.P25), ToWP75: num(c.ToW.P75),
 			Baseline: c.BaseHash, Gain: num(c.Gain), ToWReduction: num(c.ToWRedPct), Bound: num(c.BoundMs), PLTOverBound: num(c.PLTOverBound),

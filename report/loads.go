@@ -32,6 +32,7 @@ type LoadSummary struct {
 	ToWms             []float64        `json:"tow_ms"`
 	Errors            []string         `json:"errors,omitempty"`
 	Condition         probe.Condition  `json:"condition"`
+	Ignored           []string         `json:"ignored,omitempty"`    // settings of the condition Proto ignores (probe.IgnoredBy)
 	LinkCheck         *probe.LinkCheck `json:"link_check,omitempty"` // before the first load (emulated links only)
 	SCTP              *SCTPLoads       `json:"sctp,omitempty"`       // spdy/3.1+sctp loads only (sctp.go)
 	// CritPath is the median over loads of each critical-path category
@@ -100,7 +101,7 @@ func (g *LoadGain) print(w io.Writer) {
 // load`: the same statistics (internal/stats) as the report's conditions.
 func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result) LoadSummary {
 	cond.Proto = proto
-	s := LoadSummary{Page: name, Proto: proto, Runs: len(rs), Condition: cond, PLTms: []float64{}, ToWms: []float64{}}
+	s := LoadSummary{Page: name, Proto: proto, Runs: len(rs), Condition: cond, Ignored: probe.IgnoredBy(cond, proto), PLTms: []float64{}, ToWms: []float64{}}
 	var ph [7][]float64
 	var pushed, conns, retrans, serverRetrans, drops []float64
 	var tls []probe.TLSHandshakes

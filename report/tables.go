@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/spdylab/spdylab/internal/stats"
+	"github.com/spdylab/spdylab/probe"
 )
 
 // variants returns the non-baseline labels.
@@ -300,10 +302,17 @@ func conditionsTable(a *Analysis) table {
 	t := table{Title: "All conditions",
 		Caption: fmt.Sprintf("Medians over successful loads with [p25 – p75]. ⚠ = fewer than %d successful loads. TLS RTs: the load's TLS handshake round trips (TLS 1.2 full 2, resumed 1; TLS 1.3 1; QUIC 1, 0 with 0-RTT; TCP's own not counted), then its full and resumed handshakes (and 0-RTT ones), medians per load; – without TLS. Server retx: TCP segments the servers retransmitted per load (mean; their TCP_INFO, the downlink's loss recovery). Gain and ToW reduction with their 95%% intervals; green / red: won / lost (interval entirely above / below 1). Probe ids link to `spdylab report DIR --waterfall ID`.", a.MinLoads),
 		Head:    append(append([]string{}, cols...), "loads", "failed", "PLT ms", "ToW ms", "TLS RTs", "gain", "ToW red. %", "bound ms", "PLT/bound", "server retx", "median probe")}
+	ignoredAny := false
 	for _, c := range a.Conds {
 		row := []cell{}
+		ignored := probe.IgnoredBy(c.Condition, c.Proto)
 		for _, f := range cols {
-			row = append(row, cell{Text: c.Values[f]})
+			text := c.Values[f]
+			if slices.Contains(ignored, f) {
+				text += " (ignored by " + c.Proto + ")"
+				ignoredAny = true
+			}
+			row = append(row, cell{Text: text})
 		}
 		warn := ""
 		if c.TooFew {
@@ -327,6 +336,9 @@ func conditionsTable(a *Analysis) table {
 			cell{Text: fmtNum(c.Gateway.ServerRetransmits, 1), Class: "num"},
 			cell{Text: strconv.FormatInt(c.MedianProbe, 10), Class: "num"})
 		t.Rows = append(t.Rows, row)
+	}
+	if ignoredAny {
+		t.Caption += " A value ignored by a protocol is a setting of the others (probe's scoped settings): that protocol's loads ran at its default, beside the others' in one bench."
 	}
 	addRetriesColumn(&t, a)
 	return t

@@ -128,7 +128,7 @@ func blockingHandler() (http.Handler, chan struct{}) {
 // newRawClient runs a Server on one end of a TCP pair; the test is the client.
 func newRawClient(t *testing.T, cfg Config, h http.Handler) *rawPeer {
 	c, s := tcpPipe(t)
-	p := &rawPeer{t: t, conn: c, fr: NewFramer(c, c, 0), done: make(chan error, 1)}
+	p := &rawPeer{t: t, conn: c, fr: NewFramerVersion(cfg.wireVersion(), c, c, 0), done: make(chan error, 1)}
 	srv := &Server{Config: cfg, Handler: h}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { p.done <- srv.ServeConn(ctx, s) }()
@@ -319,6 +319,67 @@ func TestServerAnswersBadInput(t *testing.T) {
 				}
 				p.send(&DataFrame{Stream: 1, Data: []byte("x")})
 				p.expectGoAway(3, GoAwayProtocolError)
+			})
+		}
+	})
+}
+
+// TestServerRefusesFromFrameHeader sends frame headers whose payload never
+// comes (garbage, lies about lengths). The session must answer from the
+// header alone. The frame read timeout is off, so only that answer can
+// arrive; rawPeer's read deadline is a hang guard that fails the test.
+func TestServerRefusesFromFrameHeader(t *testing.T) {
+	allVersions(t, func(t *testing.T, version string) {
+		cfg := Config{Version: version, FrameReadTimeout: -1}
+		wire := byte(cfg.wireVersion())
+		protocolError, tooLarge := GoAwayProtocolError, RstFrameTooLarge
+		if version == ProtoSPDY2 {
+			// Draft 2's GOAWAY carries no status, and it has no
+			// FRAME_TOO_LARGE: the framer writes PROTOCOL_ERROR.
+			protocolError, tooLarge = GoAwayOK, RstProtocolError
+		}
+		h, release := blockingHandler()
+		defer close(release)
+
+		t.Run("garbage opening", func(t *testing.T) {
+			// A DATA frame header of stream 0xff1367 with a length of 7 MB
+			// (spdy/3.1: beyond the session window; else beyond the frame cap).
+			p := newRawClient(t, cfg, h)
+			p.sendRaw([]byte("\x00\xff\x13garbage that is no protocol at all\r\n\r\n"))
+			p.expectGoAway(0, protocolError)
+		})
+		t.Run("DATA header for a stream never opened", func(t *testing.T) {
+			p := newRawClient(t, cfg, h)
+			p.sendRaw([]byte{0, 0, 0, 5, 0, 0, 0, 100})
+			p.expectRst(5, RstInvalidStream)
+			p.sendRaw(make([]byte, 100)) // the payload, late: skipped, the framing stays aligned
+			p.expectAlive(1)
+		})
+		t.Run("DATA header on stream 0", func(t *testing.T) {
+			p := newRawClient(t, cfg, h)
+			p.sendRaw([]byte{0, 0, 0, 0, 0, 0, 0, 10})
+			p.expectGoAway(0, protocolError)
+		})
+		t.Run("DATA header with the largest length on an open stream", func(t *testing.T) {
+			p := newRawClient(t, cfg, h)
+			p.send(&SynStreamFrame{Stream: 1, Headers: getHeaders("/upload")})
+			p.sendRaw([]byte{0, 0, 0, 1, 0, 0xff, 0xff, 0xff})
+			if version == ProtoSPDY31 {
+				p.expectGoAway(1, GoAwayProtocolError) // FLOW_CONTROL_ERROR on the session window
+				return
+			}
+			p.expectRst(1, tooLarge)
+		})
+		t.Run("control frame header with the largest length", func(t *testing.T) {
+			p := newRawClient(t, cfg, h)
+			p.sendRaw([]byte{0x80, wire, 0, byte(TypeSettings), 0, 0xff, 0xff, 0xff})
+			p.expectGoAway(0, protocolError)
+		})
+		if version != ProtoSPDY2 { // draft 2 ignores other versions' control frames
+			t.Run("control frame header of another version", func(t *testing.T) {
+				p := newRawClient(t, cfg, h)
+				p.sendRaw([]byte{0x80, 7, 0, byte(TypePing), 0, 0, 0, 4})
+				p.expectGoAway(0, protocolError)
 			})
 		}
 	})

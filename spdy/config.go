@@ -72,8 +72,10 @@ type Config struct {
 	MaxFrameSize int
 	// MaxHeaderBlockSize caps a decompressed header block; 0 = 256 KiB.
 	MaxHeaderBlockSize int
-	// MaxReadFrameSize caps the length of any received frame; larger frames
-	// are skipped without buffering and answered with FRAME_TOO_LARGE.
+	// MaxReadFrameSize caps the length of any received frame; a larger one
+	// is refused from its header: DATA on an open stream with RST_STREAM
+	// FRAME_TOO_LARGE (its payload skipped unbuffered), anything else with
+	// GOAWAY PROTOCOL_ERROR.
 	// 0 = 1 MiB; values below 8192 (the spec's minimum) are raised to it.
 	MaxReadFrameSize int
 	// NotSentLowat sets TCP_NOTSENT_LOWAT on the connection when it is (or

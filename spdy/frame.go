@@ -79,7 +79,7 @@ type DataFrame struct {
 	Flags  uint8
 	Data   []byte
 
-	skipped int // payload length of an oversize frame the framer discarded
+	skipped int // payload length the framer discards unread (oversize, or no stream takes it)
 }
 
 // SynStreamFrame opens a stream.

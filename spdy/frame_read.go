@@ -14,7 +14,17 @@ import (
 //     is returned as well when it could be decoded.
 //   - *SessionError: the session must send GOAWAY and close.
 //   - anything else: an I/O error from the reader.
+//
+// A frame is refused as soon as its header shows it must be (a length over
+// MaxReadFrameSize, a control frame of another version, DATA on stream 0 or
+// one the session gate refuses), without waiting for a payload a garbage
+// or hostile peer may never send. A refused DATA frame whose stream error
+// leaves the session alive has its payload discarded, as it arrives, at the
+// start of the next ReadFrame.
 func (f *Framer) ReadFrame() (Frame, error) {
+	if err := f.skipPending(); err != nil {
+		return nil, err
+	}
 	if f.stall != nil {
 		if err := f.stall.begin(); err != nil {
 			return nil, err
@@ -26,39 +36,55 @@ func (f *Framer) ReadFrame() (Frame, error) {
 		return nil, err
 	}
 	length := int(hdr[5])<<16 | int(hdr[6])<<8 | int(hdr[7])
+	flags := hdr[4]
+	if hdr[0]&0x80 == 0 {
+		return f.readData(binary.BigEndian.Uint32(hdr[0:4])&0x7fffffff, flags, length)
+	}
+	version := binary.BigEndian.Uint16(hdr[0:2]) & 0x7fff
+	typ := FrameType(binary.BigEndian.Uint16(hdr[2:4]))
+	if version != f.version && f.version != Version2 && typ != TypeSynStream {
+		// Known from the header alone; draft 2 ignores such frames and
+		// another version's SYN_STREAM is a stream error (below).
+		return nil, sessionErrorf("%s frame with unsupported version %d", typ, version)
+	}
+	if length > f.readCap() {
+		return nil, f.refuseOversizeControl(typ, version, length)
+	}
+	p, err := f.readPayload(length)
+	if err != nil {
+		return nil, err
+	}
+	if version != f.version {
+		return f.otherVersionControl(typ, version, flags, p)
+	}
+	return f.parseControl(typ, flags, p)
+}
+
+// skipPending discards the payload of a DATA frame refused at its header,
+// under the stall deadline: the frame has begun, so its rest must arrive in time.
+func (f *Framer) skipPending() error {
+	if f.pending == 0 {
+		return nil
+	}
+	n := f.pending
+	f.pending = 0
+	if f.stall != nil {
+		f.stall.need(n)
+		defer f.stall.end()
+	}
+	if _, err := io.CopyN(io.Discard, f.r, int64(n)); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	return nil
+}
+
+// readPayload reads a frame's length bytes into the read buffer.
+func (f *Framer) readPayload(length int) ([]byte, error) {
 	if f.stall != nil {
 		f.stall.need(length)
-	}
-	flags := hdr[4]
-	control := hdr[0]&0x80 != 0
-	if length > f.readCap() {
-		// Skip the payload without buffering it, keeping the reader aligned.
-		// A stream id is at the start of every stream frame's payload.
-		var idb [4]byte
-		n := 0
-		if length >= 4 {
-			if _, err := io.ReadFull(f.r, idb[:]); err != nil {
-				return nil, err
-			}
-			n = 4
-		}
-		if _, err := io.CopyN(io.Discard, f.r, int64(length-n)); err != nil {
-			return nil, err
-		}
-		if !control {
-			id := binary.BigEndian.Uint32(hdr[0:4]) & 0x7fffffff
-			return &DataFrame{Stream: id, Flags: flags, skipped: length}, &StreamError{Stream: id, Status: RstFrameTooLarge,
-				Reason: fmt.Sprintf("DATA frame of %d bytes exceeds the %d byte limit", length, f.readCap())}
-		}
-		typ := FrameType(binary.BigEndian.Uint16(hdr[2:4]))
-		reason := fmt.Sprintf("%s frame of %d bytes exceeds the %d byte limit", typ, length, f.readCap())
-		if typ == TypeSynStream || typ == TypeSynReply || typ == TypeHeaders {
-			// The skipped header block is lost to the decompressor, so the
-			// compression contexts diverge: FRAME_TOO_LARGE, then the session ends.
-			return nil, &SessionError{Status: GoAwayProtocolError, Reason: reason,
-				RstStream: binary.BigEndian.Uint32(idb[:]) & 0x7fffffff, RstStatus: RstFrameTooLarge}
-		}
-		return nil, &SessionError{Status: GoAwayProtocolError, Reason: reason}
 	}
 	if cap(f.rb) < length {
 		f.rb = make([]byte, length)
@@ -70,36 +96,88 @@ func (f *Framer) ReadFrame() (Frame, error) {
 		}
 		return nil, err
 	}
-	if !control {
-		id := binary.BigEndian.Uint32(hdr[0:4]) & 0x7fffffff
+	return p, nil
+}
+
+// readData reads a DATA frame after its header. A frame over the size cap
+// on an open stream is a stream error (FRAME_TOO_LARGE; its payload is
+// skipped later); on a stream the session does not know it is not SPDY
+// framing worth skipping megabytes for (garbage, or a peer that lies about
+// lengths): the session ends at once. A frame for a stream the gate says is
+// not open is returned without its payload (skipped, Data nil) so that the
+// session answers it (INVALID_STREAM) before the payload arrives.
+func (f *Framer) readData(id uint32, flags uint8, length int) (Frame, error) {
+	if id == 0 {
+		return nil, sessionErrorf("DATA frame on stream 0")
+	}
+	open := true
+	if f.dataGate != nil {
+		var err error
+		if open, err = f.dataGate(id, length); err != nil {
+			return nil, err
+		}
+	}
+	if length > f.readCap() {
+		if !open {
+			return nil, sessionErrorf("DATA frame of %d bytes for stream %d, which is not open, exceeds the %d byte limit", length, id, f.readCap())
+		}
+		f.pending = length
+		return &DataFrame{Stream: id, Flags: flags, skipped: length}, &StreamError{Stream: id, Status: RstFrameTooLarge,
+			Reason: fmt.Sprintf("DATA frame of %d bytes exceeds the %d byte limit", length, f.readCap())}
+	}
+	if !open {
+		f.pending = length
+		return &DataFrame{Stream: id, Flags: flags, skipped: length}, nil
+	}
+	p, err := f.readPayload(length)
+	if err != nil {
+		return nil, err
+	}
+	return &DataFrame{Stream: id, Flags: flags, Data: p}, nil
+}
+
+// refuseOversizeControl is the session error for a control frame over the
+// size cap, decided from its header. A header block left unread is lost to
+// the decompressor, so the compression contexts diverge: a SYN_STREAM,
+// SYN_REPLY or HEADERS of our version gets FRAME_TOO_LARGE for its stream
+// (the id is the payload's first 4 bytes, sent with the header), then the
+// session ends.
+func (f *Framer) refuseOversizeControl(typ FrameType, version uint16, length int) error {
+	reason := fmt.Sprintf("%s frame of %d bytes exceeds the %d byte limit", typ, length, f.readCap())
+	headerFrame := typ == TypeSynStream || typ == TypeSynReply || typ == TypeHeaders
+	if !headerFrame || version != f.version {
+		return &SessionError{Status: GoAwayProtocolError, Reason: reason}
+	}
+	var idb [4]byte
+	if _, err := io.ReadFull(f.r, idb[:]); err != nil {
+		return err
+	}
+	return &SessionError{Status: GoAwayProtocolError, Reason: reason,
+		RstStream: binary.BigEndian.Uint32(idb[:]) & 0x7fffffff, RstStatus: RstFrameTooLarge}
+}
+
+// otherVersionControl answers a control frame of another version whose
+// payload was read: only a SYN_STREAM (any framer) or any frame on a
+// draft 2 framer reaches here.
+func (f *Framer) otherVersionControl(typ FrameType, version uint16, flags uint8, p []byte) (Frame, error) {
+	if typ == TypeSynStream && len(p) >= 4 {
+		// The header block belongs to the other version's compression
+		// context, not to ours, so skipping it leaves our context in
+		// sync: refuse the stream with UNSUPPORTED_VERSION (2.6.3) and
+		// carry on (2.4.2: a stream error does not close the session).
+		id := binary.BigEndian.Uint32(p[0:4]) & 0x7fffffff
 		if id == 0 {
-			return nil, sessionErrorf("DATA frame on stream 0")
+			return nil, sessionErrorf("SYN_STREAM with unsupported version %d on stream 0", version)
 		}
-		return &DataFrame{Stream: id, Flags: flags, Data: p}, nil
+		return &SynStreamFrame{Stream: id}, &StreamError{Stream: id, Status: RstUnsupportedVersion,
+			Reason: fmt.Sprintf("SYN_STREAM with unsupported version %d", version)}
 	}
-	version := binary.BigEndian.Uint16(hdr[0:2]) & 0x7fff
-	typ := FrameType(binary.BigEndian.Uint16(hdr[2:4]))
-	if version != f.version {
-		if typ == TypeSynStream && length >= 4 {
-			// The header block belongs to the other version's compression
-			// context, not to ours, so skipping it leaves our context in
-			// sync: refuse the stream with UNSUPPORTED_VERSION (2.6.3) and
-			// carry on (2.4.2: a stream error does not close the session).
-			id := binary.BigEndian.Uint32(p[0:4]) & 0x7fffffff
-			if id == 0 {
-				return nil, sessionErrorf("SYN_STREAM with unsupported version %d on stream 0", version)
-			}
-			return &SynStreamFrame{Stream: id}, &StreamError{Stream: id, Status: RstUnsupportedVersion,
-				Reason: fmt.Sprintf("SYN_STREAM with unsupported version %d", version)}
-		}
-		if f.version == Version2 {
-			// Draft 2 ("Protocol versioning"): any other control frame
-			// of another version must be ignored.
-			return &UnknownFrame{FrameType: typ, Flags: flags, Length: length, Version: version}, nil
-		}
-		return nil, sessionErrorf("%s frame with unsupported version %d", typ, version)
+	if f.version == Version2 {
+		// Draft 2 ("Protocol versioning"): any other control frame
+		// of another version must be ignored.
+		return &UnknownFrame{FrameType: typ, Flags: flags, Length: len(p), Version: version}, nil
 	}
-	return f.parseControl(typ, flags, p)
+	return nil, sessionErrorf("%s frame with unsupported version %d", typ, version)
 }
 
 func fixedLen(typ FrameType, p []byte, want int) error {

@@ -25,6 +25,9 @@ func flagString(flags uint8, names ...string) string {
 }
 
 func (f *DataFrame) String() string {
+	if f.skipped > 0 { // refused from its header: the payload is discarded unread
+		return fmt.Sprintf("DATA stream=%d len=%d (discarded)%s", f.Stream, f.skipped, flagString(f.Flags, "FIN", "COMPRESS"))
+	}
 	return fmt.Sprintf("DATA stream=%d len=%d%s", f.Stream, len(f.Data), flagString(f.Flags, "FIN", "COMPRESS"))
 }
 

@@ -29,14 +29,24 @@ type Framer struct {
 	w  *bufio.Writer
 	rb []byte // read buffer, grown up to MaxReadFrameSize
 
-	// MaxReadFrameSize caps the length of a received frame; longer frames
-	// are skipped without being buffered and reported as FRAME_TOO_LARGE.
+	// MaxReadFrameSize caps the length of a received frame; a longer frame
+	// is refused from its header: DATA as FRAME_TOO_LARGE (its payload
+	// skipped without being buffered), a control frame as a session error.
 	MaxReadFrameSize int
 
 	enc *headerEncoder
 	dec *headerDecoder
 
 	stall *stallGuard // set by sessions: a deadline for frames cut short
+
+	// dataGate, set by sessions, judges a DATA frame by its header before
+	// its payload is read: an error refuses it at once (a session window
+	// it overruns), open=false means no stream takes it, so its payload is
+	// not buffered. nil: every stream is open.
+	dataGate func(stream uint32, length int) (open bool, err error)
+	// pending is the payload of a DATA frame refused at its header, still
+	// to be discarded before the next frame's header.
+	pending int
 
 	version uint16 // wire version: Version (3) or Version2
 

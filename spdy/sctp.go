@@ -411,6 +411,11 @@ func (t *sctpFrames) decode(sid uint16, m heldMsg) (Frame, error) {
 	}
 	d.r.b = m.b
 	f, err := d.fr.ReadFrame()
+	if err != nil && d.fr.pending > 0 {
+		// An oversize DATA frame refused from its header: the rest of
+		// this message is its payload, not the start of the next frame.
+		d.r.b, d.fr.pending = d.r.b[min(d.fr.pending, len(d.r.b)):], 0
+	}
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return nil, sessionErrorf("SCTP message of %d bytes on stream %d holds a truncated frame", len(m.b), sid)
 	}

@@ -140,6 +140,7 @@ func newSession(conn net.Conn, cfg Config, isClient bool) (*session, error) {
 	if t := cfg.frameReadTimeout(isClient); t > 0 {
 		fr.stall = &stallGuard{br: br, conn: conn, timeout: t}
 	}
+	fr.dataGate = s.dataHeader
 	fr.MaxReadFrameSize = cfg.MaxReadFrameSize
 	if fr.MaxReadFrameSize == 0 {
 		fr.MaxReadFrameSize = DefaultMaxReadFrameSize

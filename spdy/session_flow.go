@@ -16,8 +16,23 @@ func (s *session) creditSessionLocked(n int64) {
 	}
 }
 
+// dataHeader is the framer's dataGate: a DATA frame judged by its header,
+// before its payload arrives. In SPDY/3.1 a frame larger than what is left
+// of the session window is the peer's FLOW_CONTROL_ERROR, which ends the
+// session whether or not the payload ever comes; a frame for a stream with
+// no state is answered at once (onData, INVALID_STREAM), its payload
+// discarded unread. Runs on the reader goroutine.
+func (s *session) dataHeader(id uint32, length int) (open bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.v31 && int64(length) > s.recv.avail {
+		return false, &SessionError{Status: GoAwayProtocolError, Reason: fmt.Sprintf("FLOW_CONTROL_ERROR: a DATA frame of %d bytes overruns the session window (%d bytes left)", length, s.recv.avail)}
+	}
+	return s.streams[id] != nil, nil
+}
+
 func (s *session) onData(f *DataFrame) {
-	n := int64(len(f.Data))
+	n := int64(len(f.Data) + f.skipped) // skipped: the payload of a frame no stream takes
 	if n == 0 && f.Flags&FlagFin == 0 && s.overLimitLocked(&s.limits.empty, "empty frames") {
 		return
 	}

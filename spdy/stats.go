@@ -10,7 +10,8 @@ type Stats struct {
 	HeaderBytesSentCompressed     int64
 	HeaderBytesReceivedRaw        int64
 	HeaderBytesReceivedCompressed int64
-	// DATA payload bytes (frame headers excluded).
+	// DATA payload bytes (frame headers excluded; received: those of
+	// frames discarded unread too).
 	DataBytesSent     int64
 	DataBytesReceived int64
 	// Frames by type name ("DATA", "SYN_STREAM", ...).
@@ -64,7 +65,7 @@ func (c *statsCounter) received(f Frame) {
 	}
 	c.st.FramesReceived[f.Type().String()]++
 	if d, ok := f.(*DataFrame); ok {
-		c.st.DataBytesReceived += int64(len(d.Data))
+		c.st.DataBytesReceived += int64(len(d.Data) + d.skipped) // discarded payloads too
 	}
 	if sz, ok := headerSize(f); ok {
 		c.st.HeaderBytesReceivedRaw += int64(sz.Raw)

@@ -150,6 +150,9 @@ func configured(cond spec.Cond, name, proto string, settings map[string]string, 
 	p.SetHash()
 	values := p.Apply(cond.Values)
 	c, err := spec.BuildCondition(values, timeout)
+	if err == nil {
+		err = probe.CheckApplies(c, []string{proto}) // a knob the variant ignores tunes nothing
+	}
 	if err != nil {
 		return spec.Cond{}, err
 	}
@@ -159,7 +162,7 @@ func configured(cond spec.Cond, name, proto string, settings map[string]string, 
 }
 
 // checkKnobsOn refuses a knob value the variant's conditions cannot take
-// (probe.Normalize), before any load. A knob overrides the study's own
+// (probe.Normalize) or ignore (probe.CheckApplies), before any load. A knob overrides the study's own
 // value of it for the variant (a profile wins for its keys). A value that
 // only means something with another knob's (session_policy = priority
 // needs sessions > 1) passes when some value of another knob makes it

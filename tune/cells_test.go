@@ -64,7 +64,7 @@ func TestPrepareRefusesBadInputBeforeAnyLoad(t *testing.T) {
 		"objective":             {func(c *Config) { c.Objective = "best" }, "--objective"},
 		"train":                 {func(c *Config) { c.Train = 0 }, "--train"},
 		"knob":                  {func(c *Config) { c.Knobs = []Knob{{"rtt", []string{"1ms"}}} }, "emulated link"},
-		"knob for protocol":     {func(c *Config) { c.Protocol = "h2"; c.Knobs = []Knob{{"scheduler", []string{"fifo"}}} }, "knob scheduler = fifo"},
+		"knob for protocol":     {func(c *Config) { c.Protocol = "h2"; c.Knobs = []Knob{{"scheduler", []string{"fifo"}}} }, "knob scheduler = fifo: scheduler has no effect on h2"},
 		"budget":                {func(c *Config) { c.Budget.Loads = 20 }, "too small"},
 	} {
 		cfg := base

@@ -152,7 +152,7 @@ func Split(cells []string, frac float64, seed int64) (train, test []string) {
 }
 
 // Valid reports whether a candidate's settings make a condition the
-// variant can take (probe.Normalize); some knobs only mean something
+// variant can take (probe.Normalize, probe.CheckApplies); some knobs only mean something
 // together (session_policy needs sessions > 1).
 type Valid func(settings map[string]string) bool
 

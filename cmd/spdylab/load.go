@@ -237,8 +237,9 @@ func loadProfile(path string, protos []string) (*spec.Profile, error) {
 }
 
 // checkEachProto checks c, then c with each protocol to load
-// (probe.Normalize: the client, TLS options and scheduler must suit every
-// one).
+// (probe.Normalize: the client and TLS options must suit every one), and
+// that every setting applies to one of them (probe.CheckApplies: the
+// others ignore it, as a study's baseline does).
 func checkEachProto(c probe.Condition, protos []string) error {
 	if _, err := probe.Normalize(c); err != nil {
 		return err
@@ -252,7 +253,7 @@ func checkEachProto(c probe.Condition, protos []string) error {
 			return fmt.Errorf("--proto %q: %w", p, err)
 		}
 	}
-	return nil
+	return probe.CheckApplies(c, protos)
 }
 
 // introduceBench says what is loaded over what, and runs a short link
@@ -272,6 +273,11 @@ func introduceBench(ctx context.Context, bench *harness.Bench, req loadRequest, 
 			where += ", " + knobs
 		}
 		fmt.Fprintf(stdout, "page %s (%d resources, %d bytes) on %d host(s), %s\n", m.Name, len(m.Resources), m.TotalBytes(), len(m.Hosts), where)
+		for _, p := range req.protos {
+			if ignored := probe.IgnoredBy(cond, p); len(ignored) > 0 {
+				fmt.Fprintf(stdout, "%s ignores %s (not a setting of %s)\n", p, strings.Join(ignored, ", "), p)
+			}
+		}
 	}
 	if cond.NoLink {
 		return nil

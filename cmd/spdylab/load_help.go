@@ -13,6 +13,7 @@ var loadExamples = []string{
 	"spdylab load --page site/ --no-link --runs 3    # the folder 'spdylab page import' wrote, over loopback",
 	"spdylab load --page pageB --proto https,spdy/3.1 --loss 1% --sessions 3 --session-policy priority --runs 5",
 	"spdylab load --page har:site.har --compute none --deps flat --rtt 100ms    # NSDI'14: no computation, no dependencies",
+	"spdylab load --page pageB --proto https,spdy/3.1 --frame-size 4096 --runs 5    # https ignores the SPDY-only knob",
 }
 
 func loadAbout() string {
@@ -20,7 +21,10 @@ func loadAbout() string {
 per protocol, protocols interleaved load by load, and prints PLT, ToW and the
 phases per protocol. The page, link, TCP and protocol flags are the study
 factors of the same name ('-' for '_'): a load without flags is what a
-one-cell study of the same page and protocol loads.
+one-cell study of the same page and protocol loads. A setting that applies to
+some protocols only (its help names them: frame-size, hints, scheduler,
+session-window, sessions, pacing...) is ignored by the other --proto protocols
+beside one that takes it, as a study's baseline is, and refused when none does.
 
 pages (--page):
 ` + page.SpecHelp()

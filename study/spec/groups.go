@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/spdylab/spdylab/probe"
 )
 
 // Shard selects a deterministic slice of a study: groups (conditions that
@@ -54,6 +56,23 @@ func Groups(s *Study) []Group {
 		out[i].Conds = append(out[i].Conds, c)
 	}
 	return out
+}
+
+// CheckGroups refuses a bench group holding a setting that applies to
+// none of its protocols (probe.CheckApplies); the group's other
+// protocols ignore such a setting, as a study's https baseline beside
+// each value of a SPDY-only factor does.
+func CheckGroups(s *Study) error {
+	for _, g := range Groups(s) {
+		var protos []string
+		for _, c := range g.Conds {
+			protos = append(protos, c.Proto)
+		}
+		if err := probe.CheckApplies(g.Conds[0].Condition, protos); err != nil {
+			return fmt.Errorf("condition %s: %w (or leave it out with an [[exclude]] table)", g.Conds[0].Describe(), err)
+		}
+	}
+	return nil
 }
 
 // ShardGroups returns the groups shard sh runs.

@@ -85,8 +85,9 @@ func (p *Profile) Apply(v map[string]string) map[string]string {
 }
 
 // Check refuses a profile that Normalize refuses for one of its protocols
-// (with every other setting at its default, on a built-in page), naming
-// the protocol and the reason.
+// (with every other setting at its default, on a built-in page), or with
+// a setting one of its protocols ignores (probe.CheckApplies: a profile
+// configures each protocol it names), naming the protocol and the reason.
 func (p *Profile) Check() error {
 	if len(p.Protocols) == 0 {
 		return fmt.Errorf("profile %s names no protocols (protocols = [...], of %s)", p.Name, probe.OneOf(probe.ProtocolNames()))
@@ -96,7 +97,11 @@ func (p *Profile) Check() error {
 			return fmt.Errorf("profile %s: protocols: %w", p.Name, err)
 		}
 		v := p.Apply(map[string]string{"page": "pageA", "protocol": proto})
-		if _, err := BuildCondition(v, 0); err != nil {
+		c, err := BuildCondition(v, 0)
+		if err == nil {
+			err = probe.CheckApplies(c, []string{proto}) // a profile configures each of its protocols
+		}
+		if err != nil {
 			return fmt.Errorf("profile %s cannot configure %s: %w", p.Name, proto, err)
 		}
 	}

@@ -1,10 +1,12 @@
 package studyfile
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/spec"
 )
 
 // The TLS and priority factors at their defaults leave a condition's hash
@@ -28,8 +30,11 @@ func TestPolicyFactorDefaultsKeepConditionHashes(t *testing.T) {
 	}
 }
 
-// A study sweeps the priority policy and the SPDY scheduler; a scheduler
-// on h2 must be excluded, and the error says why and how.
+// A study sweeps the priority policy and the SPDY scheduler: h2 beside
+// spdy/3.1 ignores the scheduler (each of its conditions keeps the value,
+// in the same bench as spdy/3.1's); an h2 alone with a scheduler is
+// refused, saying why and how; an [[exclude]] table still leaves the h2
+// duplicates out.
 func TestPolicyFactorsSweep(t *testing.T) {
 	src := `name = "prio"
 runs = 1
@@ -41,11 +46,25 @@ protocol = ["spdy/3.1", "h2"]
 priority = ["chrome", "none", "depth"]
 scheduler = ["priority", "roundrobin", "fifo"]
 `
-	_, err := Parse([]byte(src), "")
-	if err == nil || !strings.Contains(err.Error(), "net/http") || !strings.Contains(err.Error(), "exclude") {
-		t.Fatalf("scheduler on h2: %v", err)
+	s, err := Parse([]byte(src), "")
+	if err != nil {
+		t.Fatalf("h2 beside spdy/3.1: %v", err)
 	}
-	s, err := Parse([]byte(src+"[[exclude]]\nprotocol = \"h2\"\nscheduler = [\"roundrobin\", \"fifo\"]\n"), "")
+	ignored := 0
+	for _, c := range s.Conditions {
+		if strings.Join(probe.IgnoredBy(c.Condition, c.Proto), " ") == "scheduler" {
+			ignored++
+		}
+	}
+	if len(s.Conditions) != 18 || ignored != 6 {
+		t.Errorf("%d conditions, %d ignoring the scheduler; want 18 and h2's 6", len(s.Conditions), ignored)
+	}
+	alone := strings.Replace(src, `protocol = ["spdy/3.1", "h2"]`, `protocol = "h2"`, 1)
+	_, err = Parse([]byte(alone), "")
+	if err == nil || !strings.Contains(err.Error(), "net/http") || !strings.Contains(err.Error(), "spdy/3.1") || !strings.Contains(err.Error(), "exclude") {
+		t.Fatalf("scheduler on h2 alone: %v", err)
+	}
+	s, err = Parse([]byte(src+"[[exclude]]\nprotocol = \"h2\"\nscheduler = [\"roundrobin\", \"fifo\"]\n"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +77,47 @@ scheduler = ["priority", "roundrobin", "fifo"]
 	}
 	if strings.Join(s.Varied, " ") != "protocol priority scheduler" {
 		t.Errorf("varied %v", s.Varied)
+	}
+}
+
+// A study varying a SPDY-only knob with an https baseline runs: https
+// keeps each value beside spdy/3.1 in its bench (the knob ignored, which
+// its stored condition and IgnoredBy say), for every scoped knob alike.
+func TestScopedFactorsBesideTheBaseline(t *testing.T) {
+	for _, k := range []struct{ factor, values, takes, ignores string }{
+		{"frame_size", "[4096, 65536]", "spdy/3.1", "https"},
+		{"hints", `["none", "deps"]`, "spdy/3", "https"},
+		{"session_window", "[1048576, 16777216]", "h2", "https"},
+		{"scheduler", `["priority", "fifo"]`, "spdy/3.1", "https"},
+		{"sessions", "[1, 3]", "spdy/3.1", "https"},
+		{"pacing", `["off", "on"]`, "https", "h3"},
+		{"notsent_lowat", "[0, 16384]", "spdy/3.1", "h3"},
+	} {
+		src := fmt.Sprintf("name = \"x\"\nruns = 1\n[baseline]\nprotocol = %q\n[factors]\npage = \"pageA\"\ntls = \"1.3\"\nprotocol = [%q, %q]\n%s = %s\n",
+			k.ignores, k.ignores, k.takes, k.factor, k.values)
+		s, err := Parse([]byte(src), "")
+		if err != nil {
+			t.Errorf("%s: %v", k.factor, err)
+			continue
+		}
+		groups := spec.Groups(s)
+		if len(s.Conditions) != 4 || len(groups) != 2 {
+			t.Errorf("%s: %d conditions in %d benches, want 4 in 2 (the baseline beside each value)", k.factor, len(s.Conditions), len(groups))
+			continue
+		}
+		for _, g := range groups {
+			for _, c := range g.Conds {
+				ig := probe.IgnoredBy(c.Condition, c.Proto)
+				set := probe.IgnoredBy(c.Condition, k.ignores) != nil // the bench holds the knob away from its default
+				if want := c.Proto == k.ignores && set; (len(ig) == 1 && ig[0] == k.factor) != want {
+					t.Errorf("%s: %s %s ignores %v", k.factor, c.Proto, c.Values[k.factor], ig)
+				}
+			}
+		}
+		alone := strings.Replace(src, fmt.Sprintf("protocol = [%q, %q]", k.ignores, k.takes), fmt.Sprintf("protocol = %q", k.ignores), 1)
+		if _, err := Parse([]byte(alone), ""); err == nil || !strings.Contains(err.Error(), k.factor+" has no effect on "+k.ignores) || !strings.Contains(err.Error(), k.takes) {
+			t.Errorf("%s on %s alone: %v, want a refusal naming %s", k.factor, k.ignores, err, k.takes)
+		}
 	}
 }
 

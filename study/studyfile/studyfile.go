@@ -98,6 +98,9 @@ func ParsePages(src []byte, dir, pages string) (*spec.Study, error) {
 	if err := p.finish(); err != nil {
 		return nil, err
 	}
+	if err := spec.CheckGroups(p.s); err != nil {
+		return nil, err
+	}
 	return p.s, nil
 }
 
