@@ -15,7 +15,7 @@ import (
 // addresses behind the router's veths, and parallel studies run many
 // testbeds, so the table fills. Then the kernel evicts entries still in
 // use (forced GC drops NOARP entries, such as a TUN device's, at once, and
-// others not confirmed for 5 s) and cannot create them again ("neighbour
+// others not updated in the last 5 s) and cannot create them again ("neighbour
 // table overflow" in dmesg, table_fulls in /proc/net/stat/arp_cache): the
 // packet that needed one is dropped before or after the emulated link,
 // outside its counters, and TCP backs off retransmission after
