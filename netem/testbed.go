@@ -417,6 +417,9 @@ func (tb *Testbed) wire() (clientTun, routerTun *os.File, err error) {
 	if err := tb.addSiteAddrs(); err != nil {
 		return nil, nil, err
 	}
+	if err := tb.pinNeighbours(); err != nil {
+		return nil, nil, err
+	}
 	return clientTun, routerTun, nil
 }
 
@@ -708,6 +711,9 @@ func configureTUN(ns *namespace, local, peer netip.Addr, initRwnd int) error {
 	return nil
 }
 
+// routerVethName names the router's end of the veth to server i.
+func routerVethName(i int) string { return "s" + strconv.Itoa(i) }
+
 // connectServer links server i to the router with a veth pair made in the
 // router namespace whose server end is created directly in the server's
 // namespace, and installs the server's default route with the TCP knobs.
@@ -722,7 +728,7 @@ func connectServer(router, server *namespace, i int, knobs probe.TCP) error {
 		return fmt.Errorf("netem: netlink in %s: %w", server.name, err)
 	}
 	defer sh.Close()
-	routerSide := "s" + strconv.Itoa(i)
+	routerSide := routerVethName(i)
 	veth := &netlink.Veth{
 		LinkAttrs:     netlink.LinkAttrs{Name: routerSide, MTU: 1500},
 		PeerName:      "eth0",

@@ -192,3 +192,33 @@ func (s LoadSummary) Print(w io.Writer) {
 		fmt.Fprintf(w, "  error: %s\n", e)
 	}
 }
+
+// RunLine is the line `spdylab load` prints after each successful load
+// (run is 0-based). A load whose connections, the client's or the
+// servers', took retransmission timeouts says how many, how long TCP spent
+// recovering from them and what the link dropped: a load seconds slower
+// than its siblings is nearly always timeouts, and timeouts without link
+// drops to match point at packets lost outside the emulator
+// (BENCHMARKS.md "tiny-queue stalls").
+func RunLine(r probe.Result, run, runs int) string {
+	line := fmt.Sprintf("run %d/%d %-8s PLT %8.1f ms  ToW %8.1f ms  conns %d", run+1, runs, r.Condition.Proto, r.PLTms, r.ToWms, r.Connections)
+	rtos, rtoMs := timeouts(r)
+	if rtos == 0 {
+		return line
+	}
+	l := r.Link
+	drops := l.Down.PktsQueueDrop + l.Up.PktsQueueDrop + l.Down.PktsLost + l.Up.PktsLost
+	return line + fmt.Sprintf("  timeouts %d (%.1f s recovering), link drops %d", rtos, float64(rtoMs)/1000, drops)
+}
+
+// timeouts sums the retransmission timeouts of a load's connections on
+// both sides and the time spent recovering from them (TCP_INFO, Linux 6.7+).
+func timeouts(r probe.Result) (n, ms uint64) {
+	c := probe.SumTCP(r.TCP)
+	n, ms = c.RTOs, c.RTOTimems
+	if r.ServerTCP != nil {
+		n += r.ServerTCP.Sum.RTOs
+		ms += r.ServerTCP.Sum.RTOTimems
+	}
+	return n, ms
+}

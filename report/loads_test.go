@@ -27,3 +27,23 @@ func TestLoadSummaryRetransmitsOfBothSides(t *testing.T) {
 		t.Errorf("summary:\n%s", out.String())
 	}
 }
+
+// A load that stalled on retransmission timeouts says so on its run line,
+// with the link's drops beside them; a load without timeouts keeps the
+// plain line.
+func TestRunLineNamesTimeouts(t *testing.T) {
+	plain := probe.Result{Condition: probe.Condition{Proto: probe.ProtoSPDY31}, PLTms: 900, ToWms: 650, Connections: 1,
+		TCP: []probe.TCPInfo{{Retransmits: 1}}, ServerTCP: probe.NewServerTCP([]probe.TCPInfo{{Retransmits: 40}})}
+	if got := RunLine(plain, 0, 5); strings.Contains(got, "timeouts") || !strings.HasPrefix(got, "run 1/5 spdy/3.1 PLT    900.0 ms") {
+		t.Errorf("plain load: %q", got)
+	}
+	stalled := plain
+	stalled.PLTms = 51400
+	stalled.TCP = []probe.TCPInfo{{RTOs: 1, RTOTimems: 1000}}
+	stalled.ServerTCP = probe.NewServerTCP([]probe.TCPInfo{{RTOs: 7, RTOTimems: 48200}})
+	stalled.Link.Down.PktsQueueDrop, stalled.Link.Up.PktsLost = 40, 2
+	want := "timeouts 8 (49.2 s recovering), link drops 42"
+	if got := RunLine(stalled, 0, 5); !strings.HasSuffix(got, want) {
+		t.Errorf("stalled load: %q, want it to end with %q", got, want)
+	}
+}

@@ -316,7 +316,7 @@ func loadAll(ctx context.Context, bench *harness.Bench, req loadRequest, stderr 
 			if r.Failed {
 				fmt.Fprintf(stderr, "run %d %s: failed: %s\n", run+1, p, r.Error)
 			} else if !req.asJSON {
-				fmt.Fprintf(stderr, "run %d/%d %-8s PLT %8.1f ms  ToW %8.1f ms  conns %d\n", run+1, req.runs, p, r.PLTms, r.ToWms, r.Connections)
+				fmt.Fprintln(stderr, report.RunLine(r, run, req.runs))
 			}
 			if req.harDir != "" && len(r.HAR) > 0 {
 				name := harness.LoadFileName(bench.Manifest().Name, p, run, ".har")
