@@ -228,7 +228,7 @@ func TestStudy6WalksOverPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plain.PagesOmitted != 2 || s.PagesOmitted != 0 || len(s.Walks) != len(plain.Walks)+2 {
+	if plain.PagesOmitted != 3 || s.PagesOmitted != 0 || len(s.Walks) != len(plain.Walks)+3 {
 		t.Fatalf("omitted %d / %d, walks %d / %d", plain.PagesOmitted, s.PagesOmitted, len(plain.Walks), len(s.Walks))
 	}
 	byHash := map[string]string{}
