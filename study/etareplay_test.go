@@ -29,8 +29,9 @@ import (
 type replayLoad struct {
 	start, end time.Time
 	group      string // the bench (spec.Groups' key)
+	cond       string
 	proto      string
-	serial     bool   // a browser bench, which runs alone
+	serial     bool // a browser bench, which runs alone
 	modelledMs float64
 	retry      bool // a second attempt: not in the runner's plan
 }
@@ -86,7 +87,7 @@ func readReplay(dir string) ([]replaySession, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: probe started %q: %w", path, started, err)
 		}
-		c.start, c.end, c.retry = t0, t0.Add(time.Duration(durMs*float64(time.Millisecond))), attempt > 0
+		c.cond, c.start, c.end, c.retry = hash, t0, t0.Add(time.Duration(durMs*float64(time.Millisecond))), attempt > 0
 		s.loads = append(s.loads, c)
 	}
 	if err := rows.Err(); err != nil {
@@ -179,7 +180,6 @@ type replayEvent struct {
 	at    time.Time
 	kind  int // evBench, evStart, evDone (the order at one instant)
 	load  int // index in the session's loads
-	first bool
 	build time.Duration
 }
 
@@ -205,7 +205,7 @@ func replayEvents(s replaySession) []replayEvent {
 		group string
 	}
 	var lanes []lane
-	seen := map[string]bool{}
+	var ends []time.Time // every load's end so far, in order
 	var evs []replayEvent
 	for i, l := range s.loads {
 		same, free := -1, -1
@@ -221,7 +221,12 @@ func replayEvents(s replaySession) []replayEvent {
 			}
 		}
 		if same < 0 {
-			from := s.begin // a worker that started with the run
+			// A new worker started with the run or, if it waited (beside
+			// a bench that runs alone), when the last load before it ended.
+			from := s.begin
+			if k := sort.Search(len(ends), func(k int) bool { return ends[k].After(l.start) }); k > 0 {
+				from = ends[k-1]
+			}
 			if free >= 0 {
 				from = lanes[free].end
 			} else {
@@ -229,10 +234,11 @@ func replayEvents(s replaySession) []replayEvent {
 				free = len(lanes) - 1
 			}
 			same = free
-			evs = append(evs, replayEvent{at: l.start, kind: evBench, first: !seen[l.group], build: l.start.Sub(from)})
-			seen[l.group] = true
+			evs = append(evs, replayEvent{at: l.start, kind: evBench, load: i, build: l.start.Sub(from)})
 		}
 		lanes[same] = lane{end: l.end, group: l.group}
+		k := sort.Search(len(ends), func(k int) bool { return ends[k].After(l.end) })
+		ends = append(ends[:k], append([]time.Time{l.end}, ends[k:]...)...)
 		evs = append(evs, replayEvent{at: l.start, kind: evStart, load: i}, replayEvent{at: l.end, kind: evDone, load: i})
 	}
 	sort.SliceStable(evs, func(i, j int) bool {
@@ -247,12 +253,11 @@ func replayEvents(s replaySession) []replayEvent {
 // replayPoint is the ETA's signed error (estimate/truth - 1) when a given
 // share of the session's loads was done.
 type replayPoint struct {
-	share         float64
-	err           float64
-	got, truth    time.Duration
-	elapsed       time.Duration
-	ok            bool
-	worstFromTeth float64 // the largest |error| from this share on (to 90%)
+	share      float64
+	err        float64
+	got, truth time.Duration
+	elapsed    time.Duration
+	ok         bool
 }
 
 // replayShares are where the replay reports the error.
@@ -260,7 +265,9 @@ var replayShares = []float64{0.05, 0.10, 0.25, 0.50, 0.75}
 
 // replayETA feeds the session's events to a fresh ETA planned as the
 // runner plans it and returns its error at replayShares, plus the worst
-// absolute error between 10% and 90% of the loads.
+// absolute error from 10% of the loads on until 90% of the session's
+// wall time (in its last tenth a few seconds are a large share of what
+// is left).
 func replayETA(s replaySession, eta replayEstimator) (points []replayPoint, worst float64) {
 	evs := replayEvents(s)
 	begin, end := s.begin, s.loads[0].end
@@ -270,28 +277,29 @@ func replayETA(s replaySession, eta replayEstimator) (points []replayPoint, wors
 		}
 	}
 	total, done, next := len(s.loads), 0, 0
+	step := max(total/500, 1)
 	testbeds := replayTestbeds{fixed: s.testbeds, auto: s.auto}
 	for _, ev := range evs {
 		l := s.loads[ev.load]
 		switch ev.kind {
 		case evBench:
-			eta.benchOpened(ev.first, ev.build)
+			eta.benchOpened(l.group, ev.build)
 			continue
 		case evStart:
-			eta.loadStarted(ev.load, l.serial, ev.at)
+			eta.loadStarted(int64(ev.load), l.group, etaLoad{l.proto, l.modelledMs}, l.retry, ev.at)
 			testbeds.add(ev.at, 1)
 			continue
 		}
 		testbeds.add(ev.at, -1)
-		modelled := l.modelledMs
-		if l.retry {
-			modelled = 0
-		}
-		eta.loadDone(ev.load, l.serial, modelled, l.end.Sub(l.start))
+		eta.loadDone(int64(ev.load), l.end.Sub(l.start))
 		done++
 		share := float64(done) / float64(total)
-		if share > 0.90 && next >= len(replayShares) {
+		if ev.at.Sub(begin) > (end.Sub(begin))*9/10 && next >= len(replayShares) {
 			break
+		}
+		atShare := next < len(replayShares) && share >= replayShares[next]
+		if done%step != 0 && !atShare {
+			continue // every load would be slow and say no more
 		}
 		truth := end.Sub(ev.at)
 		got, ok := eta.timeLeft(ev.at, testbeds.at(ev.at))
@@ -299,7 +307,7 @@ func replayETA(s replaySession, eta replayEstimator) (points []replayPoint, wors
 		if ok && truth > 0 {
 			e = float64(got)/float64(truth) - 1
 		}
-		if share >= 0.10 && share <= 0.90 {
+		if share >= 0.10 && ev.at.Sub(begin) <= end.Sub(begin)*9/10 {
 			worst = math.Max(worst, math.Abs(e))
 		}
 		for next < len(replayShares) && share >= replayShares[next] {
@@ -342,23 +350,41 @@ func (r *replayTestbeds) at(now time.Time) int {
 	return n
 }
 
-// replayEstimator is what the replay asks of an ETA.
+// replayEstimator is what the replay asks of an ETA (etaModel; the
+// estimator before it, for the comparison in BENCHMARKS.md).
 type replayEstimator interface {
-	benchOpened(first bool, d time.Duration)
-	loadStarted(id int, serial bool, at time.Time)
-	loadDone(id int, serial bool, modelledMs float64, took time.Duration)
+	benchOpened(key string, d time.Duration)
+	loadStarted(id int64, key string, l etaLoad, retry bool, start time.Time)
+	loadDone(id int64, took time.Duration)
 	timeLeft(now time.Time, testbeds int) (time.Duration, bool)
 }
 
-// planReplay plans a session's loads as the runner plans them: every
-// first attempt's modelled time, one bench per bench group.
-func planReplay(s replaySession, plan func(serial bool, modelledMs float64)) (benches int) {
-	groups := map[string]bool{}
-	for _, l := range s.loads {
-		if !l.retry {
-			plan(l.serial, l.modelledMs)
-		}
-		groups[l.group] = true
+// planReplay plans a session's loads as the runner plans them: the
+// benches in the order they started, each with its first attempts.
+func planReplay(s replaySession) *etaModel {
+	type bench struct {
+		serial bool
+		conds  map[string]bool
+		loads  []etaLoad
 	}
-	return len(groups)
+	var order []string
+	benches := map[string]*bench{}
+	for _, l := range s.loads {
+		b := benches[l.group]
+		if b == nil {
+			b = &bench{serial: l.serial, conds: map[string]bool{}}
+			benches[l.group] = b
+			order = append(order, l.group)
+		}
+		b.conds[l.cond] = true
+		if !l.retry {
+			b.loads = append(b.loads, etaLoad{l.proto, l.modelledMs})
+		}
+	}
+	eta := newETA()
+	for _, k := range order {
+		b := benches[k]
+		eta.planBench(k, b.serial, len(b.conds), b.loads)
+	}
+	return &eta
 }
