@@ -130,21 +130,16 @@ func (r *Runner) attachAuto(tasks []task, prog *progress) {
 		}
 		t := t
 		t.auto.onGrow = func(int) {
-			prog.grew(len(t.group.Conds), r.serial(t.group), r.groupWeight(t.group))
+			loads := make([]etaLoad, len(t.group.Conds))
+			for i, c := range t.group.Conds {
+				loads[i] = r.etaLoad(c)
+			}
+			prog.grew(t.group.Key, loads)
 		}
 	}
 	if r.Study.RunsAuto != nil {
 		prog.setAuto()
 	}
-}
-
-// groupWeight is the modelled ms of one run of group g.
-func (r *Runner) groupWeight(g spec.Group) float64 {
-	var w float64
-	for _, c := range g.Conds {
-		w += r.weight[c.Hash]
-	}
-	return w
 }
 
 // runsText says how many loads a condition gets: "20", or "auto (±5%, 5

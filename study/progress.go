@@ -18,6 +18,7 @@ type progress struct {
 	done     int
 	failed   int
 	eta      etaModel
+	nextLoad int64 // the ETA's id of the next load started
 	start    time.Time
 	lastLine time.Time
 	// testbeds is the number of testbeds now and, when sized
@@ -36,16 +37,28 @@ func newProgress(w io.Writer, tty bool, total int, eta etaModel, testbeds int) *
 	return p
 }
 
-// add counts a finished load: whether it failed, its modelled wall time
-// (0 for a retry, which the plan did not count) and how long it took;
-// serial tells a load that ran with no other testbed beside it.
-func (p *progress) add(failed, serial bool, modelledMs float64, took time.Duration) {
+// loadStarted tells the ETA a load of bench key began at start (retry:
+// an attempt the plan did not count) and returns the load's id for add.
+func (p *progress) loadStarted(key string, l etaLoad, retry bool, start time.Time) int64 {
+	if p == nil {
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.nextLoad++
+	p.eta.loadStarted(p.nextLoad, key, l, retry, start)
+	return p.nextLoad
+}
+
+// add counts a finished load: its id from loadStarted, whether it failed
+// and how long it took.
+func (p *progress) add(id int64, failed bool, took time.Duration) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.eta.loadDone(serial, modelledMs, took)
+	p.eta.loadDone(id, took)
 	if p.w == nil {
 		return
 	}
@@ -63,14 +76,14 @@ func (p *progress) add(failed, serial bool, modelledMs float64, took time.Durati
 	}
 }
 
-// benchOpened counts a bench built and checked in d.
-func (p *progress) benchOpened(first bool, d time.Duration) {
+// benchOpened counts a testbed of bench key built and checked in d.
+func (p *progress) benchOpened(key string, d time.Duration) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.eta.benchOpened(first, d)
+	p.eta.benchOpened(key, d)
 }
 
 // resized shows a change of the testbeds (and, on a plain output, says
@@ -96,7 +109,7 @@ func (p *progress) testbedsNote() string {
 }
 
 func (p *progress) left(now time.Time) string {
-	if d, ok := p.eta.timeLeft(p.testbeds); ok {
+	if d, ok := p.eta.timeLeft(now, p.testbeds); ok {
 		return round(d).String()
 	}
 	if p.done == 0 {
@@ -122,99 +135,4 @@ func (p *progress) finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fmt.Fprintln(p.w)
-}
-
-// etaModel estimates a run's time left from modelled work rather than
-// counts: the runner starts the benches with the most modelled work first
-// (and browser benches, which run alone, before all), so the first tenth
-// of the loads holds far more than a tenth of the time and a count-based
-// rate overestimates the rest (fidelity showed 2 h 35 min left of a run
-// that took 1 h 32 min). Each load's modelled wall time (spec.ModelledWall)
-// is scaled by how long the loads done so far took against their model,
-// separately for loads that run alone (serially) and side by side (divided
-// over the testbeds), plus the measured cost of building the benches still
-// to build.
-type etaModel struct {
-	// left is the modelled ms still to load; actual and modelled sum the
-	// loads done and loads counts them: index 0 for serial loads, 1 for
-	// parallel ones.
-	left, actual, modelled [2]float64
-	loads                  [2]int
-	benchesLeft            int // benches not yet built
-	benchesBuilt           int
-	benchTime              time.Duration // to build and check them
-}
-
-func kind(serial bool) int {
-	if serial {
-		return 0
-	}
-	return 1
-}
-
-func (e *etaModel) plan(serial bool, modelledMs float64) { e.left[kind(serial)] += modelledMs }
-
-func (e *etaModel) loadDone(serial bool, modelledMs float64, took time.Duration) {
-	k := kind(serial)
-	e.left[k] = max(0, e.left[k]-modelledMs)
-	e.actual[k] += float64(took) / float64(time.Millisecond)
-	e.modelled[k] += modelledMs
-	e.loads[k]++
-}
-
-// benchOpened counts a bench built in d; first is false for another
-// testbed of a bench already built (sharing its runs: not in the plan).
-func (e *etaModel) benchOpened(first bool, d time.Duration) {
-	if first {
-		e.benchesLeft = max(0, e.benchesLeft-1)
-	}
-	e.benchesBuilt++
-	e.benchTime += d
-}
-
-// timeLeft is the estimate with testbeds running side by side; false
-// before any load has told how the model compares with this machine.
-func (e *etaModel) timeLeft(testbeds int) (time.Duration, bool) {
-	n := float64(max(testbeds, 1))
-	scale, ok := e.scales(2 * n)
-	if !ok {
-		return 0, false
-	}
-	ms := scale[0]*e.left[0] + scale[1]*e.left[1]/n
-	if e.benchesBuilt > 0 {
-		perBench := float64(e.benchTime) / float64(time.Millisecond) / float64(e.benchesBuilt)
-		ms += perBench * float64(e.benchesLeft) / n
-	}
-	return time.Duration(ms * float64(time.Millisecond)), true
-}
-
-// scales are the measured ratios of actual to modelled time, serial and
-// parallel. A kind with few loads leans on the other kind's ratio, as if
-// it had prior more loads with it: its first loads to finish are the
-// quickest of those running (the slow ones are still running), and a
-// handful of conditions say little about the rest (fidelity's first
-// loader loads came after 640 browser loads). prior = two loads per
-// testbed.
-func (e *etaModel) scales(prior float64) (scale [2]float64, ok bool) {
-	var own [2]float64
-	for k := range own {
-		if e.modelled[k] > 0 {
-			own[k] = e.actual[k] / e.modelled[k]
-		}
-	}
-	for k := range scale {
-		o := 1 - k
-		switch {
-		case own[k] == 0 && own[o] == 0:
-			return scale, false
-		case own[o] == 0:
-			scale[k] = own[k]
-		case own[k] == 0:
-			scale[k] = own[o]
-		default:
-			nk := float64(e.loads[k])
-			scale[k] = (nk*own[k] + prior*own[o]) / (nk + prior)
-		}
-	}
-	return scale, true
 }

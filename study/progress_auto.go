@@ -16,18 +16,18 @@ func (p *progress) setAuto() {
 	p.auto = true
 }
 
-// grew counts a run `--runs auto` added to a bench: n more probes of
-// modelled work modelledMs, for the total and the ETA (which stays an
-// estimate of what is planned so far: how many more runs a bench will
-// need is not known until its loads say so).
-func (p *progress) grew(n int, serial bool, modelledMs float64) {
+// grew counts a run `--runs auto` added to bench key: its loads, for the
+// total and the ETA (which stays an estimate of what is planned so far:
+// how many more runs a bench will need is not known until its loads say
+// so).
+func (p *progress) grew(key string, loads []etaLoad) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.total += n
-	p.eta.plan(serial, modelledMs)
+	p.total += len(loads)
+	p.eta.grow(key, loads)
 }
 
 // totalText is the total of probes, "160", or "≥160 (runs auto)" while

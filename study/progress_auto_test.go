@@ -9,20 +9,21 @@ import (
 
 func TestProgressWithRunsAutoShowsAFloor(t *testing.T) {
 	var out bytes.Buffer
-	p := newProgress(&out, false, 4, etaModel{}, 1)
+	p := newProgress(&out, false, 4, newETA(), 1)
+	done := func() { p.add(p.loadStarted("b", etaLoad{}, false, time.Now()), false, 0) }
 	p.setAuto()
 	for range 4 {
-		p.add(false, false, 0, 0)
+		done()
 	}
 	// The total is a floor: reaching it is no reason for a line (a bench
 	// may add a run); 30 seconds since the last line is.
 	if out.String() != "spdylab: 4 probes to run\n" {
 		t.Errorf("a line before 30 s: %q", out.String())
 	}
-	p.grew(2, false, 0)
-	p.add(false, false, 0, 0)
+	p.grew("b", make([]etaLoad, 2))
+	done()
 	p.lastLine = time.Time{}
-	p.add(false, false, 0, 0)
+	done()
 	if !strings.Contains(out.String(), "6/≥6 (runs auto) probes") || !strings.Contains(out.String(), "≥") {
 		t.Errorf("progress %q: want the grown total shown as a floor", out.String())
 	}

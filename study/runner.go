@@ -196,7 +196,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if err != nil || sum.Planned == 0 {
 		return sum, err
 	}
-	eta := r.modelWeights(tasks)
+	r.modelWeights(tasks)
 	sizer := r.newJobSizer(tasks, start)
 	prov := CollectProvenance(r.Study.Seed, sizer.size, r.Shard, r.Args)
 	prov.JobsAuto = sizer.trace()
@@ -216,7 +216,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if r.Announce != nil {
 		r.Announce(sizer.size, sizer.how())
 	}
-	prog := newProgress(r.Progress, r.TTY, sum.Planned, eta, sizer.size)
+	prog := newProgress(r.Progress, r.TTY, sum.Planned, r.planETA(tasks), sizer.size)
 	defer prog.finish()
 	r.attachAuto(tasks, prog)
 	sizer.attach(prog, r.Store, sess)
@@ -294,24 +294,38 @@ func (r *Runner) prepareWorkDir() (func(), error) {
 
 // modelWeights models each condition's wall time per load (ms) for the
 // ETA, the bench order and the testbeds' size, opening each page once (0
-// when its page cannot be built here; the bench's Open will say why), and
-// returns the ETA's plan.
-func (r *Runner) modelWeights(tasks []task) etaModel {
+// when its page cannot be built here; the bench's Open will say why).
+func (r *Runner) modelWeights(tasks []task) {
 	r.weight = map[string]float64{}
 	if r.pages == nil {
 		r.pages = page.Cache{}
 	}
-	eta := etaModel{benchesLeft: len(tasks)}
 	for _, t := range tasks {
 		for _, c := range t.group.Conds {
 			if m, _ := r.pages.Open(c.Page, c.Shards, r.Study.Seed, c.ShardMode); m != nil {
 				r.weight[c.Hash] = float64(spec.ModelledWall(m, c.Condition)) / float64(time.Millisecond)
 			}
 		}
-		eta.plan(r.serial(t.group), r.taskWork(t))
+	}
+}
+
+// planETA is the ETA's plan: the benches in the order they will run,
+// each with its pending loads.
+func (r *Runner) planETA(tasks []task) etaModel {
+	eta := newETA()
+	for _, t := range tasks {
+		var loads []etaLoad
+		for _, pps := range t.pending {
+			for _, pp := range pps {
+				loads = append(loads, r.etaLoad(t.group.Conds[pp.cond]))
+			}
+		}
+		eta.planBench(t.group.Key, r.serial(t.group), len(t.group.Conds), loads)
 	}
 	return eta
 }
+
+func (r *Runner) etaLoad(c spec.Cond) etaLoad { return etaLoad{proto: c.Proto, ms: r.weight[c.Hash]} }
 
 // serial tells a bench that runs with no other beside it.
 func (r *Runner) serial(g spec.Group) bool { return r.BrowserAlone && groupIsBrowser(g) }
@@ -493,15 +507,14 @@ func (r *Runner) runTask(ctx context.Context, t task, first bool, env runEnv, st
 		}
 	}
 	check := b.Check(ctx)
-	env.prog.benchOpened(first, time.Since(t0))
-	serial := r.serial(t.group)
+	env.prog.benchOpened(t.group.Key, time.Since(t0))
 	for !stop() {
 		run, ok := t.runs.next()
 		if !ok {
 			break
 		}
 		for _, pp := range t.pending[run] {
-			d, f, err := r.loadProbe(ctx, b, t.group.Conds[pp.cond], run, pp.attempts, check, serial, env)
+			d, f, err := r.loadProbe(ctx, b, t.group, t.group.Conds[pp.cond], run, pp.attempts, check, env)
 			done, failed = done+d, failed+f
 			if err != nil || ctx.Err() != nil {
 				return done, failed, err
@@ -536,12 +549,14 @@ func (r *Runner) openBench(ctx context.Context, c probe.Condition) (b Bench, dir
 
 // loadProbe loads one probe, from its next attempt on, until it succeeds
 // or has failed twice, storing each attempt.
-func (r *Runner) loadProbe(ctx context.Context, b Bench, c spec.Cond, run, attempts int, check probe.LinkCheck, serial bool, env runEnv) (done, failed int, err error) {
+func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Cond, run, attempts int, check probe.LinkCheck, env runEnv) (done, failed int, err error) {
+	serial := r.serial(g)
 	for attempt := attempts; attempt < 2; attempt++ {
 		if ctx.Err() != nil {
 			return done, failed, nil
 		}
 		t0 := time.Now()
+		id := env.prog.loadStarted(g.Key, r.etaLoad(c), attempt != attempts, t0)
 		res := safeLoad(ctx, b, c.Proto, run)
 		dur := time.Since(t0)
 		if ctx.Err() != nil {
@@ -566,11 +581,7 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, c spec.Cond, run, attem
 			// how many can run side by side.
 			env.sizer.observe(t0, res)
 		}
-		modelled := r.weight[c.Hash]
-		if attempt != attempts {
-			modelled = 0 // a retry: not in the plan
-		}
-		env.prog.add(res.Failed, serial, modelled, dur)
+		env.prog.add(id, res.Failed, dur)
 		if !res.Failed {
 			break
 		}

@@ -562,24 +562,35 @@ func TestOverridesSurviveTheStore(t *testing.T) {
 
 func TestProgressETAWeighsByModelledWork(t *testing.T) {
 	var buf strings.Builder
-	eta := etaModel{}
-	eta.plan(false, 100)
-	p := newProgress(&buf, false, 4, eta, 2)
+	eta := newETA()
+	benches := []struct {
+		key string
+		ms  float64
+	}{{"a", 5}, {"b", 10}, {"c", 10}, {"d", 40}, {"e", 35}}
+	for _, b := range benches {
+		eta.planBench(b.key, false, 1, []etaLoad{{"https", b.ms}})
+	}
+	p := newProgress(&buf, false, len(benches), eta, 2)
 	if got := p.left(time.Now()); got != "?" {
 		t.Errorf("ETA %s before any load, want ?", got)
 	}
-	// Three quick probes done in twice their modelled time, the slow one
-	// left: 75 units at 2 ms per unit over 2 testbeds.
-	for _, w := range []float64{5, 10, 10} {
-		p.add(false, false, w, time.Duration(2*w)*time.Millisecond)
+	// Three quick probes done in twice their modelled time; two benches
+	// left, one on each testbed: the longer one's 40 units at 2 ms each.
+	now := time.Now()
+	for _, b := range benches[:3] {
+		id := p.loadStarted(b.key, etaLoad{"https", b.ms}, false, now)
+		p.add(id, false, time.Duration(2*b.ms)*time.Millisecond)
 	}
-	if got := p.left(time.Now()); got != "0s" {
+	if got := p.left(now); got != "0s" {
 		t.Errorf("ETA %s, want 0s", got)
 	}
-	if d, _ := p.eta.timeLeft(2); d != 75*time.Millisecond {
-		t.Errorf("time left %s, want 75ms (75 units at 2 ms each over 2 testbeds)", d)
+	if d, _ := p.eta.timeLeft(now, 2); d != 80*time.Millisecond {
+		t.Errorf("time left %s, want 80ms (the longer bench left, 40 units at 2 ms each)", d)
 	}
-	if !strings.Contains(buf.String(), "4 probes to run") {
+	if d, _ := p.eta.timeLeft(now, 1); d != 150*time.Millisecond {
+		t.Errorf("time left on one testbed %s, want 150ms (75 units at 2 ms each)", d)
+	}
+	if !strings.Contains(buf.String(), "5 probes to run") {
 		t.Errorf("plain progress header missing: %q", buf.String())
 	}
 }

@@ -1,0 +1,166 @@
+package study
+
+import (
+	"math"
+	"time"
+)
+
+// etaModel estimates a run's time left from modelled work rather than
+// counts: the runner starts the benches with the most modelled work first
+// (and browser benches, which run alone, before all), so the first tenth
+// of the loads holds far more than a tenth of the time and a count-based
+// rate overestimates the rest (fidelity showed 2 h 35 min left of a run
+// that took 1 h 32 min). Each load's modelled wall time
+// (spec.ModelledWall) is scaled by how long comparable loads took against
+// their model, and the runs left are laid on the testbeds as the runner
+// lays them (layOut).
+//
+// Why each part (issue #24: replayed on finished stores,
+// eta_replay_test.go, one scale for all loads divided over the testbeds
+// missed the truth by 25-40% at a tenth of the loads; BENCHMARKS.md):
+//
+//   - The scale is measured per class of load: serial or not, protocol,
+//     and size (a power of two of modelled seconds). The model's error
+//     depends on both (study3-revisited: SCTP loads took 1.6-2x their
+//     model where TCP's took 0.8-1.2x, and the SCTP benches ran last;
+//     study6: a 30 s load 0.55x, a 2 s load of the same protocol 1.1x),
+//     and longest-first order makes the loads done early no sample of the
+//     loads left. A class with few loads leans on its protocol's nearest
+//     measured size, then on its protocol, then on all loads, as if those
+//     had prior more loads in it (prior: two loads per testbed).
+//   - A load still running has taken at least its elapsed time: once that
+//     passes its class's estimate, it counts as if done now (survivorship:
+//     the first loads to finish are the quick ones).
+//   - Retries are not in the plan but their time counts in their class's
+//     actual time, so a run that times out loads expects more of them.
+//   - The run's tail: when fewer benches than testbeds are left, the work
+//     no longer divides over the testbeds; layOut follows the runner's
+//     scheduler run by run instead, each testbed built paying the mean
+//     measured build time.
+type etaModel struct {
+	benches []*etaBench
+	byKey   map[string]*etaBench
+	classes map[etaClass]*etaSum
+	running map[int64]etaRunning
+	builds  int
+	buildMs float64 // summed time to build and check the testbeds built
+}
+
+// etaBench is one bench's planned loads still to finish.
+type etaBench struct {
+	serial  bool
+	perRun  int                  // loads in one run
+	left    map[etaClass]float64 // modelled ms not yet done, by class
+	loads   int                  // loads not yet done
+	started bool                 // a testbed has been built for it
+}
+
+// etaLoad is one planned load: its protocol and modelled wall time.
+type etaLoad struct {
+	proto string
+	ms    float64
+}
+
+// etaClass groups loads whose model errs alike.
+type etaClass struct {
+	serial bool
+	proto  string
+	size   int // floor(log2(modelled seconds)), from 1/4 s
+}
+
+func classOf(serial bool, l etaLoad) etaClass {
+	return etaClass{serial, l.proto, int(math.Floor(math.Log2(math.Max(l.ms, 250) / 1000)))}
+}
+
+// etaSum sums a class's finished loads.
+type etaSum struct {
+	actual, modelled float64 // ms
+	loads            float64
+}
+
+type etaRunning struct {
+	bench *etaBench
+	class etaClass
+	ms    float64 // 0 for a retry
+	start time.Time
+}
+
+func newETA() etaModel {
+	return etaModel{byKey: map[string]*etaBench{}, classes: map[etaClass]*etaSum{}, running: map[int64]etaRunning{}}
+}
+
+// planBench adds a bench in the runner's order with its pending loads.
+func (e *etaModel) planBench(key string, serial bool, perRun int, loads []etaLoad) {
+	b := &etaBench{serial: serial, perRun: max(perRun, 1), left: map[etaClass]float64{}}
+	e.benches = append(e.benches, b)
+	e.byKey[key] = b
+	e.grow(key, loads)
+}
+
+// grow adds loads to a planned bench (`--runs auto` added a run).
+func (e *etaModel) grow(key string, loads []etaLoad) {
+	b := e.byKey[key]
+	if b == nil {
+		return
+	}
+	for _, l := range loads {
+		b.left[classOf(b.serial, l)] += l.ms
+		b.loads++
+	}
+}
+
+// benchOpened counts a testbed built and checked in d; first is false for
+// another testbed of a bench already built (sharing its runs).
+func (e *etaModel) benchOpened(key string, d time.Duration) {
+	if b := e.byKey[key]; b != nil {
+		b.started = true
+	}
+	e.builds++
+	e.buildMs += float64(d) / float64(time.Millisecond)
+}
+
+// loadStarted records a load of bench key starting at start; retry marks
+// an attempt the plan did not count.
+func (e *etaModel) loadStarted(id int64, key string, l etaLoad, retry bool, start time.Time) {
+	b := e.byKey[key]
+	if b == nil {
+		return
+	}
+	r := etaRunning{bench: b, class: classOf(b.serial, l), ms: l.ms, start: start}
+	if retry {
+		r.ms = 0
+	}
+	e.running[id] = r
+}
+
+// loadDone records a load that took took.
+func (e *etaModel) loadDone(id int64, took time.Duration) {
+	r, ok := e.running[id]
+	if !ok {
+		return
+	}
+	delete(e.running, id)
+	if r.ms > 0 {
+		r.bench.left[r.class] = max(0, r.bench.left[r.class]-r.ms)
+		r.bench.loads = max(0, r.bench.loads-1)
+	}
+	s := e.classes[r.class]
+	if s == nil {
+		s = &etaSum{}
+		e.classes[r.class] = s
+	}
+	s.actual += float64(took) / float64(time.Millisecond)
+	s.modelled += r.ms
+	s.loads++
+}
+
+// timeLeft is the estimate at now with testbeds running side by side;
+// false before any load has told how the model compares with this machine.
+func (e *etaModel) timeLeft(now time.Time, testbeds int) (time.Duration, bool) {
+	sc, ok := e.scales(now, 2*float64(max(testbeds, 1)))
+	if !ok {
+		return 0, false
+	}
+	ms := e.layOut(now, sc, max(testbeds, 1))
+	return time.Duration(ms * float64(time.Millisecond)), true
+}

@@ -1,0 +1,112 @@
+package study
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// A timeline with a known answer: two testbeds, four one-load benches
+// whose loads take twice their model, back to back. When the first two
+// are done (at 2 s), the other two run side by side: 2 s left.
+func TestETAReplayKnownTimeline(t *testing.T) {
+	begin := time.Unix(1000, 0)
+	s := replaySession{name: "known", begin: begin, testbeds: 2}
+	for i := 0; i < 4; i++ {
+		start := begin.Add(time.Duration(i/2) * 2 * time.Second)
+		g := fmt.Sprintf("bench%d", i)
+		s.loads = append(s.loads, replayLoad{start: start, end: start.Add(2 * time.Second), group: g, cond: g, proto: "https", modelledMs: 1000})
+	}
+	points, _ := replayETA(s, planReplay(s))
+	// 50% is the second load done: the estimate there must be exact.
+	var half *replayPoint
+	for i := range points {
+		if points[i].share == 0.50 {
+			half = &points[i]
+		}
+	}
+	if half == nil || !half.ok {
+		t.Fatalf("no estimate at half the loads: %+v", points)
+	}
+	if half.truth != 2*time.Second || half.got != 2*time.Second {
+		t.Errorf("at half the loads: estimate %s, truth %s; want both 2s", half.got, half.truth)
+	}
+}
+
+func etaDone(e *etaModel, id int64, key string, l etaLoad, start time.Time, took time.Duration) {
+	e.loadStarted(id, key, l, false, start)
+	e.loadDone(id, took)
+}
+
+// Each protocol's loads are scaled by their own measured ratio: the SPDY
+// loads left take 3x their model because the SPDY load done did, however
+// fast the HTTPS loads were (one ratio for all gave 2x).
+func TestETAScalesEachProtocolByItsOwnLoads(t *testing.T) {
+	e := newETA()
+	now := time.Now()
+	e.planBench("a", false, 2, []etaLoad{{"https", 1000}, {"spdy/3.1", 1000}, {"https", 1000}, {"spdy/3.1", 1000}})
+	etaDone(&e, 1, "a", etaLoad{"https", 1000}, now, time.Second)
+	etaDone(&e, 2, "a", etaLoad{"spdy/3.1", 1000}, now, 3*time.Second)
+	got, ok := e.timeLeft(now, 1)
+	if !ok {
+		t.Fatal("no estimate after two loads")
+	}
+	// https 1 s (its own 1x, leaning on all loads' 2x: prior 2 loads
+	// against its 1 load) and spdy 3 s (likewise toward 2x).
+	wantHTTPS := (1*1.0 + 2*2.0) / 3
+	wantSPDY := (1*3.0 + 2*2.0) / 3
+	want := time.Duration((wantHTTPS + wantSPDY) * float64(time.Second))
+	if d := got - want; d > time.Millisecond || d < -time.Millisecond {
+		t.Errorf("time left %s, want %s (each protocol's own ratio, leaning on all loads')", got, want)
+	}
+}
+
+// A load running longer than its class's estimate counts as if it ended
+// now: the loads left are scaled by at least what it has taken so far.
+func TestETACountsALongRunningLoad(t *testing.T) {
+	e := newETA()
+	start := time.Now()
+	loads := make([]etaLoad, 6)
+	for i := range loads {
+		loads[i] = etaLoad{"https", 1000}
+	}
+	e.planBench("a", false, 1, loads[:3])
+	e.planBench("b", false, 1, loads[3:])
+	etaDone(&e, 1, "a", loads[0], start, time.Second)
+	before, _ := e.timeLeft(start.Add(time.Second), 2)
+	e.loadStarted(2, "b", loads[3], false, start.Add(time.Second))
+	after, _ := e.timeLeft(start.Add(11*time.Second), 2)
+	if after <= before {
+		t.Errorf("time left %s with a load running for 10 s of its 1 s model, want more than %s before it started", after, before)
+	}
+}
+
+// The tail: one bench left with three runs cannot spread over four
+// testbeds (it is shared only with MinRunsToShare runs left), so the time
+// left is its three runs one after the other, not a quarter of them.
+func TestETATailDoesNotDivide(t *testing.T) {
+	e := newETA()
+	now := time.Now()
+	e.planBench("done", false, 1, []etaLoad{{"https", 1000}})
+	e.planBench("last", false, 1, []etaLoad{{"https", 1000}, {"https", 1000}, {"https", 1000}})
+	e.benchOpened("done", 0)
+	etaDone(&e, 1, "done", etaLoad{"https", 1000}, now, time.Second)
+	got, _ := e.timeLeft(now, 4)
+	if got != 3*time.Second {
+		t.Errorf("time left %s, want 3s (three 1 s runs of one bench)", got)
+	}
+	// With runs enough to share, the same work spreads: 8 runs over 4
+	// testbeds (workers join while 4 runs are left to start).
+	e = newETA()
+	e.planBench("done", false, 1, []etaLoad{{"https", 1000}})
+	loads := make([]etaLoad, 8)
+	for i := range loads {
+		loads[i] = etaLoad{"https", 1000}
+	}
+	e.planBench("big", false, 1, loads)
+	e.benchOpened("done", 0)
+	etaDone(&e, 1, "done", etaLoad{"https", 1000}, now, time.Second)
+	if got, _ := e.timeLeft(now, 4); got != 2*time.Second {
+		t.Errorf("time left %s, want 2s (8 runs of 1 s over 4 testbeds)", got)
+	}
+}

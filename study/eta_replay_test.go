@@ -1,0 +1,81 @@
+package study
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// replayStoreDirs are the finished stores the replay reads: every output
+// directory under $SPDYLAB_ETA_STORES (a colon-separated list of folders;
+// by default the lab machine's /work/runs and ../out) that holds a store
+// and is not in use by a run (its run lock names a process).
+func replayStoreDirs() []string {
+	roots := filepath.SplitList(os.Getenv("SPDYLAB_ETA_STORES"))
+	if len(roots) == 0 {
+		roots = []string{"/work/runs", "../out"}
+	}
+	var dirs []string
+	for _, root := range roots {
+		matches, _ := filepath.Glob(filepath.Join(root, "*", "results.db"))
+		for _, m := range matches {
+			dir := filepath.Dir(m)
+			if lock, err := os.ReadFile(filepath.Join(dir, RunLockName)); err == nil && strings.TrimSpace(string(lock)) != "" {
+				continue // being written, or its run was killed
+			}
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs
+}
+
+// TestETAReplayStores replays every finished store found and reports the
+// ETA's error at 5, 10, 25, 50 and 75% of each session's loads.
+func TestETAReplayStores(t *testing.T) {
+	dirs := replayStoreDirs()
+	if len(dirs) == 0 {
+		t.Skip("no finished study stores to replay (set SPDYLAB_ETA_STORES to folders of output directories)")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-22s %6s %4s %8s", "session", "loads", "j", "wall")
+	for _, sh := range replayShares {
+		fmt.Fprintf(&b, " %6.0f%%", 100*sh)
+	}
+	fmt.Fprintf(&b, " %8s\n", "worst")
+	for _, dir := range dirs {
+		sessions, err := readReplay(dir)
+		if err != nil {
+			t.Errorf("%s: %v", dir, err)
+			continue
+		}
+		for _, s := range sessions {
+			if len(s.loads) < 100 {
+				continue // too short for shares to mean anything
+			}
+			points, worst := replayETA(s, planReplay(s))
+			j := fmt.Sprint(s.testbeds)
+			if s.auto {
+				j = "auto"
+			}
+			fmt.Fprintf(&b, "%-22s %6d %4s %8s", s.name, len(s.loads), j, replayWall(s).Round(time.Second))
+			for _, p := range points {
+				fmt.Fprintf(&b, " %+6.0f%%", 100*p.err)
+			}
+			fmt.Fprintf(&b, " %7.0f%%\n", 100*worst)
+		}
+	}
+	t.Log(b.String())
+}
+
+func replayWall(s replaySession) time.Duration {
+	var end time.Time
+	for _, l := range s.loads {
+		if l.end.After(end) {
+			end = l.end
+		}
+	}
+	return end.Sub(s.begin)
+}

@@ -1,0 +1,390 @@
+package study
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	_ "modernc.org/sqlite" // read-only access to finished stores
+
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/store"
+)
+
+// The offline replay: a finished store's loads, each with its start,
+// duration, bench and modelled wall time, become the events the runner
+// gave its progress (benches built, loads started and done) in time order,
+// and the ETA is asked at each load's end what it would have printed. The
+// truth is the session's real end.
+
+// replayLoad is one stored attempt of a session.
+type replayLoad struct {
+	start, end time.Time
+	group      string // the bench (spec.Groups' key)
+	cond       string
+	proto      string
+	serial     bool // a browser bench, which runs alone
+	modelledMs float64
+	retry      bool // a second attempt: not in the runner's plan
+}
+
+// replaySession is one runner invocation: its loads and its testbeds.
+type replaySession struct {
+	name     string
+	begin    time.Time // the runner's start
+	testbeds int       // -j, or the largest automatic size
+	auto     bool
+	loads    []replayLoad
+}
+
+// readReplay reads every session of the finished store in dir, read-only
+// (the file is opened immutable: no lock, no journal, nothing written).
+func readReplay(dir string) ([]replaySession, error) {
+	path := filepath.Join(dir, store.DBName)
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro&immutable=1")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	conds, err := replayConditions(db)
+	if err != nil {
+		return nil, err
+	}
+	sessions, err := replaySessions(db, filepath.Base(dir))
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.Query(`SELECT cond_hash, attempt, COALESCE(session_id, 0), started, duration_ms FROM probes ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading probes: %w", path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var hash, started string
+		var attempt int
+		var sid int64
+		var durMs float64
+		if err := rows.Scan(&hash, &attempt, &sid, &started, &durMs); err != nil {
+			return nil, err
+		}
+		c, ok := conds[hash]
+		s, okS := sessions[sid]
+		if !ok || !okS {
+			return nil, fmt.Errorf("%s: probe of condition %s in session %d: no such condition or session", path, hash, sid)
+		}
+		t0, err := time.Parse(time.RFC3339Nano, started)
+		if err != nil {
+			return nil, fmt.Errorf("%s: probe started %q: %w", path, started, err)
+		}
+		c.cond, c.start, c.end, c.retry = hash, t0, t0.Add(time.Duration(durMs*float64(time.Millisecond))), attempt > 0
+		s.loads = append(s.loads, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var out []replaySession
+	for _, s := range sessions {
+		if len(s.loads) > 0 {
+			sort.SliceStable(s.loads, func(i, j int) bool { return s.loads[i].start.Before(s.loads[j].start) })
+			out = append(out, *s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
+}
+
+// replayConditions is each stored condition as a load template: its
+// bench, whether it runs alone, and its modelled wall time from the page
+// the bench served (the store keeps it).
+func replayConditions(db *sql.DB) (map[string]replayLoad, error) {
+	manifests := map[string]*page.Manifest{}
+	rows, err := db.Query(`SELECT key, json FROM manifests`)
+	if err != nil {
+		return nil, fmt.Errorf("reading manifests: %w", err)
+	}
+	for rows.Next() {
+		var k, j string
+		var m page.Manifest
+		if err := rows.Scan(&k, &j); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if json.Unmarshal([]byte(j), &m) == nil {
+			manifests[k] = &m
+		}
+	}
+	rows.Close()
+	rows, err = db.Query(`SELECT hash, condition_json FROM conditions`)
+	if err != nil {
+		return nil, fmt.Errorf("reading conditions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]replayLoad{}
+	for rows.Next() {
+		var hash, cj string
+		var c probe.Condition
+		if err := rows.Scan(&hash, &cj); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(cj), &c); err != nil {
+			return nil, fmt.Errorf("condition %s: %w", hash, err)
+		}
+		l := replayLoad{proto: c.Proto, serial: groupIsBrowser(spec.Group{Conds: []spec.Cond{{Condition: c}}})}
+		if m := manifests[spec.ManifestKey(c)]; m != nil {
+			l.modelledMs = float64(spec.ModelledWall(m, c)) / float64(time.Millisecond)
+		}
+		bc := c
+		bc.Proto = ""
+		l.group = spec.HashCondition(bc)
+		out[hash] = l
+	}
+	return out, rows.Err()
+}
+
+func replaySessions(db *sql.DB, name string) (map[int64]*replaySession, error) {
+	rows, err := db.Query(`SELECT id, started, COALESCE(jobs, 0), COALESCE(jobs_auto, '') FROM sessions`)
+	if err != nil {
+		return nil, fmt.Errorf("reading sessions: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]*replaySession{}
+	for rows.Next() {
+		var id int64
+		var jobs int
+		var started, auto string
+		if err := rows.Scan(&id, &started, &jobs, &auto); err != nil {
+			return nil, err
+		}
+		begin, err := time.Parse(time.RFC3339Nano, started)
+		if err != nil {
+			return nil, fmt.Errorf("session %d started %q: %w", id, started, err)
+		}
+		out[id] = &replaySession{name: fmt.Sprintf("%s#%d", name, id), begin: begin, testbeds: max(jobs, 1), auto: auto != ""}
+	}
+	return out, rows.Err()
+}
+
+// replayEvent is one thing the runner told its progress.
+type replayEvent struct {
+	at    time.Time
+	kind  int // evBench, evStart, evDone (the order at one instant)
+	load  int // index in the session's loads
+	build time.Duration
+}
+
+const (
+	evDone = iota
+	evBench
+	evStart
+)
+
+// replayEvents rebuilds the session's timeline: loads start and end, and
+// each testbed's bench is built before its first load. Which testbed ran
+// a load is not stored, so the loads are laid on lanes: a load follows a
+// load of its own bench that ended just before it (the runner loads a
+// bench's probes back to back), else it opens a testbed on the lane freed
+// last (or a new lane), and the gap is the bench's build time.
+func replayEvents(s replaySession) []replayEvent {
+	// A load's stored start is the loader's own, up to a second after the
+	// runner's clock started (its duration's); and a store write and the
+	// next run's start come between two loads of a bench.
+	const backToBack = 1500 * time.Millisecond
+	type lane struct {
+		end   time.Time
+		group string
+	}
+	var lanes []lane
+	var ends []time.Time // every load's end so far, in order
+	var evs []replayEvent
+	for i, l := range s.loads {
+		same, free := -1, -1
+		for k, ln := range lanes {
+			if ln.group == l.group && ln.end.Sub(l.start).Abs() < backToBack {
+				same = k
+			}
+			if ln.end.After(l.start) {
+				continue
+			}
+			if free < 0 || ln.end.After(lanes[free].end) {
+				free = k
+			}
+		}
+		if same < 0 {
+			// A new worker started with the run or, if it waited (beside
+			// a bench that runs alone), when the last load before it ended.
+			from := s.begin
+			if k := sort.Search(len(ends), func(k int) bool { return ends[k].After(l.start) }); k > 0 {
+				from = ends[k-1]
+			}
+			if free >= 0 {
+				from = lanes[free].end
+			} else {
+				lanes = append(lanes, lane{})
+				free = len(lanes) - 1
+			}
+			same = free
+			evs = append(evs, replayEvent{at: l.start, kind: evBench, load: i, build: l.start.Sub(from)})
+		}
+		lanes[same] = lane{end: l.end, group: l.group}
+		k := sort.Search(len(ends), func(k int) bool { return ends[k].After(l.end) })
+		ends = append(ends[:k], append([]time.Time{l.end}, ends[k:]...)...)
+		evs = append(evs, replayEvent{at: l.start, kind: evStart, load: i}, replayEvent{at: l.end, kind: evDone, load: i})
+	}
+	sort.SliceStable(evs, func(i, j int) bool {
+		if !evs[i].at.Equal(evs[j].at) {
+			return evs[i].at.Before(evs[j].at)
+		}
+		return evs[i].kind < evs[j].kind
+	})
+	return evs
+}
+
+// replayPoint is the ETA's signed error (estimate/truth - 1) when a given
+// share of the session's loads was done.
+type replayPoint struct {
+	share      float64
+	err        float64
+	got, truth time.Duration
+	elapsed    time.Duration
+	ok         bool
+}
+
+// replayShares are where the replay reports the error.
+var replayShares = []float64{0.05, 0.10, 0.25, 0.50, 0.75}
+
+// replayETA feeds the session's events to a fresh ETA planned as the
+// runner plans it and returns its error at replayShares, plus the worst
+// absolute error from 10% of the loads on until 90% of the session's
+// wall time (in its last tenth a few seconds are a large share of what
+// is left).
+func replayETA(s replaySession, eta replayEstimator) (points []replayPoint, worst float64) {
+	evs := replayEvents(s)
+	begin, end := s.begin, s.loads[0].end
+	for _, l := range s.loads {
+		if l.end.After(end) {
+			end = l.end
+		}
+	}
+	total, done, next := len(s.loads), 0, 0
+	step := max(total/500, 1)
+	testbeds := replayTestbeds{fixed: s.testbeds, auto: s.auto}
+	for _, ev := range evs {
+		l := s.loads[ev.load]
+		switch ev.kind {
+		case evBench:
+			eta.benchOpened(l.group, ev.build)
+			continue
+		case evStart:
+			eta.loadStarted(int64(ev.load), l.group, etaLoad{l.proto, l.modelledMs}, l.retry, ev.at)
+			testbeds.add(ev.at, 1)
+			continue
+		}
+		testbeds.add(ev.at, -1)
+		eta.loadDone(int64(ev.load), l.end.Sub(l.start))
+		done++
+		share := float64(done) / float64(total)
+		if ev.at.Sub(begin) > (end.Sub(begin))*9/10 && next >= len(replayShares) {
+			break
+		}
+		atShare := next < len(replayShares) && share >= replayShares[next]
+		if done%step != 0 && !atShare {
+			continue // every load would be slow and say no more
+		}
+		truth := end.Sub(ev.at)
+		got, ok := eta.timeLeft(ev.at, testbeds.at(ev.at))
+		e := math.Inf(1)
+		if ok && truth > 0 {
+			e = float64(got)/float64(truth) - 1
+		}
+		if share >= 0.10 && ev.at.Sub(begin) <= end.Sub(begin)*9/10 {
+			worst = math.Max(worst, math.Abs(e))
+		}
+		for next < len(replayShares) && share >= replayShares[next] {
+			points = append(points, replayPoint{share: replayShares[next], err: e, got: got, truth: truth, elapsed: ev.at.Sub(begin), ok: ok})
+			next++
+		}
+	}
+	return points, worst
+}
+
+// replayTestbeds is the testbeds' size the runner would have told the
+// ETA: -j, or, for a session sized automatically (whose changes are not
+// stored with their times), the most loads running at once in the last
+// minute.
+type replayTestbeds struct {
+	fixed   int
+	auto    bool
+	running int
+	peaks   []replayPeak
+}
+
+type replayPeak struct {
+	at time.Time
+	n  int
+}
+
+func (r *replayTestbeds) add(at time.Time, d int) {
+	r.running += d
+	r.peaks = append(r.peaks, replayPeak{at, r.running})
+}
+
+func (r *replayTestbeds) at(now time.Time) int {
+	if !r.auto {
+		return r.fixed
+	}
+	n := 1
+	for i := len(r.peaks) - 1; i >= 0 && now.Sub(r.peaks[i].at) < time.Minute; i-- {
+		n = max(n, r.peaks[i].n)
+	}
+	return n
+}
+
+// replayEstimator is what the replay asks of an ETA (etaModel; the
+// estimator before it, for the comparison in BENCHMARKS.md).
+type replayEstimator interface {
+	benchOpened(key string, d time.Duration)
+	loadStarted(id int64, key string, l etaLoad, retry bool, start time.Time)
+	loadDone(id int64, took time.Duration)
+	timeLeft(now time.Time, testbeds int) (time.Duration, bool)
+}
+
+// planReplay plans a session's loads as the runner plans them: the
+// benches in the order they started, each with its first attempts.
+func planReplay(s replaySession) *etaModel {
+	type bench struct {
+		serial bool
+		conds  map[string]bool
+		loads  []etaLoad
+	}
+	var order []string
+	benches := map[string]*bench{}
+	for _, l := range s.loads {
+		b := benches[l.group]
+		if b == nil {
+			b = &bench{serial: l.serial, conds: map[string]bool{}}
+			benches[l.group] = b
+			order = append(order, l.group)
+		}
+		b.conds[l.cond] = true
+		if !l.retry {
+			b.loads = append(b.loads, etaLoad{l.proto, l.modelledMs})
+		}
+	}
+	eta := newETA()
+	for _, k := range order {
+		b := benches[k]
+		eta.planBench(k, b.serial, len(b.conds), b.loads)
+	}
+	return &eta
+}
