@@ -85,7 +85,8 @@ func (p *Profile) Apply(v map[string]string) map[string]string {
 }
 
 // Check refuses a profile that Normalize refuses for one of its protocols
-// (with every other setting at its default, on a built-in page), or with
+// (with every other setting at its default, on a built-in page over a
+// link with a rate), or with
 // a setting one of its protocols ignores (probe.CheckApplies: a profile
 // configures each protocol it names), naming the protocol and the reason.
 func (p *Profile) Check() error {
@@ -96,7 +97,10 @@ func (p *Profile) Check() error {
 		if err := probe.CheckProtocol(proto); err != nil {
 			return fmt.Errorf("profile %s: protocols: %w", p.Name, err)
 		}
-		v := p.Apply(map[string]string{"page": "pageA", "protocol": proto})
+		// On a link with a rate, so that a setting that needs one (pacing
+		// = link) is judged by its own value; every condition the profile
+		// joins is normalized again with its own link.
+		v := p.Apply(map[string]string{"page": "pageA", "protocol": proto, "rate": "10mbit/1mbit"})
 		c, err := BuildCondition(v, 0)
 		if err == nil {
 			err = probe.CheckApplies(c, []string{proto}) // a profile configures each of its protocols

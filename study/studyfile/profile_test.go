@@ -33,6 +33,18 @@ func TestProfileParsesAndRoundTrips(t *testing.T) {
 	}
 }
 
+// A profile tune writes may pace at the link's rate: the profile itself
+// has no link, and it is accepted (each condition it joins has one).
+func TestProfileAcceptsPacingAtTheLinksRate(t *testing.T) {
+	p, err := ParseProfile([]byte("name = \"paced\"\nprotocols = [\"spdy/3.1\"]\n[settings]\npacing = \"link\"\nsessions = 2\n"))
+	if err != nil {
+		t.Fatalf("pacing = link refused: %v", err)
+	}
+	if p.Settings["pacing"] != "link" {
+		t.Errorf("settings %v", p.Settings)
+	}
+}
+
 func TestProfileRefusesBadSettings(t *testing.T) {
 	for _, c := range []struct{ settings, want string }{
 		{`bogus = 1`, `unknown setting "bogus"`},
