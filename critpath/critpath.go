@@ -99,6 +99,8 @@ type analysis struct {
 	rend  Renderer
 	busy  []probe.BusyInterval // Chromium's main thread (Result.MainThread)
 	plt   float64
+	// firstOnConn is each connection's first entry (by start).
+	firstOnConn map[string]*node
 
 	ms     map[string]float64
 	path   []probe.PathStep
@@ -167,6 +169,12 @@ func newAnalysis(doc *har.Document, m *page.Manifest, r *probe.Result, rend Rend
 	}
 	if !(a.plt > 0) {
 		return nil, fmt.Errorf("the load has no PLT")
+	}
+	a.firstOnConn = map[string]*node{}
+	for _, n := range a.nodes {
+		if f := a.firstOnConn[n.conn]; f == nil || n.start < f.start {
+			a.firstOnConn[n.conn] = n
+		}
 	}
 	a.ev.departures(a.nodes)
 	a.ev.byServerAddress(r, a.nodes)

@@ -223,3 +223,44 @@ func TestAnotherSessionToTheHostIsLinkSharingNotHeadOfLine(t *testing.T) {
 		t.Fatalf("largest %s, hol %.1f ms; want link sharing and no hol: %v", b.Largest(), b.Ms[probe.CatHOL], b.Ms)
 	}
 }
+
+// An SCTP association with DATA bundled on COOKIE-ECHO is dialled at once:
+// the loader times no connect, and the first request leaves one round trip
+// (INIT, INIT-ACK) after the dial, so that round trip is in the first
+// wait. It is the connection's set-up, not the server's; without bundling
+// the dial waits for COOKIE-ACK and the connect is timed.
+func TestSCTPHandshakeInTheFirstWaitIsConnect(t *testing.T) {
+	m := twoLevel(10000, 5000, 0)
+	for _, tc := range []struct {
+		name      string
+		noBundle  bool
+		connectMs float64 // the HAR's connect of the first entry
+		wantConn  float64
+	}{
+		{"bundled", false, 0.2, 100.2},
+		{"not bundled", true, 200, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			firstWait := 250.0 // bundled: INIT round trip + request round trip + 50 ms of server
+			if tc.noBundle {
+				firstWait = 150
+			}
+			root := entry(0, "1", 0, har.Timings{Blocked: 1, DNS: -1, Connect: tc.connectMs, SSL: -1, Send: 0, Wait: firstWait, Receive: 20}, 10000)
+			st := 1 + tc.connectMs + firstWait + 10 // the middle of the root's receive
+			js := entry(1, "1", st, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 110, Receive: 10}, 1000)
+			img := entry(2, "1", st+120, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 110, Receive: 10}, 1000)
+			plt := st + 240
+			r := linkResult(plt)
+			r.Condition.Proto = "spdy/3.1+sctp"
+			r.Condition.SCTP.NoBundleCookie = tc.noBundle
+			b := Analyze(Input{Result: r, Doc: doc(root, js, img), Manifest: m})
+			checkSum(t, b, plt)
+			if math.Abs(b.Ms[probe.CatConnect]-tc.wantConn) > 1.5 {
+				t.Errorf("connect %.1f ms, want %.1f (all: %v)", b.Ms[probe.CatConnect], tc.wantConn, b.Ms)
+			}
+			if math.Abs(b.Ms[probe.CatServer]-(50+10+10)) > 1.5 {
+				t.Errorf("server wait %.1f ms, want 70: each wait less its round trips (all: %v)", b.Ms[probe.CatServer], b.Ms)
+			}
+		})
+	}
+}

@@ -17,6 +17,12 @@ type evidence struct {
 	rttMs          float64 // 0: not known
 	shared         bool    // one bottleneck for every host
 	iwSegs         float64 // the servers' initial window
+	// handshakeInWait: the transport's handshake is not timed as a connect
+	// but sits in each connection's first wait. SCTP with DATA bundled on
+	// COOKIE-ECHO: the association is dialled at once and the first
+	// request leaves with COOKIE-ECHO, one round trip (INIT, INIT-ACK)
+	// after the dial.
+	handshakeInWait bool
 
 	// busy are the intervals (ms, in order, disjoint) the uplink's
 	// bottleneck carried each connection's requests (departures).
@@ -46,6 +52,9 @@ const mss = 1448
 func newEvidence(r *probe.Result) evidence {
 	c := r.Condition
 	ev := evidence{shared: c.Link.Shared, iwSegs: 10}
+	if p, ok := probe.LookupProtocol(c.Proto); ok && p.Transport == probe.TransportSCTP {
+		ev.handshakeInWait = !c.SCTP.NoBundleCookie
+	}
 	if c.TCP.IW > 0 {
 		ev.iwSegs = float64(c.TCP.IW)
 	}

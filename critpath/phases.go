@@ -68,8 +68,10 @@ func (a *analysis) pieces(n *node) []piece {
 }
 
 // waitPiece splits the wait for the first byte: first what the request's
-// bytes still needed to leave the uplink's bottleneck (upload), then one
-// round trip, then the server's think time where the manifest gives it
+// bytes still needed to leave the uplink's bottleneck (upload), then the
+// connection's handshake where it is not timed as a connect
+// (evidence.handshakeInWait: one round trip of the connection's first
+// wait), then one round trip, then the server's think time where the manifest gives it
 // (thinkMs; other bytes the link carried meanwhile did not hold ours
 // back), then other bytes the downlink carried before ours (head-of-line
 // on the connection, sharing on the link), and the rest is the server's or
@@ -90,6 +92,9 @@ func (a *analysis) waitPiece(n *node, w float64) piece {
 		a.merged[probe.CatWait] = a.ev.noRTT
 		take(probe.CatWait, left)
 		return p
+	}
+	if a.ev.handshakeInWait && a.firstOnConn[n.conn] == n {
+		take(probe.CatConnect, a.ev.rttMs) // the association's INIT round trip
 	}
 	take(probe.CatRTT, a.ev.rttMs)
 	take(probe.CatServer, a.thinkMs(n))
