@@ -58,9 +58,9 @@ func (tb *Testbed) serverAddrs(s *Host, i int) []netip.Addr {
 }
 
 func pinTUN(ns *namespace) error {
-	h, err := netlink.NewHandleAt(ns.handle)
+	h, err := ns.netlinkHandle()
 	if err != nil {
-		return fmt.Errorf("netem: netlink in %s: %w", ns.name, err)
+		return err
 	}
 	defer h.Close()
 	tun, err := h.LinkByName(tunName)
@@ -74,14 +74,14 @@ func pinTUN(ns *namespace) error {
 // the server's addresses on the router's side, the gateway on the
 // server's side.
 func pinVeth(router, server *namespace, i int, serverAddrs []netip.Addr) error {
-	rh, err := netlink.NewHandleAt(router.handle)
+	rh, err := router.netlinkHandle()
 	if err != nil {
-		return fmt.Errorf("netem: netlink in %s: %w", router.name, err)
+		return err
 	}
 	defer rh.Close()
-	sh, err := netlink.NewHandleAt(server.handle)
+	sh, err := server.netlinkHandle()
 	if err != nil {
-		return fmt.Errorf("netem: netlink in %s: %w", server.name, err)
+		return err
 	}
 	defer sh.Close()
 	rl, err := rh.LinkByName(routerVethName(i))

@@ -108,9 +108,9 @@ func (tb *Testbed) addSiteAddrs() error {
 		if len(tb.sites) == 0 || len(sites) == 0 {
 			continue
 		}
-		h, err := netlink.NewHandleAt(s.ns.handle)
+		h, err := s.ns.netlinkHandle()
 		if err != nil {
-			return fmt.Errorf("netem: netlink in %s: %w", s.ns.name, err)
+			return err
 		}
 		err = addAddrs(h, sites)
 		h.Close()

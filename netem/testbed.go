@@ -679,9 +679,9 @@ func hostPrefix(a netip.Addr) *net.IPNet {
 // configureTUN gives the TUN in ns the point-to-point address local->peer.
 // The client routes everything through it (initrwnd on that route).
 func configureTUN(ns *namespace, local, peer netip.Addr, initRwnd int) error {
-	nh, err := netlink.NewHandleAt(ns.handle)
+	nh, err := ns.netlinkHandle()
 	if err != nil {
-		return fmt.Errorf("netem: netlink in %s: %w", ns.name, err)
+		return err
 	}
 	defer nh.Close()
 	tun, err := nh.LinkByName(tunName)
@@ -711,6 +711,15 @@ func configureTUN(ns *namespace, local, peer netip.Addr, initRwnd int) error {
 	return nil
 }
 
+// netlinkHandle opens a netlink handle in ns; the caller closes it.
+func (ns *namespace) netlinkHandle() (*netlink.Handle, error) {
+	h, err := netlink.NewHandleAt(ns.handle)
+	if err != nil {
+		return nil, fmt.Errorf("netem: netlink in %s: %w", ns.name, err)
+	}
+	return h, nil
+}
+
 // routerVethName names the router's end of the veth to server i.
 func routerVethName(i int) string { return "s" + strconv.Itoa(i) }
 
@@ -718,14 +727,14 @@ func routerVethName(i int) string { return "s" + strconv.Itoa(i) }
 // router namespace whose server end is created directly in the server's
 // namespace, and installs the server's default route with the TCP knobs.
 func connectServer(router, server *namespace, i int, knobs probe.TCP) error {
-	rh, err := netlink.NewHandleAt(router.handle)
+	rh, err := router.netlinkHandle()
 	if err != nil {
-		return fmt.Errorf("netem: netlink in %s: %w", router.name, err)
+		return err
 	}
 	defer rh.Close()
-	sh, err := netlink.NewHandleAt(server.handle)
+	sh, err := server.netlinkHandle()
 	if err != nil {
-		return fmt.Errorf("netem: netlink in %s: %w", server.name, err)
+		return err
 	}
 	defer sh.Close()
 	routerSide := routerVethName(i)
