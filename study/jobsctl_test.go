@@ -12,11 +12,20 @@ var t0 = time.Unix(1_000_000, 0)
 // idle is a machine with most of its CPU idle and memory to spare.
 var idle = machineSample{IdleCPU: 0.6, MemAvailMiB: 32 << 10}
 
+// lateLoad is a load of no known condition (no harm evidence), its
+// emulator late (p99 5 ms) or on time.
+func lateLoad(isLate bool) loadFeedback {
+	if isLate {
+		return loadFeedback{lateP99: 5}
+	}
+	return loadFeedback{}
+}
+
 // feed gives the controller n loads started at now, every lateEvery-th
 // one late (0: none), and lets it decide at now.
 func feed(c *jobsController, now time.Time, n, lateEvery int) (int, bool) {
 	for i := 1; i <= n; i++ {
-		c.observe(now, lateEvery > 0 && i%lateEvery == 0)
+		c.observe(now, lateLoad(lateEvery > 0 && i%lateEvery == 0))
 	}
 	return c.decide(now)
 }
@@ -72,7 +81,7 @@ func TestJobsGrowWhileLoadsStayOnTime(t *testing.T) {
 			t.Errorf("changes %s apart, want at least %s", d, defaultJobsRules.cooldown)
 		}
 	}
-	if !strings.HasPrefix(c.trace(), "auto 16 -> 20 -> ") {
+	if !strings.HasPrefix(c.trace(), "auto 16 -> 20 (50 loads on time, CPU 60% idle) -> ") {
 		t.Errorf("trace %q", c.trace())
 	}
 }
@@ -113,7 +122,7 @@ func TestJobsShrinkOnLateReleases(t *testing.T) {
 	}
 	// Late loads that started at 16 testbeds say nothing about 12.
 	for i := 0; i < 10; i++ {
-		c.observe(now.Add(-time.Second), true)
+		c.observe(now.Add(-time.Second), lateLoad(true))
 	}
 	if n, _ := c.decide(now.Add(time.Second)); n != 12 {
 		t.Fatalf("%d testbeds: shrank on loads started before the change", n)
@@ -160,7 +169,7 @@ func TestJobsSettleAtTheMachinesCapacity(t *testing.T) {
 		now = now.Add(5 * time.Second)
 		pLate := max(0, float64(c.size-10)) * 0.05
 		for j := 0; j < c.size/2+1; j++ {
-			c.observe(now.Add(-time.Millisecond), rng.Float64() < pLate)
+			c.observe(now.Add(-time.Millisecond), lateLoad(rng.Float64() < pLate))
 		}
 		n, changed := c.decide(now)
 		if i > 120 && (n < 7 || n > 12) {
