@@ -266,10 +266,7 @@ func (c *jobsController) decide(now time.Time) (int, bool) {
 		c.why = fmt.Sprintf("%d MiB of memory available", c.machine.MemAvailMiB)
 		c.size = max(1, c.size*3/4)
 	case c.canGrow(now, harm):
-		c.why = fmt.Sprintf("%d loads on time", c.loads)
-		if c.late > 0 {
-			c.why = fmt.Sprintf("%d loads, %.1f%% late, %s", c.loads, 100*float64(c.late)/float64(c.loads), harm)
-		}
+		c.why = c.growReason(now, harm)
 		if c.machine.IdleCPU >= 0 {
 			c.why += fmt.Sprintf(", CPU %.0f%% idle", 100*c.machine.IdleCPU)
 		}
@@ -286,6 +283,22 @@ func (c *jobsController) decide(now time.Time) (int, bool) {
 	c.changed, c.since, c.loads, c.late, c.severe = now, c.since[:0], 0, 0, 0
 	c.history, c.reasons = append(c.history, c.size), append(c.reasons, c.why)
 	return c.size, true
+}
+
+// growReason says why the loads at the current size allow more testbeds
+// (canGrow said they do): none late, late but harmless, or late no more
+// than the machine makes them whatever the size.
+func (c *jobsController) growReason(now time.Time, harm harmEvidence) string {
+	switch share := 100 * float64(c.late) / float64(c.loads); {
+	case c.late == 0:
+		return fmt.Sprintf("%d loads on time", c.loads)
+	case harm.harmless():
+		return fmt.Sprintf("%d loads, %.1f%% late, %s", c.loads, share, harm)
+	case c.machineLate(now) > 0:
+		return fmt.Sprintf("%d loads, %.1f%% late, within the machine's own %.1f%%", c.loads, share, 100*c.machineLate(now))
+	default:
+		return fmt.Sprintf("%d loads, %.1f%% late", c.loads, share)
+	}
 }
 
 // shrinkReason says why the loads at the current size ask for fewer
