@@ -195,7 +195,7 @@ func naiveWorst(loads []*simLoad) float64 {
 	return worst
 }
 
-func TestLateLimitIsTheReports(t *testing.T) {
+func TestLateLinesAreTheReports(t *testing.T) {
 	if lateLimitMs != report.LateLimitMs {
 		t.Errorf("the runner counts a load late above %v ms, the report above %v ms", lateLimitMs, report.LateLimitMs)
 	}

@@ -153,13 +153,14 @@ type jobsController struct {
 	hold        time.Duration // how long the ceiling holds
 	// shrankAt is the late (or severe, shrankSevere) share that made the
 	// controller shrink last (0 = it has grown since): if the smaller
-	// size is no better, the lateness is the machine's, baseline (or
-	// severeBaseline) until baselineTill.
+	// size is no better, the lateness is the machine's, baseline until
+	// baselineTill (or severeBaseline until severeTill).
 	shrankAt       float64
 	shrankSevere   bool
 	baseline       float64
-	severeBaseline float64
 	baselineTill   time.Time
+	severeBaseline float64
+	severeTill     time.Time
 	machine        machineSample
 	why            string    // the reason of the last change
 	lastDecision   time.Time // when decide last ran
@@ -321,22 +322,17 @@ func (c *jobsController) shrinkReason(now time.Time, harm harmEvidence) (string,
 	return "", 0, false
 }
 
-// harmlessEnough: enough pairs and a shift within the report's limit,
-// which keeps frequent lateness from shrinking the testbeds (growing
-// wants the stricter harmless).
-func (e harmEvidence) harmlessEnough() bool { return e.enough() && !e.harmful() }
-
 // learnMachineLate records share as the lateness (severe or not) the
 // machine causes whatever the testbeds, after a shrink that did not help.
 func (c *jobsController) learnMachineLate(now time.Time, share float64, sev bool) {
 	kind := "late"
 	if sev {
-		c.severeBaseline = share
+		c.severeBaseline, c.severeTill = share, now.Add(ceilingHold)
 		kind = fmt.Sprintf("over %.0f ms late", severeLateMs)
 	} else {
-		c.baseline = share
+		c.baseline, c.baselineTill = share, now.Add(ceilingHold)
 	}
-	c.baselineTill, c.shrankAt = now.Add(ceilingHold), 0
+	c.shrankAt = 0
 	c.why = fmt.Sprintf("%.1f%% of the loads %s at %d testbeds as at more: the machine's own lateness", 100*share, kind, c.size)
 }
 
@@ -397,7 +393,7 @@ func (c *jobsController) machineLate(now time.Time) float64 {
 }
 
 func (c *jobsController) machineSevere(now time.Time) float64 {
-	if now.Before(c.baselineTill) {
+	if now.Before(c.severeTill) {
 		return c.severeBaseline
 	}
 	return 0
@@ -431,8 +427,8 @@ func (c *jobsController) status() string {
 			s += ", " + c.harm.judge().String()
 		}
 	}
-	if c.baselineTill.After(c.lastDecision) && (c.baseline > 0 || c.severeBaseline > 0) {
-		s += fmt.Sprintf(", the machine's own %.1f%%", 100*max(c.baseline, c.severeBaseline))
+	if own := max(c.machineLate(c.lastDecision), c.machineSevere(c.lastDecision)); own > 0 {
+		s += fmt.Sprintf(", the machine's own %.1f%%", 100*own)
 	}
 	return s
 }

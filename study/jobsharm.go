@@ -95,6 +95,11 @@ func (e harmEvidence) enough() bool { return e.pairs >= harmMinPairs }
 // harmful: enough pairs and a shift beyond the report's limit.
 func (e harmEvidence) harmful() bool { return e.enough() && math.Abs(e.shiftPct) > lateShiftLimit }
 
+// harmlessEnough: enough pairs and a shift within the report's limit,
+// which keeps frequent lateness from shrinking the testbeds (growing
+// wants the stricter harmless).
+func (e harmEvidence) harmlessEnough() bool { return e.enough() && !e.harmful() }
+
 // harmless: enough pairs and a shift within half the report's limit, so
 // that a shift between the two neither grows nor (by itself) shrinks.
 func (e harmEvidence) harmless() bool { return e.enough() && math.Abs(e.shiftPct) <= lateShiftLimit/2 }
