@@ -195,8 +195,11 @@ func naiveWorst(loads []*simLoad) float64 {
 	return worst
 }
 
-func TestLateLimitIsTheReports(t *testing.T) {
+func TestLateLinesAreTheReports(t *testing.T) {
 	if lateLimitMs != report.LateLimitMs {
 		t.Errorf("the runner counts a load late above %v ms, the report above %v ms", lateLimitMs, report.LateLimitMs)
+	}
+	if lateShiftLimit != report.LateShiftLimit {
+		t.Errorf("-j auto judges late loads harmful beyond a %v%% PLT shift, the report beyond %v%%", lateShiftLimit, report.LateShiftLimit)
 	}
 }

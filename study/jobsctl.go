@@ -19,10 +19,14 @@ const MaxJobs = 64
 // testbeds a machine can run: a load over a 200 ms link spends most of its
 // wall time waiting on timers and uses little CPU, one over loopback is
 // CPU all along. The measure of "too many" is the link emulator's
-// lateness, which the runner stores with every load (probe.LinkDir): the
-// report flags a run when more than 1% of its loads had the emulator
-// release packets over report.LateLimitMs late, so the controller keeps the
-// share of late loads under that, and grows only well below it.
+// lateness, which the runner stores with every load (probe.LinkDir),
+// weighed by its effect on what the study measures, as the report does:
+// more than 1% of the loads late (p99 over report.LateLimitMs) shrinks
+// the testbeds unless enough late loads show that their PLTs lie where
+// their conditions' on-time loads do (jobsharm.go); stalls of the whole
+// machine (p99 over severeLateMs in more than 1% of the loads) shrink
+// whatever the PLTs say. Growing needs nearly no late loads, or late
+// loads shown harmless, and idle CPU.
 const (
 	// targetCPUShare is the share of the CPUs the initial size plans the
 	// loads to use, leaving the rest to the emulators' timing.
@@ -32,7 +36,9 @@ const (
 	// kept its emulators on time at -j 16 on 2 CPUs).
 	initialPerCPU = 8
 	// lateShrinkShare: more late loads than this share (and at least
-	// lateShrinkMin of them) shrinks the testbeds (shrink).
+	// lateShrinkMin of them) shrinks the testbeds (shrink) unless the
+	// harm evidence says they are harmless; more severely late ones than
+	// this share shrinks them whatever it says.
 	lateShrinkShare = 0.01
 	lateShrinkMin   = 2
 	// lateGrowShare: growing needs the late share under this, half the
@@ -40,6 +46,11 @@ const (
 	// window of recentLoads loads: growing needs none late, shrinking
 	// three).
 	lateGrowShare = 0.005
+	// severeLateMs is the emulator lateness (p99 over a load) that is no
+	// timing noise but the whole machine stalling: ten times
+	// report.LateLimitMs. The late loads of the stored runs had a p99 of
+	// 0.5-1.4 ms; a starving machine stalls for 20-900 ms.
+	severeLateMs = 10 * lateLimitMs
 	// growIdleCPU is the idle CPU share growing needs, besides the
 	// evidence of jobsRules.
 	growIdleCPU = 0.25
@@ -77,6 +88,32 @@ type jobsWork struct {
 	WallMs, CPUMs float64
 }
 
+// lateness is a load's emulator lateness as the controller counts it.
+type lateness uint8
+
+const (
+	onTime lateness = iota
+	late            // p99 over lateLimitMs
+	severe          // p99 over severeLateMs
+)
+
+// loadFeedback is what the controller learns from one finished load.
+type loadFeedback struct {
+	cond    string  // the condition's hash
+	pltMs   float64 // 0 for a failed load
+	lateP99 float64 // the emulator's lateness p99 (ms), the worse direction
+}
+
+func (f loadFeedback) lateness() lateness {
+	switch {
+	case f.lateP99 > severeLateMs:
+		return severe
+	case f.lateP99 > lateLimitMs:
+		return late
+	}
+	return onTime
+}
+
 // machineSample is what the machine says at one moment: the share of CPU
 // time idle since the previous sample (negative = unknown) and the memory
 // available (MiB; 0 = unknown).
@@ -92,34 +129,41 @@ type jobsController struct {
 	rules   jobsRules
 	cpus    int
 	size    int
-	limit   int    // MaxJobs, or less when memory says so at the start
-	bound   string // what the modelled loads wait on: link-bound, CPU-bound, mixed
-	history []int  // every size it went through, the first one first
+	limit   int      // MaxJobs, or less when memory says so at the start
+	bound   string   // what the modelled loads wait on: link-bound, CPU-bound, mixed
+	history []int    // every size it went through, the first one first
+	reasons []string // why it went to each (the first: "")
 
 	changed time.Time // when size last changed
-	// since is the late flags of the last recentLoads loads started
-	// since the last change (the evidence about the current size; a
-	// window, so that a long quiet spell does not dilute new lateness);
-	// loads and late count them. recent is the same whatever the size,
-	// for the display.
-	since       []bool
-	loads, late int
-	recent      []bool
+	// since is the lateness of the last recentLoads loads started since
+	// the last change (the evidence about the current size; a window, so
+	// that a long quiet spell does not dilute new lateness); loads, late
+	// and severe count them (severe ones are late too). recent is the
+	// same whatever the size, for the display.
+	since               []lateness
+	loads, late, severe int
+	recent              []lateness
+	// harm is whether late loads move the PLTs, the run's evidence.
+	harm lateHarm
 	// ceiling is the smallest size that ran late (0 = never), a limit
 	// until ceilingTill; once there was one, growth probes one testbed at
 	// a time.
 	ceiling     int
 	ceilingTill time.Time
 	hold        time.Duration // how long the ceiling holds
-	// shrankAt is the late share that made the controller shrink last (0
-	// = it has grown since): if the smaller size is no better, the
-	// lateness is the machine's, baseline until baselineTill.
-	shrankAt     float64
-	baseline     float64
-	baselineTill time.Time
-	machine      machineSample
-	why          string    // the reason of the last change
-	lastDecision time.Time // when decide last ran
+	// shrankAt is the late (or severe, shrankSevere) share that made the
+	// controller shrink last (0 = it has grown since): if the smaller
+	// size is no better, the lateness is the machine's, baseline until
+	// baselineTill (or severeBaseline until severeTill).
+	shrankAt       float64
+	shrankSevere   bool
+	baseline       float64
+	baselineTill   time.Time
+	severeBaseline float64
+	severeTill     time.Time
+	machine        machineSample
+	why            string    // the reason of the last change
+	lastDecision   time.Time // when decide last ran
 }
 
 // newJobsController starts from the modelled work: as many testbeds as
@@ -144,7 +188,7 @@ func newJobsController(w jobsWork, cpus int, m machineSample, now time.Time) *jo
 	}
 	size := int(math.Round(float64(c.cpus) * ratio * targetCPUShare))
 	c.size = clampJobs(min(size, initialPerCPU*c.cpus, c.limit))
-	c.history = []int{c.size}
+	c.history, c.reasons = []int{c.size}, []string{""}
 	c.why = fmt.Sprintf("their wall time modelled at %.1fx their CPU time", ratio)
 	return c
 }
@@ -152,19 +196,21 @@ func newJobsController(w jobsWork, cpus int, m machineSample, now time.Time) *jo
 func clampJobs(n int) int { return min(max(n, 1), MaxJobs) }
 
 // observe takes one finished load: when it started (loads started before
-// the last change say nothing about the current size) and whether its
-// link emulator ran late.
-func (c *jobsController) observe(started time.Time, late bool) {
-	c.recent = appendWindow(c.recent, late)
+// the last change say nothing about the current size), its condition, PLT
+// and emulator lateness.
+func (c *jobsController) observe(started time.Time, f loadFeedback) {
+	l := f.lateness()
+	c.recent = appendWindow(c.recent, l)
+	c.harm.add(f.cond, f.pltMs, l != onTime)
 	if started.Before(c.changed) {
 		return
 	}
-	c.since = appendWindow(c.since, late)
-	c.loads, c.late = len(c.since), countTrue(c.since)
+	c.since = appendWindow(c.since, l)
+	c.loads, c.late, c.severe = len(c.since), countAtLeast(c.since, late), countAtLeast(c.since, severe)
 }
 
-// appendWindow appends to a window of the last recentLoads flags.
-func appendWindow(w []bool, v bool) []bool {
+// appendWindow appends to a window of the last recentLoads loads.
+func appendWindow(w []lateness, v lateness) []lateness {
 	w = append(w, v)
 	if len(w) > recentLoads {
 		w = append(w[:0], w[len(w)-recentLoads:]...)
@@ -172,10 +218,11 @@ func appendWindow(w []bool, v bool) []bool {
 	return w
 }
 
-func countTrue(w []bool) int {
+// countAtLeast counts the loads at least as late as l.
+func countAtLeast(w []lateness, l lateness) int {
 	n := 0
 	for _, v := range w {
-		if v {
+		if v >= l {
 			n++
 		}
 	}
@@ -186,7 +233,7 @@ func countTrue(w []bool) int {
 // still running (workers stop only between runs): the evidence about the
 // new size starts once they have stopped.
 func (c *jobsController) settling(now time.Time) {
-	c.changed, c.since, c.loads, c.late = now, c.since[:0], 0, 0
+	c.changed, c.since, c.loads, c.late, c.severe = now, c.since[:0], 0, 0, 0
 }
 
 // sample takes a machine sample.
@@ -199,29 +246,28 @@ func (c *jobsController) decide(now time.Time) (int, bool) {
 	old := c.size
 	c.lastDecision = now
 	memLow := c.machine.MemAvailMiB > 0 && c.machine.MemAvailMiB < memFloorMiB
-	switch {
-	case c.late >= lateShrinkMin && float64(c.late) > (lateShrinkShare+c.machineLate(now))*float64(c.loads):
-		share := float64(c.late) / float64(c.loads)
+	harm := c.harm.judge()
+	switch why, share, sev := c.shrinkReason(now, harm); {
+	case why != "":
 		if c.shrankAt > 0 {
 			if c.loads < c.rules.growMinLoads {
 				break // too few loads yet to tell whether the last shrink helped
 			}
-			if share >= 0.8*c.shrankAt {
+			if sev == c.shrankSevere && share >= 0.8*c.shrankAt {
 				// Fewer testbeds did not make fewer loads late: the
 				// lateness is the machine's (other programs on it), and
 				// shrinking further would only slow the run down.
-				c.baseline, c.baselineTill, c.shrankAt = share, now.Add(ceilingHold), 0
-				c.why = fmt.Sprintf("%.1f%% of the loads late at %d testbeds as at more: the machine's own lateness", 100*share, c.size)
+				c.learnMachineLate(now, share, sev)
 				break
 			}
 		}
-		c.why = fmt.Sprintf("%d of %d loads late", c.late, c.loads)
-		c.shrink(now, share)
+		c.why = why
+		c.shrink(now, share, sev)
 	case memLow && now.Sub(c.changed) >= c.rules.cooldown && c.size > 1:
 		c.why = fmt.Sprintf("%d MiB of memory available", c.machine.MemAvailMiB)
 		c.size = max(1, c.size*3/4)
-	case c.canGrow(now):
-		c.why = fmt.Sprintf("%d loads on time", c.loads)
+	case c.canGrow(now, harm):
+		c.why = c.growReason(now, harm)
 		if c.machine.IdleCPU >= 0 {
 			c.why += fmt.Sprintf(", CPU %.0f%% idle", 100*c.machine.IdleCPU)
 		}
@@ -235,40 +281,95 @@ func (c *jobsController) decide(now time.Time) (int, bool) {
 	if c.size == old {
 		return c.size, false
 	}
-	c.changed, c.since, c.loads, c.late = now, c.since[:0], 0, 0
-	c.history = append(c.history, c.size)
+	c.changed, c.since, c.loads, c.late, c.severe = now, c.since[:0], 0, 0, 0
+	c.history, c.reasons = append(c.history, c.size), append(c.reasons, c.why)
 	return c.size, true
 }
 
-// shrink takes testbeds away after share of the loads ran late: a quarter
-// of them, or one when a probe one above a known good size ran a little
-// late. A size that runs late again is held off twice as long each time
-// (up to maxCeilingHold), so that probing the machine's limit settles
-// instead of swinging every ceilingHold.
-func (c *jobsController) shrink(now time.Time, share float64) {
+// growReason says why the loads at the current size allow more testbeds
+// (canGrow said they do): none late, late but harmless, or late no more
+// than the machine makes them whatever the size.
+func (c *jobsController) growReason(now time.Time, harm harmEvidence) string {
+	switch share := 100 * float64(c.late) / float64(c.loads); {
+	case c.late == 0:
+		return fmt.Sprintf("%d loads on time", c.loads)
+	case harm.harmless():
+		return fmt.Sprintf("%d loads, %.1f%% late, %s", c.loads, share, harm)
+	case c.machineLate(now) > 0:
+		return fmt.Sprintf("%d loads, %.1f%% late, within the machine's own %.1f%%", c.loads, share, 100*c.machineLate(now))
+	default:
+		return fmt.Sprintf("%d loads, %.1f%% late", c.loads, share)
+	}
+}
+
+// shrinkReason says why the loads at the current size ask for fewer
+// testbeds ("" when they do not), the share of loads that does, and
+// whether those are severely late ones. Severe stalls shrink whatever
+// the PLTs say, so that a starving run backs off; frequent ordinary
+// lateness shrinks unless enough late loads show it harmless (with too
+// few pairs, as before there was any evidence: frequency alone).
+func (c *jobsController) shrinkReason(now time.Time, harm harmEvidence) (string, float64, bool) {
+	if c.loads == 0 {
+		return "", 0, false
+	}
+	n := float64(c.loads)
+	if c.severe >= lateShrinkMin && float64(c.severe) > (lateShrinkShare+c.machineSevere(now))*n {
+		return fmt.Sprintf("%d of %d loads over %.0f ms late: the machine stalls", c.severe, c.loads, severeLateMs), float64(c.severe) / n, true
+	}
+	if c.late >= lateShrinkMin && float64(c.late) > (lateShrinkShare+c.machineLate(now))*n && !harm.harmlessEnough() {
+		return fmt.Sprintf("%d of %d loads late, %s", c.late, c.loads, harm), float64(c.late) / n, false
+	}
+	return "", 0, false
+}
+
+// learnMachineLate records share as the lateness (severe or not) the
+// machine causes whatever the testbeds, after a shrink that did not help.
+func (c *jobsController) learnMachineLate(now time.Time, share float64, sev bool) {
+	kind := "late"
+	if sev {
+		c.severeBaseline, c.severeTill = share, now.Add(ceilingHold)
+		kind = fmt.Sprintf("over %.0f ms late", severeLateMs)
+	} else {
+		c.baseline, c.baselineTill = share, now.Add(ceilingHold)
+	}
+	c.shrankAt = 0
+	c.why = fmt.Sprintf("%.1f%% of the loads %s at %d testbeds as at more: the machine's own lateness", 100*share, kind, c.size)
+}
+
+// shrink takes testbeds away after share of the loads ran late (severely
+// when sev): a quarter of them, or one when a probe one above a known good
+// size ran a little late. A size that runs late again is held off twice
+// as long each time (up to maxCeilingHold), so that probing the machine's
+// limit settles instead of swinging every ceilingHold.
+func (c *jobsController) shrink(now time.Time, share float64, sev bool) {
 	hold := ceilingHold
 	if c.ceiling > 0 && c.size >= c.ceiling {
 		hold = min(2*max(c.hold, ceilingHold), maxCeilingHold)
 	}
 	step := max(1, c.size/4)
-	if c.ceiling > 0 && share < 5*lateShrinkShare {
+	if c.ceiling > 0 && share < 5*lateShrinkShare && !sev {
 		step = 1
 	}
 	if c.ceiling == 0 || now.After(c.ceilingTill) || c.size < c.ceiling {
 		c.ceiling = c.size
 	}
-	c.hold, c.ceilingTill, c.shrankAt = hold, now.Add(hold), share
+	c.hold, c.ceilingTill, c.shrankAt, c.shrankSevere = hold, now.Add(hold), share, sev
 	c.size = max(1, c.size-step)
 }
 
 // canGrow tells whether the evidence at the current size allows a bigger
-// one: enough loads, nearly none late, idle CPU, memory to spare, and a
-// size below every limit.
-func (c *jobsController) canGrow(now time.Time) bool {
+// one: enough loads, nearly none late (or late loads shown harmless) and
+// nearly none stalled, idle CPU, memory to spare, and a size below every
+// limit.
+func (c *jobsController) canGrow(now time.Time, harm harmEvidence) bool {
 	if now.Sub(c.changed) < c.rules.cooldown || c.loads < max(c.rules.growMinLoads, 3*c.size) {
 		return false
 	}
-	if float64(c.late) >= (lateGrowShare+c.machineLate(now))*float64(c.loads) && c.late > 0 {
+	n := float64(c.loads)
+	if c.late > 0 && float64(c.late) >= (lateGrowShare+c.machineLate(now))*n && !harm.harmless() {
+		return false
+	}
+	if c.severe > 0 && float64(c.severe) >= (lateGrowShare+c.machineSevere(now))*n {
 		return false
 	}
 	if c.machine.IdleCPU >= 0 && c.machine.IdleCPU < growIdleCPU {
@@ -282,10 +383,18 @@ func (c *jobsController) canGrow(now time.Time) bool {
 
 // machineLate is the share of loads the machine makes late whatever the
 // testbeds (learned when shrinking did not help; forgotten after
-// ceilingHold, as the machine's other load changes).
+// ceilingHold, as the machine's other load changes); machineSevere the
+// same for severe lateness.
 func (c *jobsController) machineLate(now time.Time) float64 {
 	if now.Before(c.baselineTill) {
 		return c.baseline
+	}
+	return 0
+}
+
+func (c *jobsController) machineSevere(now time.Time) float64 {
+	if now.Before(c.severeTill) {
+		return c.severeBaseline
 	}
 	return 0
 }
@@ -304,27 +413,36 @@ func (c *jobsController) lateShare() float64 {
 	if len(c.recent) == 0 {
 		return 0
 	}
-	return float64(countTrue(c.recent)) / float64(len(c.recent))
+	return float64(countAtLeast(c.recent, late)) / float64(len(c.recent))
 }
 
-// status is the progress display's note: "auto: link-bound, 0.2% late".
+// status is the progress display's note: "auto: link-bound, 0.2% late",
+// with the harm evidence once loads ran late ("auto: link-bound, 12.0%
+// late, PLT shift +0.1% over 140 pairs: harmless").
 func (c *jobsController) status() string {
 	s := "auto: " + c.bound
 	if len(c.recent) > 0 {
 		s += fmt.Sprintf(", %.1f%% late", 100*c.lateShare())
+		if len(c.harm.late) > 0 {
+			s += ", " + c.harm.judge().String()
+		}
 	}
-	if c.baseline > 0 && c.baselineTill.After(c.lastDecision) {
-		s += fmt.Sprintf(", the machine's own %.1f%%", 100*c.baseline)
+	if own := max(c.machineLate(c.lastDecision), c.machineSevere(c.lastDecision)); own > 0 {
+		s += fmt.Sprintf(", the machine's own %.1f%%", 100*own)
 	}
 	return s
 }
 
-// trace is the sizes the controller went through, for the provenance:
-// "auto 16 -> 20 -> 15".
+// trace is the sizes the controller went through and why, for the
+// provenance: "auto 16 -> 20 (80 loads on time, CPU 60% idle) -> 15 (5
+// of 80 loads late, PLT shift +3.0% over 120 pairs: harmful)".
 func (c *jobsController) trace() string {
 	parts := make([]string, len(c.history))
 	for i, n := range c.history {
 		parts[i] = fmt.Sprint(n)
+		if c.reasons[i] != "" {
+			parts[i] += " (" + c.reasons[i] + ")"
+		}
 	}
 	return "auto " + strings.Join(parts, " -> ")
 }

@@ -1,6 +1,8 @@
 package study
 
 import (
+	"fmt"
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
@@ -12,11 +14,20 @@ var t0 = time.Unix(1_000_000, 0)
 // idle is a machine with most of its CPU idle and memory to spare.
 var idle = machineSample{IdleCPU: 0.6, MemAvailMiB: 32 << 10}
 
+// lateLoad is a load of no known condition (no harm evidence), its
+// emulator late (p99 5 ms) or on time.
+func lateLoad(isLate bool) loadFeedback {
+	if isLate {
+		return loadFeedback{lateP99: 5}
+	}
+	return loadFeedback{}
+}
+
 // feed gives the controller n loads started at now, every lateEvery-th
 // one late (0: none), and lets it decide at now.
 func feed(c *jobsController, now time.Time, n, lateEvery int) (int, bool) {
 	for i := 1; i <= n; i++ {
-		c.observe(now, lateEvery > 0 && i%lateEvery == 0)
+		c.observe(now, lateLoad(lateEvery > 0 && i%lateEvery == 0))
 	}
 	return c.decide(now)
 }
@@ -72,7 +83,7 @@ func TestJobsGrowWhileLoadsStayOnTime(t *testing.T) {
 			t.Errorf("changes %s apart, want at least %s", d, defaultJobsRules.cooldown)
 		}
 	}
-	if !strings.HasPrefix(c.trace(), "auto 16 -> 20 -> ") {
+	if !strings.HasPrefix(c.trace(), "auto 16 -> 20 (50 loads on time, CPU 60% idle) -> ") {
 		t.Errorf("trace %q", c.trace())
 	}
 }
@@ -113,7 +124,7 @@ func TestJobsShrinkOnLateReleases(t *testing.T) {
 	}
 	// Late loads that started at 16 testbeds say nothing about 12.
 	for i := 0; i < 10; i++ {
-		c.observe(now.Add(-time.Second), true)
+		c.observe(now.Add(-time.Second), lateLoad(true))
 	}
 	if n, _ := c.decide(now.Add(time.Second)); n != 12 {
 		t.Fatalf("%d testbeds: shrank on loads started before the change", n)
@@ -160,7 +171,7 @@ func TestJobsSettleAtTheMachinesCapacity(t *testing.T) {
 		now = now.Add(5 * time.Second)
 		pLate := max(0, float64(c.size-10)) * 0.05
 		for j := 0; j < c.size/2+1; j++ {
-			c.observe(now.Add(-time.Millisecond), rng.Float64() < pLate)
+			c.observe(now.Add(-time.Millisecond), lateLoad(rng.Float64() < pLate))
 		}
 		n, changed := c.decide(now)
 		if i > 120 && (n < 7 || n > 12) {
@@ -196,6 +207,112 @@ func TestJobsStayWithinBounds(t *testing.T) {
 			if n2, again := c.decide(now); again {
 				t.Fatalf("step %d: changed to %d and at once again to %d", i, n, n2)
 			}
+		}
+	}
+}
+
+// lateMachine is a simulated run for the harm rule: 20 loads every 5 s
+// over conds conditions (0: each load its own condition, so no pairs),
+// PLTs spread 5% around their condition's, late loads shift% slower. A
+// share of the loads that grows with the testbeds (2% per testbed, as the
+// loaded 2-CPU VM ran 24-80% late at -j 12-16) runs late, and severe of
+// them (a share of all loads) stall beyond severeLateMs.
+type lateMachine struct {
+	conds         int
+	shift, severe float64
+}
+
+func (m lateMachine) run(c *jobsController, steps int) {
+	rng := rand.New(rand.NewSource(7))
+	now, k := t0, 0
+	for i := 0; i < steps; i++ {
+		now = now.Add(5 * time.Second)
+		c.sample(idle)
+		pLate := min(0.9, 0.02*float64(c.size))
+		for j := 0; j < 20; j++ {
+			k++
+			f := loadFeedback{cond: fmt.Sprint("c", k), pltMs: 1000 * math.Exp(0.05*rng.NormFloat64())}
+			if m.conds > 0 {
+				f.cond = fmt.Sprint("c", k%m.conds)
+				f.pltMs *= float64(1 + k%m.conds)
+			}
+			switch r := rng.Float64(); {
+			case r < m.severe:
+				f.lateP99 = 50
+			case r < pLate:
+				f.lateP99 = 1.2
+			}
+			if f.lateP99 > 0 {
+				f.pltMs *= 1 + m.shift/100
+			}
+			c.observe(now.Add(-time.Millisecond), f)
+		}
+		c.decide(now)
+	}
+}
+
+// The rule judges lateness by what it does to the PLTs, as the report
+// does: frequent harmless lateness grows (the old rule shrank on it),
+// lateness that slows the loads shrinks, too few pairs to judge behave
+// as frequency alone, and stalls of the machine shrink whatever the PLTs.
+func TestJobsWeighLatenessByItsHarm(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		m       lateMachine
+		grow    bool   // ends above the start (else below)
+		status  string // in the status at the end
+		reasons string // in the trace
+	}{
+		{"late but no PLT shift", lateMachine{conds: 20}, true, "harmless", "harmless"},
+		{"late loads 8% slower", lateMachine{conds: 20, shift: 8}, false, "harmful", "harmful"},
+		{"too few pairs", lateMachine{}, false, "no PLT pairs yet", "no PLT pairs yet"},
+		{"severe stalls", lateMachine{conds: 20, severe: 0.03}, false, "", "the machine stalls"},
+	} {
+		c := newJobsController(jobsWork{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+		start := c.size
+		tc.m.run(c, 360) // half an hour
+		if grew := c.size > start; grew != tc.grow {
+			t.Errorf("%s: %d testbeds from %d, want grown %v (%s)", tc.name, c.size, start, tc.grow, c.trace())
+		}
+		if !strings.Contains(c.status(), tc.status) {
+			t.Errorf("%s: status %q, want %q in it", tc.name, c.status(), tc.status)
+		}
+		if !strings.Contains(c.trace(), tc.reasons) {
+			t.Errorf("%s: trace %q does not say %q", tc.name, c.trace(), tc.reasons)
+		}
+		if testing.Verbose() {
+			t.Logf("%s: %s; %s", tc.name, c.status(), c.trace())
+		}
+	}
+}
+
+func TestLateHarmJudgesLikeTheReport(t *testing.T) {
+	var h lateHarm
+	h.add("a", 100, true) // no on-time loads of a yet: no pair
+	if e := h.judge(); e.pairs != 0 || !math.IsNaN(e.shiftPct) || e.String() != "no PLT pairs yet" {
+		t.Fatalf("%+v %q, want no pairs", e, e)
+	}
+	h.add("a", 100, false)
+	h.add("a", 120, false)
+	h.add("b", 50, false) // b has one on-time load: its late loads do not pair
+	h.add("b", 80, true)
+	h.add("", 100, true)  // no condition: ignored
+	h.add("a", 0, true)   // failed: ignored
+	h.add("a", 132, true) // 1.2 x the median of 110
+	e := h.judge()
+	if e.pairs != 2 || math.Abs(e.shiftPct-math.Sqrt(100.0/110*132/110)*100+100) > 1e-9 {
+		t.Errorf("%+v, want 2 pairs, shift the geometric mean of -9.1%% and +20%%", e)
+	}
+	if e.enough() || e.harmful() || !strings.Contains(e.String(), "needed to judge") {
+		t.Errorf("%q judged on 2 pairs", e)
+	}
+	for _, tc := range []struct {
+		shift             float64
+		harmful, harmless bool
+	}{{0, false, true}, {1.0, false, true}, {-1.5, false, false}, {2.5, true, false}, {-8, true, false}} {
+		e := harmEvidence{shiftPct: tc.shift, pairs: harmMinPairs}
+		if e.harmful() != tc.harmful || e.harmless() != tc.harmless {
+			t.Errorf("shift %v%%: harmful %v harmless %v (%q)", tc.shift, e.harmful(), e.harmless(), e)
 		}
 	}
 }

@@ -89,16 +89,21 @@ func (j *jobSizer) attach(prog *progress, st *store.Store, sess int64) {
 // runner does not import the report and its plotting).
 const lateLimitMs = 1.0
 
-// observe takes a finished load's feedback: whether the link emulator
-// released packets late (over lateLimitMs, the report's own line).
-func (j *jobSizer) observe(started time.Time, res probe.Result) {
+// observe takes a finished load's feedback: how late the link emulator
+// released packets (judged against lateLimitMs, the report's own line)
+// and, for a load that succeeded, its PLT under its condition's hash, the
+// evidence of whether that lateness moved the results.
+func (j *jobSizer) observe(started time.Time, cond string, res probe.Result) {
 	if j.ctl == nil {
 		return
 	}
-	late := max(res.Link.Down.LateP99ms, res.Link.Up.LateP99ms) > lateLimitMs
+	f := loadFeedback{cond: cond, lateP99: max(res.Link.Down.LateP99ms, res.Link.Up.LateP99ms)}
+	if !res.Failed {
+		f.pltMs = res.PLTms
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.ctl.observe(started, late)
+	j.ctl.observe(started, f)
 	j.prog.resized(j.size, j.ctl.status(), "") // the late share as of this load
 }
 

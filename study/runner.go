@@ -579,7 +579,7 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Co
 		if !serial {
 			// A load with no other testbed beside it says nothing about
 			// how many can run side by side.
-			env.sizer.observe(t0, res)
+			env.sizer.observe(t0, c.Hash, res)
 		}
 		env.prog.add(id, res.Failed, dur)
 		if !res.Failed {

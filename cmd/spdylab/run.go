@@ -41,7 +41,7 @@ func init() {
 	register(command{name: "run", summary: "run a study (default: quick) and write OUT/report.html", run: runCmd,
 		synopsis: "spdylab run [STUDY|FILE.toml] [flags]",
 		examples: []string{
-			"sudo spdylab run quick    # -j auto: as many testbeds as the machine keeps on time",
+			"sudo spdylab run quick    # -j auto: as many testbeds as the machine runs without its lateness moving the PLTs",
 			"sudo spdylab run my-study.toml --out out/mine    # a study file; run again to resume",
 			"sudo spdylab run fidelity --pages pages/          # over a folder of real pages",
 			"sudo spdylab run study1-cablelabs --profile out/tune-study1-cablelabs/profile.toml    # the tuned SPDY beside its defaults",
@@ -74,7 +74,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 	fs.SetOutput(stderr)
 	setHelp(fs, runAbout)
 	f.jobs = study.JobsAuto
-	fs.Var((*jobsFlag)(&f.jobs), "j", "parallel testbeds (each has its own namespaces): N, or auto (the default) to size them from what the loads wait on and resize them as the run goes, keeping the link emulator on time")
+	fs.Var((*jobsFlag)(&f.jobs), "j", "parallel testbeds (each has its own namespaces): N, or auto (the default) to size them from what the loads wait on and resize them as the run goes, shrinking them while the link emulator runs late in a way that moves the PLTs (or stalls)")
 	fs.IntVar(&f.browserJobs, "browser-jobs", study.DefaultBrowserJobs(), "with --browser-alone=false, at most this many testbeds with a real browser (client chromium: seconds of CPU per load)")
 	fs.BoolVar(&f.browserAlone, "browser-alone", true, "run each testbed with a real browser with no other testbed beside it: a browser's timings are its CPU time, which other testbeds would take")
 	fs.StringVar(&f.out, "out", "", "output directory (default out/STUDY)")

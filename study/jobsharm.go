@@ -1,0 +1,134 @@
+package study
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// lateShiftLimit is report.LateShiftLimit: how far (in %) the PLTs of
+// late-emulator loads may lie from their conditions' before the lateness
+// counts as moving the results (a test keeps the two equal; the runner
+// does not import the report).
+const lateShiftLimit = 2.0
+
+// harmMinPairs is how many (late load, condition with on-time loads)
+// pairs the controller needs before it trusts the harm evidence. The
+// stored studies in /work/runs (study1 at -j 16 and with a profile,
+// study3, the tune runs) spread a load's log(PLT / its condition's median)
+// with a robust standard deviation of 0.06-0.10 (lossy links); the
+// median of n such values has a standard error of about 1.25 sd / sqrt(n),
+// so 100 pairs put it near 1%, half of lateShiftLimit: a shift of 2% is
+// then two standard errors away from none.
+const harmMinPairs = 100
+
+// lateHarm is the evidence of whether the emulator's lateness moves what
+// the study measures, judged as the report does (judgeLateLoads): how far
+// the PLTs of late loads lie from those of on-time loads of the same
+// condition. Lateness that shifts no PLT is the machine's timing noise,
+// not a measurement going wrong.
+type lateHarm struct {
+	onTime map[string][]float64 // PLTs (ms) of on-time loads per condition hash
+	late   []latePLT            // the last recentLoads late loads
+}
+
+type latePLT struct {
+	cond  string
+	pltMs float64
+}
+
+// harmEvidence is the judgement at one moment: the median PLT shift of
+// late loads (in %, NaN without pairs) and how many pairs it rests on.
+type harmEvidence struct {
+	shiftPct float64
+	pairs    int
+}
+
+// add takes one successful load's PLT, late or not. The late loads are a
+// window (recent lateness, across sizes: a shift is the lateness's effect,
+// whatever the size that caused it); the on-time ones are all kept, as
+// their condition's reference.
+func (h *lateHarm) add(cond string, pltMs float64, late bool) {
+	if cond == "" || !(pltMs > 0) {
+		return
+	}
+	if !late {
+		if h.onTime == nil {
+			h.onTime = map[string][]float64{}
+		}
+		h.onTime[cond] = append(h.onTime[cond], pltMs)
+		return
+	}
+	h.late = append(h.late, latePLT{cond, pltMs})
+	if len(h.late) > recentLoads {
+		h.late = append(h.late[:0], h.late[len(h.late)-recentLoads:]...)
+	}
+}
+
+// judge is the median, over late loads whose condition has at least two
+// on-time loads, of log(late PLT / median on-time PLT of the condition),
+// as a shift in %.
+func (h *lateHarm) judge() harmEvidence {
+	medians := map[string]float64{}
+	var logs []float64
+	for _, l := range h.late {
+		m, ok := medians[l.cond]
+		if !ok {
+			if on := h.onTime[l.cond]; len(on) >= 2 {
+				m = median(on)
+			}
+			medians[l.cond] = m
+		}
+		if m > 0 {
+			logs = append(logs, math.Log(l.pltMs/m))
+		}
+	}
+	if len(logs) == 0 {
+		return harmEvidence{shiftPct: math.NaN()}
+	}
+	return harmEvidence{shiftPct: 100 * (math.Exp(median(logs)) - 1), pairs: len(logs)}
+}
+
+// enough tells whether there are pairs enough to trust the shift.
+func (e harmEvidence) enough() bool { return e.pairs >= harmMinPairs }
+
+// harmful: enough pairs and a shift beyond the report's limit.
+func (e harmEvidence) harmful() bool { return e.enough() && math.Abs(e.shiftPct) > lateShiftLimit }
+
+// harmlessEnough: enough pairs and a shift within the report's limit,
+// which keeps frequent lateness from shrinking the testbeds (growing
+// wants the stricter harmless).
+func (e harmEvidence) harmlessEnough() bool { return e.enough() && !e.harmful() }
+
+// harmless: enough pairs and a shift within half the report's limit, so
+// that a shift between the two neither grows nor (by itself) shrinks.
+func (e harmEvidence) harmless() bool { return e.enough() && math.Abs(e.shiftPct) <= lateShiftLimit/2 }
+
+// String is the judgement for the progress and the provenance:
+// "PLT shift +0.1% over 140 pairs: harmless".
+func (e harmEvidence) String() string {
+	if e.pairs == 0 {
+		return "no PLT pairs yet"
+	}
+	s := fmt.Sprintf("PLT shift %+.1f%% over %d pairs", e.shiftPct, e.pairs)
+	switch {
+	case !e.enough():
+		return s + fmt.Sprintf(" (%d needed to judge)", harmMinPairs)
+	case e.harmful():
+		return s + ": harmful"
+	case e.harmless():
+		return s + ": harmless"
+	}
+	return s + ": unclear"
+}
+
+// median of v (not empty), leaving v as it is.
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
