@@ -74,15 +74,11 @@ func pinTUN(ns *namespace) error {
 // the server's addresses on the router's side, the gateway on the
 // server's side.
 func pinVeth(router, server *namespace, i int, serverAddrs []netip.Addr) error {
-	rh, err := router.netlinkHandle()
+	rh, sh, err := netlinkHandles(router, server)
 	if err != nil {
 		return err
 	}
 	defer rh.Close()
-	sh, err := server.netlinkHandle()
-	if err != nil {
-		return err
-	}
 	defer sh.Close()
 	rl, err := rh.LinkByName(routerVethName(i))
 	if err != nil {

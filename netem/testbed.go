@@ -720,6 +720,21 @@ func (ns *namespace) netlinkHandle() (*netlink.Handle, error) {
 	return h, nil
 }
 
+// netlinkHandles opens netlink handles in a and in b; the caller closes
+// both.
+func netlinkHandles(a, b *namespace) (*netlink.Handle, *netlink.Handle, error) {
+	ah, err := a.netlinkHandle()
+	if err != nil {
+		return nil, nil, err
+	}
+	bh, err := b.netlinkHandle()
+	if err != nil {
+		ah.Close()
+		return nil, nil, err
+	}
+	return ah, bh, nil
+}
+
 // routerVethName names the router's end of the veth to server i.
 func routerVethName(i int) string { return "s" + strconv.Itoa(i) }
 
@@ -727,15 +742,11 @@ func routerVethName(i int) string { return "s" + strconv.Itoa(i) }
 // router namespace whose server end is created directly in the server's
 // namespace, and installs the server's default route with the TCP knobs.
 func connectServer(router, server *namespace, i int, knobs probe.TCP) error {
-	rh, err := router.netlinkHandle()
+	rh, sh, err := netlinkHandles(router, server)
 	if err != nil {
 		return err
 	}
 	defer rh.Close()
-	sh, err := server.netlinkHandle()
-	if err != nil {
-		return err
-	}
 	defer sh.Close()
 	routerSide := routerVethName(i)
 	veth := &netlink.Veth{
