@@ -101,10 +101,13 @@ type Analysis struct {
 	// and the worst p99 seen.
 	LateLoads   int
 	LateWorstMs float64
-	// LateShiftPct is the median over those loads of how far each one's PLT
-	// lies from its condition's median, in %: near zero when the
-	// emulator's lateness did not move the results (NaN without late loads).
+	// LateShiftPct is how far those loads' PLTs lie from the on-time
+	// loads' of their conditions, in % (stats.LateShift): near zero when
+	// the emulator's lateness did not move the results (NaN without a
+	// late load beside two on-time loads of its condition). LatePairs is
+	// how many late loads it rests on.
 	LateShiftPct float64
+	LatePairs    int
 	OKLoads      int // successful loads counted in the statistics
 	// FidelityCells and FidelitySums are Fidelity's result (fidelity.go),
 	// and Renderer the renderer costs measured from the HARs of a study
@@ -116,10 +119,10 @@ type Analysis struct {
 	Walks []WalkTable
 }
 
-// LateJudgeMin is how many late-emulator loads it takes to judge from
-// LateShiftPct whether the lateness moved the results, and LateShiftLimit
-// how far (in %) their median may lie from their conditions' medians
-// before the report says it did.
+// LateJudgeMin is how many late-emulator loads (paired with on-time loads
+// of their conditions) it takes to judge from LateShiftPct whether the
+// lateness moved the results, and LateShiftLimit how far (in %) they may
+// lie from the on-time loads before the report says it did.
 const (
 	LateJudgeMin   = 10
 	LateShiftLimit = 2.0
@@ -226,16 +229,17 @@ type sample struct {
 	retries  int
 }
 
-// lateLoad is a successful load whose emulator ran late.
-type lateLoad struct {
-	cond string
-	plt  float64
+// lateEvidence is the PLTs of the successful loads whose emulator ran
+// late, and of the on-time ones per condition: their reference.
+type lateEvidence struct {
+	late   []stats.CondSample
+	onTime map[string][]float64
 }
 
 // collectSamples sorts the stored probes into per-condition samples.
-func (a *Analysis) collectSamples() (map[string]*sample, []lateLoad) {
+func (a *Analysis) collectSamples() (map[string]*sample, lateEvidence) {
 	samples := map[string]*sample{}
-	var late []lateLoad
+	late := lateEvidence{onTime: map[string][]float64{}}
 	for _, p := range a.Probes {
 		c := a.ByHash[p.CondHash]
 		if c == nil {
@@ -262,7 +266,9 @@ func (a *Analysis) collectSamples() (map[string]*sample, []lateLoad) {
 		sm.runsOK[p.Run] = true
 		c.CritPath.add(r.Breakdown)
 		if lateMs := sm.add(p.ID, r); lateMs > LateLimitMs {
-			late = append(late, lateLoad{p.CondHash, r.PLTms})
+			late.late = append(late.late, stats.CondSample{Cond: p.CondHash, Value: r.PLTms})
+		} else {
+			late.onTime[p.CondHash] = append(late.onTime[p.CondHash], r.PLTms)
 		}
 		a.OKLoads++
 		a.LateWorstMs = max(a.LateWorstMs, max(r.Link.Down.LateP99ms, r.Link.Up.LateP99ms))
@@ -316,21 +322,11 @@ func (a *Analysis) summarizeSamples(samples map[string]*sample) {
 	}
 }
 
-// judgeLateLoads measures how far the late-emulator loads lie from their
-// conditions' medians.
-func (a *Analysis) judgeLateLoads(late []lateLoad) {
-	a.LateLoads = len(late)
-	a.LateShiftPct = math.NaN()
-	if len(late) == 0 {
-		return
-	}
-	var shifts []float64
-	for _, l := range late {
-		if m := a.ByHash[l.cond].PLT.Median; m > 0 {
-			shifts = append(shifts, 100*(l.plt/m-1))
-		}
-	}
-	a.LateShiftPct = stats.Median(shifts)
+// judgeLateLoads measures how far the late-emulator loads lie from the
+// on-time loads of their conditions.
+func (a *Analysis) judgeLateLoads(ev lateEvidence) {
+	a.LateLoads = len(ev.late)
+	a.LateShiftPct, a.LatePairs = stats.LateShift(ev.late, ev.onTime)
 }
 
 // baselineSingles are the factors that take a single value across all

@@ -119,12 +119,12 @@ func (a *Analysis) LateWarning() string {
 	w := fmt.Sprintf("In %d of %d loads (%.1f%%) the link emulator released packets more than %.0f ms late at the 99th percentile (worst %.1f ms): it was short of CPU.",
 		a.LateLoads, a.OKLoads, 100*float64(a.LateLoads)/float64(max(a.OKLoads, 1)), LateLimitMs, a.LateWorstMs)
 	switch {
-	case a.LateLoads < LateJudgeMin:
-		return w + " Too few such loads to tell whether it moved the results; a run at -j 1 would."
+	case a.LatePairs < LateJudgeMin:
+		return w + fmt.Sprintf(" Too few of them (%d) beside two on-time loads of their conditions to tell whether it moved the results; a run at -j 1 or with more loads would.", a.LatePairs)
 	case math.Abs(a.LateShiftPct) > LateShiftLimit:
-		return w + fmt.Sprintf(" Those loads' PLTs lie a median %+.1f%% from their conditions' medians, so the shortage moved results: re-run with a lower -j.", a.LateShiftPct)
+		return w + fmt.Sprintf(" Those loads' PLTs lie a median %+.1f%% from the on-time loads of their conditions (%d loads), so the lateness moved results: re-run with a lower -j, or on a quieter machine if that does not help.", a.LateShiftPct, a.LatePairs)
 	}
-	return w + fmt.Sprintf(" Those loads' PLTs lie a median %+.1f%% from their conditions' medians: no sign that it moved the results.", a.LateShiftPct)
+	return w + fmt.Sprintf(" Those loads' PLTs lie a median %+.1f%% from the on-time loads of their conditions (%d loads): no sign that it moved the results.", a.LateShiftPct, a.LatePairs)
 }
 
 func fmtNum(x float64, prec int) string {

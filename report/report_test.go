@@ -457,16 +457,17 @@ func TestBuildEmptyStore(t *testing.T) {
 
 func TestLateWarning(t *testing.T) {
 	for _, tc := range []struct {
-		late  int
-		shift float64
-		want  string
+		late, pairs int
+		shift       float64
+		want        string
 	}{
-		{0, math.NaN(), ""},
-		{3, 10, "Too few such loads"},
-		{40, 5.5, "moved results: re-run with a lower -j"},
-		{40, -0.4, "no sign that it moved the results"},
+		{0, 0, math.NaN(), ""},
+		{3, 3, 10, "Too few of them (3)"},
+		{40, 5, 10, "Too few of them (5)"}, // many late, few beside on-time loads
+		{40, 30, 5.5, "moved results: re-run with a lower -j"},
+		{40, 30, -0.4, "no sign that it moved the results"},
 	} {
-		a := &Analysis{LateLoads: tc.late, OKLoads: 400, LateWorstMs: 3.2, LateShiftPct: tc.shift}
+		a := &Analysis{LateLoads: tc.late, LatePairs: tc.pairs, OKLoads: 400, LateWorstMs: 3.2, LateShiftPct: tc.shift}
 		got := a.LateWarning()
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("%d late loads, shift %v: %q, want %q", tc.late, tc.shift, got, tc.want)

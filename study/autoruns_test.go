@@ -195,13 +195,14 @@ func TestRunsAutoResumesWhereItStopped(t *testing.T) {
 			t.Errorf("%s: %d runs after resuming, %d uninterrupted", k, got[k], n)
 		}
 	}
-	// A load interrupted by the kill is loaded again (it was not stored);
-	// every other load only once.
+	// A load interrupted by a kill is loaded again (it was not stored);
+	// every other load only once. Both kills may interrupt the same load,
+	// which is then loaded three times.
 	again := 0
 	for k, n := range seen {
 		if n > 1 {
 			again += n - 1
-			if n > 2 {
+			if n > 3 {
 				t.Errorf("%s loaded %d times", k, n)
 			}
 		}

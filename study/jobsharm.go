@@ -3,7 +3,8 @@ package study
 import (
 	"fmt"
 	"math"
-	"sort"
+
+	"github.com/spdylab/spdylab/internal/stats"
 )
 
 // lateShiftLimit is report.LateShiftLimit: how far (in %) the PLTs of
@@ -65,28 +66,15 @@ func (h *lateHarm) add(cond string, pltMs float64, late bool) {
 	}
 }
 
-// judge is the median, over late loads whose condition has at least two
-// on-time loads, of log(late PLT / median on-time PLT of the condition),
-// as a shift in %.
+// judge is the late loads' PLT shift against the on-time loads of their
+// conditions (stats.LateShift, the report's measure too).
 func (h *lateHarm) judge() harmEvidence {
-	medians := map[string]float64{}
-	var logs []float64
-	for _, l := range h.late {
-		m, ok := medians[l.cond]
-		if !ok {
-			if on := h.onTime[l.cond]; len(on) >= 2 {
-				m = median(on)
-			}
-			medians[l.cond] = m
-		}
-		if m > 0 {
-			logs = append(logs, math.Log(l.pltMs/m))
-		}
+	late := make([]stats.CondSample, len(h.late))
+	for i, l := range h.late {
+		late[i] = stats.CondSample{Cond: l.cond, Value: l.pltMs}
 	}
-	if len(logs) == 0 {
-		return harmEvidence{shiftPct: math.NaN()}
-	}
-	return harmEvidence{shiftPct: 100 * (math.Exp(median(logs)) - 1), pairs: len(logs)}
+	pct, pairs := stats.LateShift(late, h.onTime)
+	return harmEvidence{shiftPct: pct, pairs: pairs}
 }
 
 // enough tells whether there are pairs enough to trust the shift.
@@ -120,15 +108,4 @@ func (e harmEvidence) String() string {
 		return s + ": harmless"
 	}
 	return s + ": unclear"
-}
-
-// median of v (not empty), leaving v as it is.
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
