@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -168,20 +169,92 @@ func configured(cond spec.Cond, name, proto string, settings map[string]string, 
 // needs sessions > 1) passes when some value of another knob makes it
 // valid; the search then samples only valid combinations.
 func checkKnobsOn(s *spec.Study, cells []cell, knobs []Knob) error {
+	for _, k := range knobs {
+		for _, v := range k.Values[1:] {
+			if err := valueOn(s, cells, knobs, k.Name, v); err != nil {
+				return fmt.Errorf("knob %s = %s: %w", k.Name, v, err)
+			}
+		}
+	}
+	return nil
+}
+
+// valueOn is why the variant's conditions cannot take name = value, alone
+// or together with one value of another knob of knobs; nil when they can.
+func valueOn(s *spec.Study, cells []cell, knobs []Knob, name, value string) error {
 	valid := func(settings map[string]string) error {
 		_, err := configured(cells[0].Variant, "check", cells[0].Variant.Proto, settings, s.Timeout)
 		return err
 	}
-	for _, k := range knobs {
-		for _, v := range k.Values[1:] {
-			err := valid(map[string]string{k.Name: v})
-			if err == nil || validWithAnother(valid, knobs, k.Name, v) {
-				continue
+	err := valid(map[string]string{name: value})
+	if err == nil || validWithAnother(valid, knobs, name, value) {
+		return nil
+	}
+	return err
+}
+
+// spaceFor is the whole Space narrowed to what the variant takes, for a
+// tune that names no knobs: the values this kernel offers and the
+// variant's conditions take (spdy/2 has no session window, h2 no SPDY
+// scheduler). leftOut names each value or knob dropped, with the reason.
+func spaceFor(s *spec.Study, cells []cell) (knobs []Knob, leftOut []string) {
+	var offered []Knob
+	for _, k := range Space {
+		var vals []string
+		for _, v := range k.Values {
+			ck, err := CheckKnobs([]Knob{{k.Name, []string{v}}})
+			switch {
+			case err == nil:
+				vals = append(vals, ck[0].Values[1])
+			case !strings.Contains(err.Error(), "only its default"):
+				leftOut = append(leftOut, err.Error())
 			}
-			return fmt.Errorf("knob %s = %s: %w", k.Name, v, err)
+		}
+		if len(vals) > 0 {
+			offered = append(offered, Knob{Name: k.Name, Values: vals})
 		}
 	}
-	return nil
+	for _, k := range offered {
+		f, _ := probe.LookupField(k.Name)
+		vals := []string{f.Default}
+		var dropped []string
+		var why error
+		for _, v := range k.Values {
+			if err := valueOn(s, cells, offered, k.Name, v); err != nil {
+				dropped, why = append(dropped, v), cmp.Or(why, err)
+				continue
+			}
+			vals = append(vals, v)
+		}
+		switch {
+		case len(vals) > 1:
+			knobs = append(knobs, Knob{Name: k.Name, Values: vals})
+			if why != nil {
+				leftOut = append(leftOut, fmt.Sprintf("%s = %s (%s)", k.Name, strings.Join(dropped, "|"), reason(why)))
+			}
+		case why != nil:
+			r := reason(why)
+			if rest, ok := strings.CutPrefix(r, k.Name+" "); ok {
+				r = rest // "session_window has no effect ..." reads "session_window: has no effect ..."
+			}
+			leftOut = append(leftOut, fmt.Sprintf("%s: %s", k.Name, r))
+		}
+	}
+	return knobs, leftOut
+}
+
+// reason is why a value was left out, short enough for the tune's
+// announcement: the innermost error (not the condition it was tried on),
+// up to its advice.
+func reason(err error) string {
+	for inner := errors.Unwrap(err); inner != nil; inner = errors.Unwrap(err) {
+		err = inner
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, ". "); i > 0 {
+		msg = msg[:i]
+	}
+	return msg
 }
 
 // validWithAnother reports whether name = value becomes valid together

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,5 +77,61 @@ func TestPrepareRefusesBadInputBeforeAnyLoad(t *testing.T) {
 	}
 	if _, err := Prepare(base); err != nil {
 		t.Errorf("a good config: %v", err)
+	}
+}
+
+// TestDefaultSpaceKeepsWhatTheVariantTakes: a tune that names no knobs
+// searches the Space as far as the variant takes it, and says what it
+// left out; a knob named for a variant that ignores it is still refused.
+func TestDefaultSpaceKeepsWhatTheVariantTakes(t *testing.T) {
+	text := strings.Replace(cellsStudy, `"spdy/3.1", "h2"`, `"spdy/2", "spdy/3.1", "h2"`, 1)
+	s, err := studyfile.Parse([]byte(strings.Replace(text, "[factors]", "[factors]\nrate = \"10mbit/1mbit\"", 1)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Study: s, Objective: "worst", Train: 0.5, Budget: DefaultBudget}
+	cfg.Budget.Loads = 1 << 30
+	for proto, gone := range map[string][]string{
+		"spdy/2":   {"session_window"},
+		"spdy/3.1": nil,
+		"h2":       {"scheduler", "frame_size", "hints"},
+	} {
+		cfg.Protocol = proto
+		tn, err := Prepare(cfg)
+		if err != nil {
+			t.Fatalf("%s with the default space: %v", proto, err)
+		}
+		names := map[string]bool{}
+		for _, k := range tn.knobs {
+			names[k.Name] = true
+		}
+		for _, k := range Space {
+			dropped := slices.Contains(gone, k.Name)
+			if names[k.Name] == dropped {
+				t.Errorf("%s: knob %s searched = %v, want %v", proto, k.Name, names[k.Name], !dropped)
+			}
+			if dropped && !strings.Contains(tn.Plan(), "left out of the search space: ") || dropped && !strings.Contains(tn.Plan(), k.Name) {
+				t.Errorf("%s: the plan does not say %s was left out: %s", proto, k.Name, tn.Plan())
+			}
+		}
+		if len(gone) == 0 && strings.Contains(tn.Plan(), "left out") {
+			t.Errorf("%s: nothing should be left out: %s", proto, tn.Plan())
+		}
+	}
+	// Without a link rate, pacing = link cannot be tried; pacing = on can.
+	bare, _ := studyfile.Parse([]byte(cellsStudy), "")
+	tn, err := Prepare(Config{Study: bare, Protocol: "spdy/3.1", Objective: "worst", Train: 0.5, Budget: Budget{Loads: 1 << 30, Eta: 3, MinRuns: 3, MaxRuns: 5, MaxSamples: 27}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(tn.knobs, func(k Knob) bool { return k.Name == "pacing" }); i < 0 || slices.Contains(tn.knobs[i].Values, "link") {
+		t.Errorf("pacing without a link rate: knobs %v, want pacing searched without link", tn.knobs)
+	}
+	if !strings.Contains(tn.Plan(), "pacing = link (pacing link needs a downlink rate") {
+		t.Errorf("the plan does not say why pacing = link was left out: %s", tn.Plan())
+	}
+	cfg.Protocol, cfg.Knobs = "spdy/2", []Knob{{"session_window", []string{"1048576"}}}
+	if _, err := Prepare(cfg); err == nil || !strings.Contains(err.Error(), "session_window has no effect on spdy/2") {
+		t.Errorf("a named knob spdy/2 ignores: %v, want it refused", err)
 	}
 }

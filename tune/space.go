@@ -45,11 +45,11 @@ var Space = []Knob{
 }
 
 // ParseKnobs reads --knobs: comma-separated knob names of Space, each
-// optionally with its own values, "cc=bbr|cubic,iw=16|32,push". "" is the
-// whole Space.
+// optionally with its own values, "cc=bbr|cubic,iw=16|32,push". "" is
+// nil: the whole Space, which Prepare narrows to what the variant takes.
 func ParseKnobs(s string) ([]Knob, error) {
 	if strings.TrimSpace(s) == "" {
-		return slices.Clone(Space), nil
+		return nil, nil
 	}
 	var out []Knob
 	for _, part := range strings.Split(s, ",") {

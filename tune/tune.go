@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spdylab/spdylab/study"
@@ -18,7 +19,7 @@ type Config struct {
 	Protocol  string  // the variant to configure; "" = DefaultProtocol
 	Objective string  // one of Objectives
 	Train     float64 // fraction of the cells to train on (Split)
-	Knobs     []Knob  // the space (ParseKnobs); checked by Prepare
+	Knobs     []Knob  // the space (ParseKnobs), checked by Prepare; nil: Space as far as the variant takes it
 	Budget    Budget  // Loads 0 with BudgetTime: loads from the estimate
 	// BudgetTime, when set, is the budget as wall time, turned into
 	// loads by the study's duration estimate.
@@ -44,6 +45,7 @@ type Tuner struct {
 	cells       []cell
 	train, test []cell
 	knobs       []Knob
+	leftOut     []string // the default Space's knobs and values the variant cannot take, and why
 	rounds      []Round
 	stored      int // loads in the store at the last read
 }
@@ -69,10 +71,16 @@ func Prepare(cfg Config) (*Tuner, error) {
 	if t.cells, err = cellsOf(cfg.Study, t.variant); err != nil {
 		return nil, err
 	}
-	if t.knobs, err = CheckKnobs(cfg.Knobs); err != nil {
+	if len(cfg.Knobs) == 0 {
+		// Named knobs must all apply (a typo or a knob the variant ignores
+		// is refused); the default space keeps what applies and says
+		// what it left out.
+		if t.knobs, t.leftOut = spaceFor(cfg.Study, t.cells); len(t.knobs) == 0 {
+			return nil, fmt.Errorf("no knob of the search space applies to %s: %s", t.variant, strings.Join(t.leftOut, "; "))
+		}
+	} else if t.knobs, err = CheckKnobs(cfg.Knobs); err != nil {
 		return nil, err
-	}
-	if err = checkKnobsOn(cfg.Study, t.cells, t.knobs); err != nil {
+	} else if err = checkKnobsOn(cfg.Study, t.cells, t.knobs); err != nil {
 		return nil, err
 	}
 	t.splitCells()
@@ -121,9 +129,13 @@ func (t *Tuner) loadsIn(d time.Duration) (int, error) {
 
 // Plan says what Run will do, for the announcement.
 func (t *Tuner) Plan() string {
-	return fmt.Sprintf("tune %s against %s on %d of %d cells (%d held out), %d knobs; rounds %v; budget %d loads (search %d + evaluation at most %d)",
+	plan := fmt.Sprintf("tune %s against %s on %d of %d cells (%d held out), %d knobs; rounds %v; budget %d loads (search %d + evaluation at most %d)",
 		t.variant, t.cfg.Study.Baseline["protocol"], len(t.train), len(t.cells), len(t.test), len(t.knobs), t.rounds,
 		t.cfg.Budget.Loads, SearchLoads(t.rounds, len(t.train)), t.planned()-SearchLoads(t.rounds, len(t.train)))
+	if len(t.leftOut) > 0 {
+		plan += "; left out of the search space: " + strings.Join(t.leftOut, "; ")
+	}
+	return plan
 }
 
 // studyOf is the study model of one step of the tune (its conditions added

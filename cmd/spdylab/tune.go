@@ -25,8 +25,9 @@ func init() {
 	register(command{name: "tune", summary: "search a protocol's settings for the largest gain over a study's baseline; write a profile", run: tuneCmd,
 		synopsis: "spdylab tune STUDY|FILE.toml --budget LOADS|DURATION [flags]",
 		examples: []string{
-			"sudo spdylab tune study1-cablelabs --budget 2000            # spdy/3.1 vs https, worst-case gain",
-			"sudo spdylab tune study1-cablelabs --budget 90m --objective won --train 0.3",
+			"sudo spdylab tune study1-cablelabs --budget 18000 --train 0.2   # its SPDY (spdy/2) vs https, every knob spdy/2 takes",
+			"sudo spdylab tune study1-cablelabs --budget 7000 --train 0.1 --knobs 'iw=32,sessions=3|6,cc=bbr,pacing=link'",
+			"sudo spdylab tune study1-cablelabs --protocol spdy/3.1 --budget 5h --objective won",
 			"sudo spdylab tune my.toml --budget 60 --knobs cc=bbr|reno,iw=16|32 --out out/t1",
 			"spdylab run study1-cablelabs.toml    # with profile = [\"\", \"out/tune-study1-cablelabs/profile.toml\"]",
 		}})
