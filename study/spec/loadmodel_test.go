@@ -30,7 +30,8 @@ func TestModelledLoadByHand(t *testing.T) {
 	c := probe.Condition{Proto: probe.ProtoHTTPS, TLS: "1.2", Link: probe.Link{RTT: 100 * time.Millisecond, DownBps: 1e6, LossDown: 0.01}}
 	bound := LowerBound(m, c).Total
 	packets := 120000.0 / estPacketBytes
-	rtts := estExtraRTTs + estSlowStartRTTs*math.Log2(1+packets/estKernelIW) + estLossRTTs*0.01*packets + estRequestRoundRTTs*2
+	// HTTPS: six connections to the host, two request rounds.
+	rtts := estExtraRTTs + estSlowStartRTTs*math.Log2(1+packets/(6*estKernelIW)) + estLossRTTs*0.01*packets/6 + estRequestRoundRTTs*2
 	want := bound*estBoundFactor + 100*rtts + float64(estLoadOverhead/time.Millisecond)
 	if got := modelledMs(m, c); math.Abs(got-want) > 0.01 {
 		t.Errorf("https, 1%% loss: %.2f ms, want %.2f", got, want)
