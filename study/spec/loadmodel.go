@@ -21,12 +21,13 @@ import (
 // few connections, and the recovery of lost packets; SCTP's user-space
 // stack pays the transfer once more. Each term's weight comes from the
 // finished stores of the lab's runs (BENCHMARKS.md, issue #24: 19
-// sessions of 13 studies; each weight fitted without a store moves by
-// less than a fifth, and the spread of a store's measured/modelled times
-// falls from 0.35 to 0.24 in log units, on every store). Twice the
-// bound plus 0.4 s, the model before, missed by a factor of 3 between
+// sessions of 13 studies, -j 8 to 16 and -j auto, loader and Chromium):
+// fitted again without each store in turn, no weight moves by more than
+// a sixth, and the spread of log(measured/modelled) within a session
+// falls on every session, from 0.35 to 0.24 on average. Twice the bound
+// plus 0.4 s, the model before, was off by a factor of 3 between the
 // conditions of one run (0.5x on 1 Mbit/s links, 1.6x for SCTP, 0.6x at
-// 20 ms, 1.0x at 100 ms) and the runner's ETA inherited it.
+// 20 ms against 1.0x at 100 ms), and the runner's ETA inherited it.
 const (
 	// estLoadOverhead is a load's cost beyond its network time: processes,
 	// certificate and page writes, the loader's bookkeeping.
