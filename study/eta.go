@@ -40,8 +40,8 @@ import (
 //   - The pace (etarate.go): the layout counts every testbed busy; when
 //     the last two minutes kept fewer loading (-j auto's size above the
 //     loads it lets run, a stalled machine), the work left at the pace
-//     reached is the estimate if it is longer. The -j auto runs replayed
-//     ran 30-60% of their testbeds' time.
+//     reached is the estimate if it is longer (in the -j auto runs
+//     replayed, loads filled 30-80% of the testbeds' time).
 type etaModel struct {
 	benches []*etaBench
 	byKey   map[string]*etaBench

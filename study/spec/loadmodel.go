@@ -23,7 +23,7 @@ import (
 // finished stores of the lab's runs (BENCHMARKS.md, issue #24: 19
 // sessions of 13 studies, -j 8 to 16 and -j auto, loader and Chromium):
 // fitted again without each store in turn, no weight moves by more than
-// a sixth, and the spread of log(measured/modelled) within a session
+// a fifth, and the spread of log(measured/modelled) within a session
 // falls on every session, from 0.35 to 0.24 on average. Twice the bound
 // plus 0.4 s, the model before, was off by a factor of 3 between the
 // conditions of one run (0.5x on 1 Mbit/s links, 1.6x for SCTP, 0.6x at
