@@ -49,6 +49,8 @@ type etaModel struct {
 	running map[int64]etaRunning
 	builds  int
 	buildMs float64 // summed time to build and check the testbeds built
+	closes  int
+	closeMs float64 // summed time to close them (a testbed's cost too)
 	busy    etaBusy // side-by-side loads really running (etarate.go)
 }
 
@@ -125,6 +127,26 @@ func (e *etaModel) benchOpened(key string, d time.Duration) {
 	e.buildMs += float64(d) / float64(time.Millisecond)
 }
 
+// benchClosed counts a testbed closed in d: its namespaces and servers
+// torn down, time its worker spends before it can build the next.
+func (e *etaModel) benchClosed(d time.Duration) {
+	e.closes++
+	e.closeMs += float64(d) / float64(time.Millisecond)
+}
+
+// testbedMs is what building, checking and closing one testbed costs, on
+// the mean of those measured.
+func (e *etaModel) testbedMs() float64 {
+	var ms float64
+	if e.builds > 0 {
+		ms = e.buildMs / float64(e.builds)
+	}
+	if e.closes > 0 {
+		ms += e.closeMs / float64(e.closes)
+	}
+	return ms
+}
+
 // loadStarted records a load of bench key starting at start; retry marks
 // an attempt the plan did not count.
 func (e *etaModel) loadStarted(id int64, key string, l etaLoad, retry bool, start time.Time) {
@@ -168,8 +190,8 @@ func (e *etaModel) timeLeft(now time.Time, testbeds int) (time.Duration, bool) {
 	if !ok {
 		return 0, false
 	}
-	ms := e.layOut(now, sc, max(testbeds, 1))
 	tb := max(testbeds, 1)
+	ms := e.layOut(now, sc, tb)
 	if u, ok := e.busy.share(now, e.runningSpans(), tb, 2*tb); ok && u > 0 {
 		serial, parallel := e.workSplit(now, sc)
 		ms = max(ms, (serial+parallel/float64(tb))/min(u, 1))
