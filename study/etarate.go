@@ -22,7 +22,7 @@ type etaSpan struct {
 
 // etaBusyWindow is how far back the pace is measured: long enough to hold
 // many loads of every size, short enough to follow -j auto's changes.
-var etaBusyWindow = 2 * time.Minute
+const etaBusyWindow = 2 * time.Minute
 
 // add records a finished load.
 func (b *etaBusy) add(start, end time.Time, serial bool) {
