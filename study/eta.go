@@ -37,6 +37,11 @@ import (
 //     no longer divides over the testbeds; layOut follows the runner's
 //     scheduler run by run instead, each testbed built paying the mean
 //     measured build time.
+//   - The pace (etarate.go): the layout counts every testbed busy; when
+//     the last two minutes kept fewer loading (-j auto's size above the
+//     loads it lets run, a stalled machine), the work left at the pace
+//     reached is the estimate if it is longer (in the -j auto runs
+//     replayed, loads filled 30-80% of the testbeds' time).
 type etaModel struct {
 	benches []*etaBench
 	byKey   map[string]*etaBench
@@ -44,6 +49,9 @@ type etaModel struct {
 	running map[int64]etaRunning
 	builds  int
 	buildMs float64 // summed time to build and check the testbeds built
+	closes  int
+	closeMs float64 // summed time to close them (a testbed's cost too)
+	busy    etaBusy // side-by-side loads really running (etarate.go)
 }
 
 // etaBench is one bench's planned loads still to finish.
@@ -119,6 +127,26 @@ func (e *etaModel) benchOpened(key string, d time.Duration) {
 	e.buildMs += float64(d) / float64(time.Millisecond)
 }
 
+// benchClosed counts a testbed closed in d: its namespaces and servers
+// torn down, time its worker spends before it can build the next.
+func (e *etaModel) benchClosed(d time.Duration) {
+	e.closes++
+	e.closeMs += float64(d) / float64(time.Millisecond)
+}
+
+// testbedMs is what building, checking and closing one testbed costs, on
+// the mean of those measured.
+func (e *etaModel) testbedMs() float64 {
+	var ms float64
+	if e.builds > 0 {
+		ms = e.buildMs / float64(e.builds)
+	}
+	if e.closes > 0 {
+		ms += e.closeMs / float64(e.closes)
+	}
+	return ms
+}
+
 // loadStarted records a load of bench key starting at start; retry marks
 // an attempt the plan did not count.
 func (e *etaModel) loadStarted(id int64, key string, l etaLoad, retry bool, start time.Time) {
@@ -140,6 +168,7 @@ func (e *etaModel) loadDone(id int64, took time.Duration) {
 		return
 	}
 	delete(e.running, id)
+	e.busy.add(r.start, r.start.Add(took), r.bench.serial)
 	if r.ms > 0 {
 		r.bench.left[r.class] = max(0, r.bench.left[r.class]-r.ms)
 		r.bench.loads = max(0, r.bench.loads-1)
@@ -161,6 +190,33 @@ func (e *etaModel) timeLeft(now time.Time, testbeds int) (time.Duration, bool) {
 	if !ok {
 		return 0, false
 	}
-	ms := e.layOut(now, sc, max(testbeds, 1))
+	tb := max(testbeds, 1)
+	ms := e.layOut(now, sc, tb)
+	if u, ok := e.busy.share(now, e.runningSpans(), tb, 2*tb); ok && u > 0 {
+		serial, parallel := e.workSplit(now, sc)
+		ms = max(ms, (serial+parallel/float64(tb))/min(u, 1))
+	}
 	return time.Duration(ms * float64(time.Millisecond)), true
+}
+
+// runningSpans are the loads running now, as spans from their start.
+func (e *etaModel) runningSpans() []etaSpan {
+	var out []etaSpan
+	for _, r := range e.running {
+		out = append(out, etaSpan{start: r.start, serial: r.bench.serial})
+	}
+	return out
+}
+
+// workSplit is the scaled work left of the benches that run alone and of
+// those that run side by side.
+func (e *etaModel) workSplit(now time.Time, sc *etaScales) (serial, parallel float64) {
+	for b, w := range e.workLeft(now, sc) {
+		if b.serial {
+			serial += max(w, 0)
+		} else {
+			parallel += max(w, 0)
+		}
+	}
+	return serial, parallel
 }

@@ -110,3 +110,22 @@ func TestETATailDoesNotDivide(t *testing.T) {
 		t.Errorf("time left %s, want 2s (8 runs of 1 s over 4 testbeds)", got)
 	}
 }
+
+// A testbed costs its build and check and its closing: a bench not yet
+// started pays the means of both before its loads (the closing is
+// measured by the runner; before, the time left left it out).
+func TestETAChargesATestbedsBuildAndClose(t *testing.T) {
+	e := newETA()
+	now := time.Unix(1000, 0)
+	e.planBench("done", false, 1, []etaLoad{{"https", 1000}})
+	e.planBench("next", false, 1, []etaLoad{{"https", 1000}})
+	e.benchOpened("done", time.Second)
+	etaDone(&e, 1, "done", etaLoad{"https", 1000}, now, time.Second)
+	if got, _ := e.timeLeft(now.Add(time.Second), 1); got != 2*time.Second {
+		t.Errorf("time left %s before a close was measured, want 2s (a 1 s build, a 1 s load)", got)
+	}
+	e.benchClosed(500 * time.Millisecond)
+	if got, _ := e.timeLeft(now.Add(time.Second), 1); got != 2500*time.Millisecond {
+		t.Errorf("time left %s, want 2.5s (a 1 s build, a 0.5 s close, a 1 s load)", got)
+	}
+}

@@ -34,6 +34,7 @@ type replayLoad struct {
 	serial     bool // a browser bench, which runs alone
 	modelledMs float64
 	retry      bool // a second attempt: not in the runner's plan
+	failed     bool
 }
 
 // replaySession is one runner invocation: its loads and its testbeds.
@@ -65,7 +66,7 @@ func readReplay(dir string) ([]replaySession, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.Query(`SELECT cond_hash, attempt, COALESCE(session_id, 0), started, duration_ms FROM probes ORDER BY id`)
+	rows, err := db.Query(`SELECT cond_hash, attempt, COALESCE(session_id, 0), started, duration_ms, failed FROM probes ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading probes: %w", path, err)
 	}
@@ -75,7 +76,8 @@ func readReplay(dir string) ([]replaySession, error) {
 		var attempt int
 		var sid int64
 		var durMs float64
-		if err := rows.Scan(&hash, &attempt, &sid, &started, &durMs); err != nil {
+		var failed bool
+		if err := rows.Scan(&hash, &attempt, &sid, &started, &durMs, &failed); err != nil {
 			return nil, err
 		}
 		c, ok := conds[hash]
@@ -87,7 +89,7 @@ func readReplay(dir string) ([]replaySession, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: probe started %q: %w", path, started, err)
 		}
-		c.cond, c.start, c.end, c.retry = hash, t0, t0.Add(time.Duration(durMs*float64(time.Millisecond))), attempt > 0
+		c.cond, c.start, c.end, c.retry, c.failed = hash, t0, t0.Add(time.Duration(durMs*float64(time.Millisecond))), attempt > 0, failed
 		s.loads = append(s.loads, c)
 	}
 	if err := rows.Err(); err != nil {

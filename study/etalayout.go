@@ -11,14 +11,11 @@ import (
 // keeps its testbed, a testbed with nothing left takes the next bench
 // not started in the runner's order, and once all have started, a run of
 // the bench with the most runs left if it has at least MinRunsToShare.
-// Each testbed built pays the mean build time. Simulating runs rather
-// than dividing the work keeps the tail: the last benches' runs cannot
-// spread over more testbeds than they have runs.
+// Each testbed built pays the mean time to build, check and close one.
+// Simulating runs rather than dividing the work keeps the tail: the last
+// benches' runs cannot spread over more testbeds than they have runs.
 func (e *etaModel) layOut(now time.Time, sc *etaScales, testbeds int) float64 {
-	build := 0.0
-	if e.builds > 0 {
-		build = e.buildMs / float64(e.builds)
-	}
+	build := e.testbedMs()
 	work := e.workLeft(now, sc)
 	var serial float64
 	var queue, all []*simBench // not started; all (to share)

@@ -86,6 +86,16 @@ func (p *progress) benchOpened(key string, d time.Duration) {
 	p.eta.benchOpened(key, d)
 }
 
+// benchClosed counts a testbed closed in d.
+func (p *progress) benchClosed(d time.Duration) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.eta.benchClosed(d)
+}
+
 // resized shows a change of the testbeds (and, on a plain output, says
 // why at once: the periodic line only tells the state).
 func (p *progress) resized(n int, note, why string) {

@@ -496,7 +496,10 @@ func (r *Runner) runTask(ctx context.Context, t task, first bool, env runEnv, st
 		return 0, 0, fmt.Errorf("building the testbed for %s: %w", t.group.Conds[0].Describe(), err)
 	}
 	defer func() {
-		if cerr := b.Close(); cerr != nil && err == nil {
+		closing := time.Now()
+		cerr := b.Close()
+		env.prog.benchClosed(time.Since(closing))
+		if cerr != nil && err == nil {
 			err = fmt.Errorf("closing the testbed for %s: %w", t.group.Conds[0].Describe(), cerr)
 		}
 		os.RemoveAll(dir)

@@ -28,7 +28,7 @@ func init() {
 func studiesCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("studies", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	setHelp(fs, "Lists the built-in studies (or describes one) with conditions, loads and an\nestimated run time: per load twice the lower bound (handshake RTTs + discovery\nRTTs + bytes / rate) plus a fixed overhead, times the loads, divided by -j.")
+	setHelp(fs, "Lists the built-in studies (or describes one) with conditions, loads and an\nestimated run time: per load the lower bound (handshake RTTs + discovery RTTs +\nbytes / rate) plus the round trips it leaves out (slow start, HTTP/1.1 request\nrounds, lost packets) and a fixed overhead, times the loads, divided by -j.")
 	jobs := fs.Int("j", defaultJobs, "parallel testbeds assumed by the estimate")
 	verbose := fs.Bool("v", false, "also print each study's description and varied factors")
 	pages := fs.String("pages", "", "folder of real pages, as for 'spdylab run --pages'")

@@ -104,33 +104,13 @@ type Estimate struct {
 	Total   time.Duration // with jobs parallel benches
 }
 
-// Per-load and per-bench overheads of the estimate: cold-start work the
-// bound does not count (process scheduling, certificate and page writes,
-// the loader's bookkeeping, the pause between loads), and building and
-// checking a testbed. Rough figures from runs on a 2-core machine.
-const (
-	estLoadOverhead  = 400 * time.Millisecond
-	estBenchOverhead = 3 * time.Second
-	// Real loads take longer than the bound: slow start, queueing, header
-	// bytes. Twice the bound is the model's guess.
-	estBoundFactor = 2.0
-	// A real browser's load also starts and stops the browser and builds
-	// its result from the DevTools events: the fidelity run with Chromium
-	// alone (640 Chromium loads of its 1,920 in 48 min) spent 1.5 s per
-	// Chromium load beyond its PLT.
-	estBrowserOverhead = 1100 * time.Millisecond
-)
-
-// ModelledLoad is the model's guess of how long one load of m on c takes:
-// estBoundFactor times the lower bound plus estLoadOverhead.
-func ModelledLoad(m *page.Manifest, c probe.Condition) time.Duration {
-	return time.Duration(LowerBound(m, c).Total*estBoundFactor*float64(time.Millisecond)) + estLoadOverhead
-}
+// estBenchOverhead is building and checking a testbed, per bench, in the
+// estimate: a rough figure from runs on a 2-core machine.
+const estBenchOverhead = 3 * time.Second
 
 // EstimateDuration models how long running s takes with jobs parallel
-// benches: per load, twice the lower bound (handshake RTTs + discovery
-// RTTs + bytes / rate) plus a fixed overhead, times the loads, plus the
-// bench setups, divided over the jobs. A real browser's loads add their
+// benches: per load, ModelledLoad (loadmodel.go), times the loads, plus
+// the bench setups, divided over the jobs. A real browser's loads add their
 // own overhead and do not divide: spdylab run runs browser benches alone
 // by default (study.Runner.BrowserAlone), one at a time.
 func EstimateDuration(s *Study, jobs int) (Estimate, error) {

@@ -1,0 +1,56 @@
+package study
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLoadModelOnStores measures the per-load time model (spec.ModelledWall)
+// on every finished store found: per session, the geometric mean of
+// measured/modelled time (the machine's and -j's factor, which the ETA
+// measures as it goes) and the spread of its logarithm (what the ETA
+// cannot know ahead: the model's error between conditions). First
+// attempts that succeeded only.
+func TestLoadModelOnStores(t *testing.T) {
+	dirs := replayStoreDirs()
+	if len(dirs) == 0 {
+		t.Skip("no finished study stores (set SPDYLAB_ETA_STORES to folders of output directories)")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-22s %6s %8s %8s\n", "session", "loads", "ratio", "spread")
+	for _, dir := range dirs {
+		sessions, err := readReplay(dir)
+		if err != nil {
+			t.Errorf("%s: %v", dir, err)
+			continue
+		}
+		for _, s := range sessions {
+			var logs []float64
+			for _, l := range s.loads {
+				if !l.retry && !l.failed && l.modelledMs > 0 {
+					logs = append(logs, math.Log(float64(l.end.Sub(l.start))/float64(time.Millisecond)/l.modelledMs))
+				}
+			}
+			if len(logs) < 100 {
+				continue
+			}
+			mean, sd := meanSD(logs)
+			fmt.Fprintf(&b, "%-22s %6d %8.2f %8.3f\n", s.name, len(logs), math.Exp(mean), sd)
+		}
+	}
+	t.Log(b.String())
+}
+
+func meanSD(xs []float64) (mean, sd float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(xs)))
+}
