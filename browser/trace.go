@@ -71,6 +71,8 @@ type tracer struct {
 	session string // the DevTools session traced: the page's tab
 	// stopping: Tracing.end was sent, the last batches are on their way.
 	stopping bool
+	// startWait is how long navigation waited for Tracing.start.
+	startWait time.Duration
 }
 
 func newTracer() *tracer {
@@ -270,9 +272,11 @@ func (s *session) startTrace(ctx context.Context, sid string) (started func()) {
 	errc := make(chan error, 1)
 	go func() { errc <- t.start(ctx, s.conn, sid) }()
 	return func() {
+		begin := time.Now()
 		if err := <-errc; err != nil {
 			t.fail(fmt.Errorf("starting the main thread's trace: %w", err))
 		}
+		t.startWait = time.Since(begin)
 	}
 }
 
@@ -316,10 +320,19 @@ func (s *session) awaitTrace(ctx context.Context) {
 	if !stopping {
 		return
 	}
+	begin := time.Now()
 	if err := t.wait(ctx); err != nil {
 		t.fail(err)
 	}
+	if traceWaitHook != nil {
+		traceWaitHook(t.startWait, time.Since(begin))
+	}
 }
+
+// traceWaitHook, when set (by benchmarks), learns how long each traced
+// load waited for its trace: for Tracing.start after the tab's domains
+// were enabled, and for the last batches after TCP_INFO was read.
+var traceWaitHook func(start, flush time.Duration)
 
 // mainThread is the view's busy intervals on the HAR's clock (navStart:
 // the navigation's CDP timestamp, seconds), and why there are none when
