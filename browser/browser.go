@@ -164,6 +164,7 @@ func Load(ctx context.Context, o Options) (probe.Result, error) {
 		loadErr = s.checkNotCached()
 	}
 	tcp, tcpErr := s.tcpInfo(ctx)
+	s.awaitTrace(lctx)
 	if cpuHook != nil {
 		cpuHook(proc.cpuSeconds())
 	}
@@ -221,6 +222,9 @@ type session struct {
 	// trace is the renderer main thread's trace of this view (trace.go);
 	// nil until run starts it. The reader goroutine hands it events.
 	trace atomic.Pointer[tracer]
+	// unmeasured is a repeat view's first view: nothing of it is stored,
+	// so it is not traced.
+	unmeasured bool
 }
 
 // onEvent is the DevTools event callback (the reader goroutine).
@@ -294,6 +298,7 @@ func (s *session) run(ctx context.Context) error {
 	sid := att.SessionID
 	s.targetID = target.TargetID
 	s.col.setPage(sid)
+	traceStarted := s.startTrace(ctx, sid)
 	for _, m := range []struct {
 		method string
 		params any
@@ -313,7 +318,7 @@ func (s *session) run(ctx context.Context) error {
 			return s.wrap(err)
 		}
 	}
-	s.startTrace(ctx)
+	traceStarted()
 	var nav struct {
 		ErrorText string `json:"errorText"`
 	}

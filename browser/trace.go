@@ -13,7 +13,8 @@ import (
 )
 
 // Chromium's renderer main thread during a load. A DevTools trace of the
-// devtools.timeline category only (the events DevTools' Performance panel
+// page's tab (Tracing.start on the tab's session, not the browser's: see
+// start), of the devtools.timeline category only (the events DevTools' Performance panel
 // draws: ParseHTML, EvaluateScript, FunctionCall, TimerFire, style and
 // layout; not the disabled-by-default per-task events, which would
 // multiply the trace) is streamed over the pipe as Tracing.dataCollected
@@ -67,6 +68,11 @@ type tracer struct {
 	decoded error                // the first batch that did not decode
 	done    chan struct{}        // closed by Tracing.tracingComplete
 	ended   bool
+	session string // the DevTools session traced: the page's tab
+	// stopping: Tracing.end was sent, the last batches are on their way.
+	stopping bool
+	// startWait is how long navigation waited for Tracing.start.
+	startWait time.Duration
 }
 
 func newTracer() *tracer {
@@ -74,19 +80,35 @@ func newTracer() *tracer {
 		open: map[threadKey][]task{}, done: make(chan struct{})}
 }
 
-// start begins tracing the browser (every renderer) before navigation.
-func (t *tracer) start(ctx context.Context, c *cdpConn) error {
-	return c.call(ctx, "", "Tracing.start", map[string]any{
+// start begins tracing the page's tab (session sid) before navigation.
+//
+// On the tab's session Chromium traces only the browser, the GPU process
+// and the renderers of the tab's frames (it adds each new one as the page
+// commits to it), and Tracing.start returns once those have started
+// tracing. On the browser's session ("") it traces every process and
+// waits for every one: the other renderers a fresh headless Chromium
+// starts and retires in its first seconds (the new-tab page it preloads,
+// spare renderers) then hold about every other Tracing.start for 10 s,
+// and their main threads' tasks land among the page's (BENCHMARKS.md,
+// "Chromium's main-thread trace").
+func (t *tracer) start(ctx context.Context, c *cdpConn, sid string) error {
+	t.session = sid
+	return c.call(ctx, sid, "Tracing.start", map[string]any{
 		"transferMode": "ReportEvents",
 		"traceConfig":  map[string]any{"recordMode": "recordAsMuchAsPossible", "includedCategories": traceCategories},
 	}, nil)
 }
 
-// end stops tracing and waits for its last batch.
-func (t *tracer) end(ctx context.Context, c *cdpConn) error {
-	if err := c.call(ctx, "", "Tracing.end", nil, nil); err != nil {
-		return err
-	}
+// stop asks Chromium to end the trace; its last batches follow (wait).
+func (t *tracer) stop(ctx context.Context, c *cdpConn) error {
+	t.mu.Lock()
+	t.stopping = true
+	t.mu.Unlock()
+	return c.call(ctx, t.session, "Tracing.end", nil, nil)
+}
+
+// wait waits for the trace's last batch after stop.
+func (t *tracer) wait(ctx context.Context) error {
 	select {
 	case <-t.done:
 		return nil
@@ -165,6 +187,24 @@ func (t *tracer) add(e *traceEvent) {
 	}
 }
 
+// tracedHook, when set (by tests), learns how many renderer processes
+// each trace's main-thread tasks came from.
+var tracedHook func(renderers int)
+
+// renderers counts the processes whose main thread (CrRendererMain) ran
+// a task in the trace.
+func (t *tracer) renderers() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	pids := map[int]bool{}
+	for k, ts := range t.tasks {
+		if t.names[k] == "CrRendererMain" && len(ts) > 0 {
+			pids[k.pid] = true
+		}
+	}
+	return len(pids)
+}
+
 // busy is the renderer main threads' tasks merged into disjoint intervals,
 // in ms since navStart (seconds on the trace's clock); nil without any.
 func (t *tracer) busy(navStart float64) []probe.BusyInterval {
@@ -217,41 +257,82 @@ func mergeTasks(all []task, origin float64) []probe.BusyInterval {
 
 func usToMs(us float64) float64 { return math.Round(us) / 1000 }
 
-// startTrace starts this view's trace unless the options say not to. A
+// startTrace starts this view's trace of its tab (session sid) unless the
+// options say not to or the view is not measured. Chromium starts it while
+// the caller enables the tab's domains; started waits for it, and the
+// caller navigates only then, so the trace sees the page from its start. A
 // trace that does not start costs the load its intervals, not the load:
 // the reason goes to the HAR's comment (mainThread).
-func (s *session) startTrace(ctx context.Context) {
-	if !s.o.TraceMainThread {
-		return
+func (s *session) startTrace(ctx context.Context, sid string) (started func()) {
+	if !s.o.TraceMainThread || s.unmeasured {
+		return func() {}
 	}
 	t := newTracer()
 	s.trace.Store(t) // before any of its events can arrive
-	if err := t.start(ctx, s.conn); err != nil {
-		t.mu.Lock()
-		t.decoded = fmt.Errorf("starting the main thread's trace: %w", err)
-		if !t.ended {
-			t.ended = true
-			close(t.done)
+	errc := make(chan error, 1)
+	go func() { errc <- t.start(ctx, s.conn, sid) }()
+	return func() {
+		begin := time.Now()
+		if err := <-errc; err != nil {
+			t.fail(fmt.Errorf("starting the main thread's trace: %w", err))
 		}
-		t.mu.Unlock()
+		t.startWait = time.Since(begin)
 	}
 }
 
-// endTrace ends this view's trace; a trace that fails to end leaves the
-// load without intervals and says so in the HAR's comment.
+// fail ends the trace with err, the reason its load has no intervals.
+func (t *tracer) fail(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.decoded == nil {
+		t.decoded = err
+	}
+	if !t.ended {
+		t.ended = true
+		close(t.done)
+	}
+}
+
+// endTrace asks Chromium to end this view's trace once the page is done;
+// awaitTrace then waits for its last batches, so that Chromium flushes
+// them while the load's other counters are read.
 func (s *session) endTrace(ctx context.Context) {
 	t := s.trace.Load()
 	if t == nil || t.isEnded() {
 		return
 	}
-	if err := t.end(ctx, s.conn); err != nil {
-		t.mu.Lock()
-		if t.decoded == nil {
-			t.decoded = err
-		}
-		t.mu.Unlock()
+	if err := t.stop(ctx, s.conn); err != nil {
+		t.fail(err)
 	}
 }
+
+// awaitTrace waits for the trace endTrace ended; a trace that does not
+// complete leaves the load without intervals and says so in the HAR's
+// comment. A trace never ended (the load failed first) is left alone.
+func (s *session) awaitTrace(ctx context.Context) {
+	t := s.trace.Load()
+	if t == nil || t.isEnded() {
+		return
+	}
+	t.mu.Lock()
+	stopping := t.stopping
+	t.mu.Unlock()
+	if !stopping {
+		return
+	}
+	begin := time.Now()
+	if err := t.wait(ctx); err != nil {
+		t.fail(err)
+	}
+	if traceWaitHook != nil {
+		traceWaitHook(t.startWait, time.Since(begin))
+	}
+}
+
+// traceWaitHook, when set (by benchmarks), learns how long each traced
+// load waited for its trace: for Tracing.start after the tab's domains
+// were enabled, and for the last batches after TCP_INFO was read.
+var traceWaitHook func(start, flush time.Duration)
 
 // mainThread is the view's busy intervals on the HAR's clock (navStart:
 // the navigation's CDP timestamp, seconds), and why there are none when
@@ -271,6 +352,9 @@ func (s *session) mainThread(navStart float64) ([]probe.BusyInterval, error) {
 	t.mu.Unlock()
 	if err != nil {
 		return nil, err
+	}
+	if tracedHook != nil {
+		tracedHook(t.renderers())
 	}
 	return t.busy(navStart), nil
 }

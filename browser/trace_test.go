@@ -1,8 +1,12 @@
 package browser
 
 import (
+	"context"
+	"crypto/x509"
 	"encoding/json"
 	"testing"
+
+	"github.com/spdylab/spdylab/probe"
 )
 
 // batch is a Tracing.dataCollected event holding events.
@@ -61,4 +65,30 @@ func FuzzTraceBatch(f *testing.F) {
 			prev = iv.EndMs
 		}
 	})
+}
+
+// TestTraceFollowsThePagesRendererOnly: a traced load of a page without
+// frames of its own has one renderer's main thread in its trace. Traced
+// from the browser's DevTools session, Chromium traced every process: the
+// new-tab page it preloads and its spare renderers too (three or four
+// renderers in every load), and it held Tracing.start until each had
+// started tracing, 10 s in about every other load (BENCHMARKS.md).
+func TestTraceFollowsThePagesRendererOnly(t *testing.T) {
+	requireChromium(t)
+	site := newLabSite(t, "pageA", 2)
+	pageURL, resolve := site.serveLoopback(t, 0)
+	var renderers []int
+	tracedHook = func(n int) { renderers = append(renderers, n) }
+	defer func() { tracedHook = nil }()
+	res, err := Load(context.Background(), Options{URL: pageURL, Proto: probe.ProtoH2, TLSVersion: "1.3", Resolve: resolve,
+		TrustCerts: []*x509.Certificate{site.ca}, Manifest: site.m, TraceMainThread: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.MainThread) == 0 {
+		t.Fatal("the traced load has no main-thread intervals")
+	}
+	if len(renderers) != 1 || renderers[0] != 1 {
+		t.Errorf("the trace holds the main threads of %v renderer processes, want the page's one", renderers)
+	}
 }

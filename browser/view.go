@@ -80,6 +80,7 @@ func (s *session) firstView(ctx context.Context, views *viewRouter) (*session, e
 	fail := func(err error) (*session, error) {
 		return s, fmt.Errorf("browser: repeat view: the first view failed: %w", err)
 	}
+	s.unmeasured = true
 	if err := s.run(ctx); err != nil {
 		return fail(err)
 	}

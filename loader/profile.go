@@ -2,7 +2,6 @@ package loader
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/spdylab/spdylab/client"
 	"github.com/spdylab/spdylab/har"
@@ -72,11 +71,9 @@ func applyProfile(o *Options, name string) error {
 // of RequestThrottle.
 var ChromiumThrottle = RequestThrottle{MaxDelayable: 10, MaxDelayablePerHost: 6, UntilParsed: true, MultiplexedUncapped: true}
 
-// ChromiumRendererCosts are Chromium 156's on the lab's 2-core machine
-// with nothing else running (the fidelity report's renderer table, pages A
-// and B at 20 ms: commit 17.9 ms, dispatch 1.14 ms; beside other testbeds
-// they were 41 and 2.3 ms). Calibrate them elsewhere with renderer_costs.
-var ChromiumRendererCosts = RendererCosts{CommitDelay: 18 * time.Millisecond, DispatchCost: 1100 * time.Microsecond}
+// ChromiumRendererCosts are the chromium-modern profile's
+// (probe.ChromiumModernRenderer, where critpath reads them too).
+var ChromiumRendererCosts = RendererCosts{CommitDelay: probe.ChromiumModernRenderer[0], DispatchCost: probe.ChromiumModernRenderer[1]}
 
 // ReceiveWindows are the receive windows a browser opens on SPDY, HTTP/2
 // and QUIC connections. Zero values are SPDY/3's 64 KiB per stream, the

@@ -88,3 +88,31 @@ func TestReceiveWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredLoadsGetTheLoadersRendererCosts: critpath explains a stored
+// load again with probe.LoaderRendererCosts, so it must name what
+// ApplyProfile gave the load for every profile, override and compute rule.
+func TestStoredLoadsGetTheLoadersRendererCosts(t *testing.T) {
+	for _, c := range []probe.Condition{
+		{},
+		{BrowserProfile: probe.ProfileChromiumModern},
+		{BrowserProfile: probe.ProfileChromiumModern, RendererCosts: "35ms/2ms"},
+		{BrowserProfile: probe.ProfileChromiumModern, Compute: probe.ComputeNone},
+		{RendererCosts: "5ms/1ms"},
+	} {
+		var o Options
+		if err := ApplyProfile(&o, c.BrowserProfile, c.RendererCostsSetting()); err != nil {
+			t.Fatal(err)
+		}
+		commit, dispatch, err := probe.LoaderRendererCosts(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if commit != o.Renderer.CommitDelay || dispatch != o.Renderer.DispatchCost {
+			t.Errorf("%+v: stored loads are explained with %v/%v, the loader ran with %v/%v", c, commit, dispatch, o.Renderer.CommitDelay, o.Renderer.DispatchCost)
+		}
+	}
+	if c, d, _ := probe.LoaderRendererCosts(probe.Condition{Client: probe.ClientChromium}); c != 0 || d != 0 {
+		t.Errorf("Chromium's loads are explained with modelled renderer costs %v/%v; its main thread is its own", c, d)
+	}
+}

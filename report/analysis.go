@@ -117,6 +117,9 @@ type Analysis struct {
 	Renderer      []RendererMeasure
 	// Walks are the study's reconciliation walks, per cell (walks.go).
 	Walks []WalkTable
+	// Recomputed counts the breakdowns Options.Recompute computed again
+	// (nil without it).
+	Recomputed *Recomputed
 }
 
 // LateJudgeMin is how many late-emulator loads (paired with on-time loads
@@ -132,14 +135,25 @@ const (
 // median to be reported without a warning: half the runs, at least one.
 func MinLoads(runs int) int { return max(1, (runs+1)/2) }
 
+// Options change what Analyze computes.
+type Options struct {
+	// Recompute computes every load's critical-path breakdown again from
+	// what the store holds, with today's rules, instead of reading the
+	// stored one (Analysis.Recomputed counts them).
+	Recompute bool
+}
+
 // Analyze reads a store and computes everything the report shows.
-func Analyze(st *store.Store) (*Analysis, error) {
+func Analyze(st *store.Store) (*Analysis, error) { return AnalyzeWith(st, Options{}) }
+
+// AnalyzeWith is Analyze with options.
+func AnalyzeWith(st *store.Store, opt Options) (*Analysis, error) {
 	a, err := readStore(st)
 	if err != nil {
 		return nil, err
 	}
 	byValues := a.indexConditions()
-	if err := explainStored(st, a); err != nil {
+	if err := explainStored(st, a, opt.Recompute); err != nil {
 		return nil, fmt.Errorf("explaining stored loads: %w", err)
 	}
 	samples, late := a.collectSamples()

@@ -56,13 +56,16 @@ type CompareRow struct {
 }
 
 // AnalyzeDir reads the store in dir and analyses it.
-func AnalyzeDir(dir string) (*Analysis, error) {
+func AnalyzeDir(dir string) (*Analysis, error) { return AnalyzeDirWith(dir, Options{}) }
+
+// AnalyzeDirWith is AnalyzeDir with options.
+func AnalyzeDirWith(dir string, opt Options) (*Analysis, error) {
 	st, err := store.OpenStore(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	return Analyze(st)
+	return AnalyzeWith(st, opt)
 }
 
 // Compare matches the conditions of two stores by hash.

@@ -16,7 +16,6 @@ import (
 	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
-	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
 )
 
@@ -70,29 +69,6 @@ func (cp *CritPath) values(cat string) []float64 {
 		return vs
 	}
 	return make([]float64, cp.Loads)
-}
-
-// explainStored computes the breakdown of stored successful loads that
-// have none (loads stored before breakdowns existed), from their HARs and
-// the study's manifests. The loader's renderer costs are not known here:
-// what they explain stays other client time.
-func explainStored(st *store.Store, a *Analysis) error {
-	for i := range a.Probes {
-		p := &a.Probes[i]
-		if p.Result.Failed || p.Result.Breakdown != nil {
-			continue
-		}
-		full, err := st.ProbeByID(p.ID)
-		if err != nil {
-			return err
-		}
-		m := a.Manifests[spec.ManifestKey(p.Result.Condition)]
-		if c := a.ByHash[p.CondHash]; c != nil && m == nil {
-			m = a.Manifests[spec.ManifestKey(c.Condition)]
-		}
-		p.Result.Breakdown = critpath.Analyze(critpath.Input{Result: &full.Result, Manifest: m})
-	}
-	return nil
 }
 
 // WhyTerm is one category's difference between a variant and its
@@ -241,13 +217,22 @@ func WriteWhy(w io.Writer, cells []WhyCell) {
 	}
 }
 
-// WhyDir opens dir's store and explains its cells (spdylab why).
-func WhyDir(dir, filter string) ([]WhyCell, error) {
-	a, err := AnalyzeDir(dir)
-	if err != nil {
-		return nil, err
+// WhyDir opens dir's store and explains its cells (spdylab why). With
+// recompute every load's breakdown is computed again with today's rules
+// first (Analysis.Recomputed says how many); the store is only read.
+func WhyDir(dir, filter string, recompute bool) ([]WhyCell, *Analysis, error) {
+	if recompute {
+		// A run's loads are still coming in: an explanation of part of
+		// them would be taken for the study's.
+		if err := store.CheckNotRunning(dir); err != nil {
+			return nil, nil, err
+		}
 	}
-	return Why(a, filter), nil
+	a, err := AnalyzeDirWith(dir, Options{Recompute: recompute})
+	if err != nil {
+		return nil, nil, err
+	}
+	return Why(a, filter), a, nil
 }
 
 // printCritPath is `spdylab load`'s critical-path line: the categories'

@@ -10,13 +10,16 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/spdylab/spdylab/study/store"
 )
 
 // RunLockName is the file in an output directory that one `spdylab run` at
 // a time holds locked (flock, so the kernel drops it when the process dies,
 // even by SIGKILL). It names the holder's PID; a run that ends normally
 // empties it, so a PID found there by the next run is one that was killed.
-const RunLockName = ".run.lock"
+// The store owns the name (store.CheckNotRunning reads it).
+const RunLockName = store.RunLockName
 
 // RunLock is an output directory held by the calling process.
 type RunLock struct {

@@ -10,9 +10,10 @@ import (
 
 func init() {
 	register(command{name: "why", summary: "explain each condition's gain: the critical path's categories, variant minus baseline", run: whyCmd,
-		synopsis: "spdylab why [--cell FILTER] DIR",
+		synopsis: "spdylab why [--cell FILTER] [--recompute] DIR",
 		examples: []string{
 			"spdylab why out/quick",
+			"spdylab why --recompute out/study1-cablelabs",
 			"spdylab why --cell page=pageA,rtt=200ms out/study1-cablelabs",
 		}})
 }
@@ -22,8 +23,12 @@ func whyCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	setHelp(fs, "For each condition of the study in DIR and its baseline twin: the difference\n"+
 		"per critical-path category (median over loads, variant minus baseline, with a\n"+
-		"95% bootstrap interval), largest first, and a sentence from the largest terms.")
+		"95% bootstrap interval), largest first, and a sentence from the largest terms.\n"+
+		"Each load's breakdown is the one stored with it, made by the critical-path rules\n"+
+		"of its day; --recompute makes every one again from the stored HAR and counters\n"+
+		"with today's rules (the store is only read, never changed).")
 	cell := fs.String("cell", "", "only conditions matching every comma-separated term: factor=value, or a word of the condition's description (e.g. page=pageA,rtt=200ms)")
+	recompute := fs.Bool("recompute", false, "compute every load's critical path again from what the store holds, with today's rules, instead of using the stored one; says how many could not be and why")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -31,10 +36,14 @@ func whyCmd(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return usageError(stderr, "why", "need exactly one DIR, the output folder of a study (spdylab run --out DIR)")
 	}
-	cells, err := report.WhyDir(pos[0], *cell)
+	cells, a, err := report.WhyDir(pos[0], *cell, *recompute)
 	if err != nil {
 		fmt.Fprintln(stderr, "spdylab why:", err)
 		return 1
+	}
+	if a.Recomputed != nil {
+		fmt.Fprintln(stdout, a.Recomputed)
+		fmt.Fprintln(stdout)
 	}
 	report.WriteWhy(stdout, cells)
 	return 0
