@@ -9,10 +9,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/probe"
-	"github.com/spdylab/spdylab/study"
-	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
-	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 const corpusStudy = `
@@ -44,16 +41,8 @@ func corpusPLT(v map[string]string) float64 {
 
 func fillCorpusStore(t *testing.T, dir string) {
 	t.Helper()
-	s, err := studyfile.Parse([]byte(corpusStudy), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.CreateStore(dir, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, st, sess := openTestStore(t, dir, corpusStudy)
 	defer st.Close()
-	sess, _ := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test"))
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, c := range s.Conditions {
 		for run := 0; run < s.Runs; run++ {

@@ -11,10 +11,8 @@ import (
 	"github.com/spdylab/spdylab/critpath"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
-	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
-	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 const recomputeStudy = `
@@ -36,16 +34,8 @@ protocol = "https"
 func staleStore(t *testing.T) (dir string, wrong float64) {
 	t.Helper()
 	dir = t.TempDir()
-	s, err := studyfile.Parse([]byte(recomputeStudy), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.CreateStore(dir, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, st, sess := openTestStore(t, dir, recomputeStudy)
 	defer st.Close()
-	sess, _ := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test"))
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	const plt = 300
 	for _, c := range s.Conditions {

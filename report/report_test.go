@@ -17,7 +17,6 @@ import (
 	"github.com/spdylab/spdylab/browser"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
-	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
 	"github.com/spdylab/spdylab/study/studyfile"
@@ -65,16 +64,8 @@ func fakeHAR(start time.Time) []byte {
 
 func fillStore(t testing.TB, dir string, src string, failEvery map[string]int) *spec.Study {
 	t.Helper()
-	s, err := studyfile.Parse([]byte(src), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.CreateStore(dir, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, st, sess := openTestStore(t, dir, src)
 	defer st.Close()
-	sess, _ := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test"))
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, c := range s.Conditions {
 		m, err := page.Generate(c.Page, c.Shards, s.Seed, c.ShardMode)

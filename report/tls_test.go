@@ -12,10 +12,8 @@ import (
 
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
-	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
-	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 func TestTLSStatsCell(t *testing.T) {
@@ -76,15 +74,7 @@ func handshakesFor(c probe.Condition) probe.TLSHandshakes {
 // trips and handshake kinds per load.
 func TestReportShowsTLSRoundTrips(t *testing.T) {
 	dir := t.TempDir()
-	s, err := studyfile.Parse([]byte(tlsStudy), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.CreateStore(dir, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, _ := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test"))
+	s, st, sess := openTestStore(t, dir, tlsStudy)
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, c := range s.Conditions {
 		m, _ := page.Generate(c.Page, c.Shards, s.Seed, c.ShardMode)

@@ -12,10 +12,7 @@ import (
 
 	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/probe"
-	"github.com/spdylab/spdylab/study"
-	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
-	"github.com/spdylab/spdylab/study/studyfile"
 )
 
 const walkTestStudy = `name = "walk"
@@ -56,16 +53,8 @@ func walkBreakdown(v map[string]string) map[string]float64 {
 // by ±1% around the model's PLT, with their breakdowns.
 func fillWalkStore(t *testing.T, dir string) {
 	t.Helper()
-	s, err := studyfile.Parse([]byte(walkTestStudy), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.CreateStore(dir, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, st, sess := openTestStore(t, dir, walkTestStudy)
 	defer st.Close()
-	sess, _ := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test"))
 	for _, c := range s.Conditions {
 		ms := walkBreakdown(c.Values)
 		for run := range s.Runs {
