@@ -75,16 +75,22 @@ func cellsOf(s *spec.Study, variant string) ([]cell, error) {
 // cellLabel names a cell by the factors the study varies (protocol
 // aside), or by all its values when it varies none.
 func cellLabel(s *spec.Study, c spec.Cond) string {
-	var parts []string
+	if terms := cellTerms(s, c); len(terms) > 0 {
+		return strings.Join(terms, " ")
+	}
+	return c.Describe()
+}
+
+// cellTerms are the cell's values of the factors the study varies
+// ("page=pageA"), protocol and profile aside: what tells cells apart.
+func cellTerms(s *spec.Study, c spec.Cond) []string {
+	var terms []string
 	for _, f := range s.Varied {
 		if f != "protocol" && f != "profile" {
-			parts = append(parts, f+"="+c.Values[f])
+			terms = append(terms, f+"="+c.Values[f])
 		}
 	}
-	if len(parts) == 0 {
-		return c.Describe()
-	}
-	return strings.Join(parts, " ")
+	return terms
 }
 
 // twin is the condition with v's values and the baseline's; a factor the

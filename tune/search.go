@@ -141,14 +141,56 @@ func Plan(b Budget, train, all, knobs int) ([]Round, error) {
 }
 
 // Split deals the cells into training and held-out ones, deterministic by
-// seed: a fraction frac of them (at least one) train.
-func Split(cells []string, frac float64, seed int64) (train, test []string) {
+// seed: round(frac x cells) of them (at least one) train. terms gives each
+// cell's factor values ("page=pageA", "loss=1%"); the training cells are
+// picked to cover every value and every pair of values of two factors as
+// far as that many cells can (greedy, ties to the seed's shuffle), then
+// at random. A tune on a small share then still trains on every page at
+// every loss rate, every shard count at every RTT: a purely random tenth
+// of study1's 144 cells missed corners where the winner then lost (iw 32
+// x 6 sessions on 4 servers without loss, BENCHMARKS 2026-11-27 night).
+func Split(cells []string, terms map[string][]string, frac float64, seed int64) (train, test []string) {
 	shuffled := slices.Clone(cells)
 	sort.Strings(shuffled)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x73706c74))
 	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 	n := min(len(shuffled), max(1, int(math.Round(frac*float64(len(shuffled))))))
-	return shuffled[:n], shuffled[n:]
+	covered := map[string]bool{}
+	for len(train) < n {
+		best, gain := 0, -1
+		for i, c := range shuffled {
+			if g := newUnits(units(terms[c]), covered); g > gain {
+				best, gain = i, g
+			}
+		}
+		for _, u := range units(terms[shuffled[best]]) {
+			covered[u] = true
+		}
+		train = append(train, shuffled[best])
+		shuffled = slices.Delete(shuffled, best, best+1)
+	}
+	return train, shuffled
+}
+
+// units are what a cell covers: each of its terms and each pair of them.
+func units(terms []string) []string {
+	out := slices.Clone(terms)
+	for i, a := range terms {
+		for _, b := range terms[i+1:] {
+			out = append(out, a+" & "+b)
+		}
+	}
+	return out
+}
+
+func newUnits(us []string, covered map[string]bool) int {
+	n := 0
+	for _, u := range us {
+		if !covered[u] {
+			n++
+		}
+	}
+	return n
 }
 
 // Valid reports whether a candidate's settings make a condition the

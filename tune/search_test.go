@@ -71,10 +71,10 @@ func TestSampleIsDeterministicDistinctAndStartsWithTheDefaults(t *testing.T) {
 
 func TestSplitIsDeterministicAndPartitions(t *testing.T) {
 	cells := []string{"a", "b", "c", "d", "e"}
-	tr, te := Split(cells, 0.6, 1)
+	tr, te := Split(cells, nil, 0.6, 1)
 	rev := slices.Clone(cells)
 	slices.Reverse(rev)
-	tr2, te2 := Split(rev, 0.6, 1)
+	tr2, te2 := Split(rev, nil, 0.6, 1)
 	if len(tr) != 3 || len(te) != 2 || !slices.Equal(tr, tr2) || !slices.Equal(te, te2) {
 		t.Fatalf("split %v/%v and %v/%v", tr, te, tr2, te2)
 	}
@@ -83,8 +83,60 @@ func TestSplitIsDeterministicAndPartitions(t *testing.T) {
 	if !slices.Equal(all, cells) {
 		t.Errorf("train+test = %v", all)
 	}
-	if tr, _ := Split([]string{"x"}, 0.1, 1); len(tr) != 1 {
+	if tr, _ := Split([]string{"x"}, nil, 0.1, 1); len(tr) != 1 {
 		t.Error("one cell must train")
+	}
+}
+
+// TestSplitCoversEveryPairOfValues: of 36 cells (3 pages x 2 loss rates
+// x 3 shard counts x 2 RTTs), twelve training cells hold every pair of
+// values of two factors (every page at every loss rate, every shard count
+// at every RTT ...) and three hold every value, whatever the seed; random
+// picks miss some for most seeds.
+func TestSplitCoversEveryPairOfValues(t *testing.T) {
+	var cells []string
+	terms := map[string][]string{}
+	for _, page := range []string{"pageA", "pageB", "pageC"} {
+		for _, loss := range []string{"0%", "1%"} {
+			for _, shards := range []string{"1", "2", "4"} {
+				for _, rtt := range []string{"20ms", "100ms"} {
+					key := page + loss + shards + rtt
+					cells = append(cells, key)
+					terms[key] = []string{"page=" + page, "loss=" + loss, "shards=" + shards, "rtt=" + rtt}
+				}
+			}
+		}
+	}
+	all := map[string]bool{}
+	for _, c := range cells {
+		for _, u := range units(terms[c]) {
+			all[u] = true
+		}
+	}
+	for seed := int64(1); seed <= 20; seed++ {
+		for _, tc := range []struct {
+			n     int
+			pairs bool
+		}{{3, false}, {12, true}} {
+			train, test := Split(cells, terms, float64(tc.n)/36, seed)
+			if len(train) != tc.n || len(test) != 36-tc.n {
+				t.Fatalf("seed %d: %d train, %d test", seed, len(train), len(test))
+			}
+			seen := map[string]bool{}
+			for _, c := range train {
+				for _, u := range units(terms[c]) {
+					seen[u] = true
+				}
+			}
+			for u := range all {
+				if (tc.pairs || !strings.Contains(u, " & ")) && !seen[u] {
+					t.Errorf("seed %d, %d training cells: none with %s", seed, tc.n, u)
+				}
+			}
+			if again, _ := Split(cells, terms, float64(tc.n)/36, seed); !slices.Equal(again, train) {
+				t.Errorf("seed %d: not deterministic", seed)
+			}
+		}
 	}
 }
 

@@ -95,11 +95,13 @@ func Prepare(cfg Config) (*Tuner, error) {
 
 func (t *Tuner) splitCells() {
 	keys := make([]string, len(t.cells))
+	terms := map[string][]string{}
 	byKey := map[string]cell{}
 	for i, c := range t.cells {
 		keys[i], byKey[c.Key] = c.Key, c
+		terms[c.Key] = cellTerms(t.cfg.Study, c.Variant)
 	}
-	train, test := Split(keys, t.cfg.Train, t.cfg.Study.Seed)
+	train, test := Split(keys, terms, t.cfg.Train, t.cfg.Study.Seed)
 	for _, k := range train {
 		t.train = append(t.train, byKey[k])
 	}
