@@ -8,7 +8,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
+	"testing"
 	"time"
 
 	_ "modernc.org/sqlite" // read-only access to finished stores
@@ -40,8 +45,9 @@ type replayLoad struct {
 // replaySession is one runner invocation: its loads and its testbeds.
 type replaySession struct {
 	name     string
-	begin    time.Time // the runner's start
-	testbeds int       // -j, or the largest automatic size
+	begin    time.Time    // the runner's start
+	testbeds int          // -j, or the largest automatic size
+	sizes    []sizeChange // an automatic session's sizes with their times (sizeChanges)
 	auto     bool
 	loads    []replayLoad
 }
@@ -172,7 +178,7 @@ func replaySessions(db *sql.DB, name string) (map[int64]*replaySession, error) {
 		if err != nil {
 			return nil, fmt.Errorf("session %d started %q: %w", id, started, err)
 		}
-		out[id] = &replaySession{name: fmt.Sprintf("%s#%d", name, id), begin: begin, testbeds: max(jobs, 1), auto: auto != ""}
+		out[id] = &replaySession{name: fmt.Sprintf("%s#%d", name, id), begin: begin, testbeds: max(jobs, 1), auto: auto != "", sizes: sizeChanges(auto)}
 	}
 	return out, rows.Err()
 }
@@ -280,7 +286,7 @@ func replayETA(s replaySession, eta replayEstimator) (points []replayPoint, wors
 	}
 	total, done, next := len(s.loads), 0, 0
 	step := max(total/500, 1)
-	testbeds := replayTestbeds{fixed: s.testbeds, auto: s.auto}
+	testbeds := replayTestbeds{fixed: s.testbeds, auto: s.auto, begin: s.begin, sizes: s.sizes}
 	for _, ev := range evs {
 		l := s.loads[ev.load]
 		switch ev.kind {
@@ -320,13 +326,44 @@ func replayETA(s replaySession, eta replayEstimator) (points []replayPoint, wors
 	return points, worst
 }
 
+// sizeChanges reads the sizes an automatic session went through, with
+// when, from its stored trace ("auto 9 -> 7 (at 31s: ...) -> 6 (at
+// 2m5s: ...)"); nil for a trace stored without times (before they were).
+func sizeChanges(trace string) []sizeChange {
+	first := regexp.MustCompile(`^auto (\d+)`).FindStringSubmatch(trace)
+	if first == nil {
+		return nil
+	}
+	n, _ := strconv.Atoi(first[1])
+	out := []sizeChange{{0, n}}
+	for _, m := range regexp.MustCompile(`-> (\d+) \(at ([0-9hms.]+): `).FindAllStringSubmatch(trace, -1) {
+		n, _ := strconv.Atoi(m[1])
+		d, err := time.ParseDuration(m[2])
+		if err != nil {
+			return nil
+		}
+		out = append(out, sizeChange{d, n})
+	}
+	if len(out) == 1 && strings.Contains(trace, "->") {
+		return nil // changes without times
+	}
+	return out
+}
+
+type sizeChange struct {
+	after time.Duration // from the session's start
+	size  int
+}
+
 // replayTestbeds is the testbeds' size the runner would have told the
-// ETA: -j, or, for a session sized automatically (whose changes are not
-// stored with their times), the most loads running at once in the last
-// minute.
+// ETA: -j; for a session sized automatically, the size its stored trace
+// says it had then, or, for a trace stored without times, the most loads
+// running at once in the last minute.
 type replayTestbeds struct {
 	fixed   int
 	auto    bool
+	begin   time.Time
+	sizes   []sizeChange
 	running int
 	peaks   []replayPeak
 }
@@ -344,6 +381,15 @@ func (r *replayTestbeds) add(at time.Time, d int) {
 func (r *replayTestbeds) at(now time.Time) int {
 	if !r.auto {
 		return r.fixed
+	}
+	if len(r.sizes) > 0 {
+		n := r.sizes[0].size
+		for _, c := range r.sizes {
+			if now.Sub(r.begin) >= c.after {
+				n = c.size
+			}
+		}
+		return n
 	}
 	n := 1
 	for i := len(r.peaks) - 1; i >= 0 && now.Sub(r.peaks[i].at) < time.Minute; i-- {
@@ -389,4 +435,24 @@ func planReplay(s replaySession) *etaModel {
 		eta.planBench(k, b.serial, len(b.conds), b.loads)
 	}
 	return &eta
+}
+
+// TestSizeChangesReadTheStoredTrace: the replay follows an automatic
+// session's size by the times its trace stores; a trace without times
+// (stored before they were) gives none, and the replay falls back.
+func TestSizeChangesReadTheStoredTrace(t *testing.T) {
+	got := sizeChanges("auto 9 -> 7 (at 31s: 2 of 29 loads late) -> 6 (at 2m5s: 18 of 27 loads late, PLT shift +4.1%)")
+	want := []sizeChange{{0, 9}, {31 * time.Second, 7}, {125 * time.Second, 6}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("sizeChanges = %v, want %v", got, want)
+	}
+	r := replayTestbeds{auto: true, begin: time.Unix(0, 0), sizes: got}
+	for at, n := range map[time.Duration]int{0: 9, 30 * time.Second: 9, 31 * time.Second: 7, time.Hour: 6} {
+		if size := r.at(time.Unix(0, 0).Add(at)); size != n {
+			t.Errorf("size at %s = %d, want %d", at, size, n)
+		}
+	}
+	if old := sizeChanges("auto 9 -> 7 (2 of 29 loads late)"); old != nil {
+		t.Errorf("a trace without times gave %v", old)
+	}
 }

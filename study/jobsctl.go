@@ -129,10 +129,12 @@ type jobsController struct {
 	rules   jobsRules
 	cpus    int
 	size    int
-	limit   int      // MaxJobs, or less when memory says so at the start
-	bound   string   // what the modelled loads wait on: link-bound, CPU-bound, mixed
-	history []int    // every size it went through, the first one first
-	reasons []string // why it went to each (the first: "")
+	limit   int             // MaxJobs, or less when memory says so at the start
+	bound   string          // what the modelled loads wait on: link-bound, CPU-bound, mixed
+	history []int           // every size it went through, the first one first
+	reasons []string        // why it went to each (the first: "")
+	at      []time.Duration // when it went to each, from the start (the first: 0)
+	start   time.Time
 
 	changed time.Time // when size last changed
 	// since is the lateness of the last recentLoads loads started since
@@ -170,7 +172,7 @@ type jobsController struct {
 // keep targetCPUShare of the CPUs busy when each load uses CPU for
 // CPUMs/WallMs of its wall time.
 func newJobsController(w jobsWork, cpus int, m machineSample, now time.Time) *jobsController {
-	c := &jobsController{rules: defaultJobsRules, cpus: max(cpus, 1), limit: MaxJobs, changed: now, machine: m}
+	c := &jobsController{rules: defaultJobsRules, cpus: max(cpus, 1), limit: MaxJobs, changed: now, start: now, machine: m}
 	ratio := 1.0 // no loader work: browsers only, which run alone
 	if w.CPUMs > 0 && w.WallMs > 0 {
 		ratio = w.WallMs / w.CPUMs
@@ -188,7 +190,7 @@ func newJobsController(w jobsWork, cpus int, m machineSample, now time.Time) *jo
 	}
 	size := int(math.Round(float64(c.cpus) * ratio * targetCPUShare))
 	c.size = clampJobs(min(size, initialPerCPU*c.cpus, c.limit))
-	c.history, c.reasons = []int{c.size}, []string{""}
+	c.history, c.reasons, c.at = []int{c.size}, []string{""}, []time.Duration{0}
 	c.why = fmt.Sprintf("their wall time modelled at %.1fx their CPU time", ratio)
 	return c
 }
@@ -282,7 +284,7 @@ func (c *jobsController) decide(now time.Time) (int, bool) {
 		return c.size, false
 	}
 	c.changed, c.since, c.loads, c.late, c.severe = now, c.since[:0], 0, 0, 0
-	c.history, c.reasons = append(c.history, c.size), append(c.reasons, c.why)
+	c.history, c.reasons, c.at = append(c.history, c.size), append(c.reasons, c.why), append(c.at, now.Sub(c.start))
 	return c.size, true
 }
 
@@ -433,15 +435,17 @@ func (c *jobsController) status() string {
 	return s
 }
 
-// trace is the sizes the controller went through and why, for the
-// provenance: "auto 16 -> 20 (80 loads on time, CPU 60% idle) -> 15 (5
-// of 80 loads late, PLT shift +3.0% over 120 pairs: harmful)".
+// trace is the sizes the controller went through, when and why, for
+// the provenance: "auto 16 -> 20 (at 2m0s: 80 loads on time, CPU 60%
+// idle) -> 15 (at 5m30s: 5 of 80 loads late, PLT shift +3.0% over 120
+// pairs: harmful)". The times let a replay of the run (the ETA's) follow
+// its size.
 func (c *jobsController) trace() string {
 	parts := make([]string, len(c.history))
 	for i, n := range c.history {
 		parts[i] = fmt.Sprint(n)
 		if c.reasons[i] != "" {
-			parts[i] += " (" + c.reasons[i] + ")"
+			parts[i] += fmt.Sprintf(" (at %s: %s)", c.at[i].Round(time.Second), c.reasons[i])
 		}
 	}
 	return "auto " + strings.Join(parts, " -> ")

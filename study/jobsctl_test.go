@@ -83,7 +83,7 @@ func TestJobsGrowWhileLoadsStayOnTime(t *testing.T) {
 			t.Errorf("changes %s apart, want at least %s", d, defaultJobsRules.cooldown)
 		}
 	}
-	if !strings.HasPrefix(c.trace(), "auto 16 -> 20 (50 loads on time, CPU 60% idle) -> ") {
+	if !strings.HasPrefix(c.trace(), "auto 16 -> 20 (at 25s: 50 loads on time, CPU 60% idle) -> ") {
 		t.Errorf("trace %q", c.trace())
 	}
 }
