@@ -27,7 +27,7 @@ func init() {
 		examples: []string{
 			"sudo spdylab tune study1-cablelabs --budget 18000 --train 0.2   # its SPDY (spdy/2) vs https, every knob spdy/2 takes",
 			"sudo spdylab tune study1-cablelabs --budget 7000 --train 0.1 --knobs 'iw=32,sessions=3|6,cc=bbr,pacing=link'",
-			"sudo spdylab tune study1-cablelabs --protocol spdy/3.1 --budget 5h --objective won",
+			"sudo spdylab tune study1-cablelabs --protocol spdy/3.1 --budget 4h --train 0.1 --knobs 'cc=bbr,sessions=3|6' --objective won",
 			"sudo spdylab tune my.toml --budget 60 --knobs cc=bbr|reno,iw=16|32 --out out/t1",
 			"spdylab run study1-cablelabs.toml    # with profile = [\"\", \"out/tune-study1-cablelabs/profile.toml\"]",
 		}})
