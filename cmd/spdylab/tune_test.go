@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -172,4 +174,61 @@ func checkTuneOutputs(t *testing.T, out string, res *tune.Result, dir string) {
 			t.Errorf("the study's tuned condition %s (%s) is not the one the tune loaded", c.Hash, c.Describe())
 		}
 	}
+}
+
+// TestTuneExamplesOnBuiltinStudiesArePlanned: every help example that
+// tunes a built-in study passes every check before a load (the knobs, the
+// protocol, the budget against the plan); the first example once asked
+// spdy/2 for a session window and a budget 7 times too small.
+func TestTuneExamplesOnBuiltinStudiesArePlanned(t *testing.T) {
+	n := 0
+	for _, ex := range commands["tune"].examples {
+		line, _, _ := strings.Cut(ex, "  #")
+		words := shellWords(strings.TrimPrefix(line, "sudo "))
+		if len(words) < 3 || words[0] != "spdylab" || words[1] != "tune" || strings.HasSuffix(words[2], ".toml") {
+			continue
+		}
+		n++
+		f, status := parseTuneFlags(words[2:], io.Discard)
+		if status >= 0 {
+			t.Errorf("%s: flags refused", ex)
+			continue
+		}
+		s, err := studyfile.LoadPages(f.study, f.pages)
+		if err != nil {
+			t.Fatalf("%s: %v", ex, err)
+		}
+		f.cfg.Study = s
+		if _, err := tune.Prepare(f.cfg); err != nil {
+			t.Errorf("%s: %v", ex, err)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no help example tunes a built-in study")
+	}
+}
+
+// shellWords splits a command line at spaces, keeping single-quoted words
+// whole (the help's examples quote their --knobs).
+func shellWords(line string) []string {
+	var words []string
+	var cur strings.Builder
+	quoted, any := false, false
+	for _, r := range line {
+		switch {
+		case r == '\'':
+			quoted, any = !quoted, true
+		case r == ' ' && !quoted:
+			if any {
+				words, cur, any = append(words, cur.String()), strings.Builder{}, false
+			}
+		default:
+			cur.WriteRune(r)
+			any = true
+		}
+	}
+	if any {
+		words = append(words, cur.String())
+	}
+	return words
 }
