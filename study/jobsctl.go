@@ -114,6 +114,14 @@ func (f loadFeedback) lateness() lateness {
 	return onTime
 }
 
+// sizeStep is one size the controller went to: the size, why ("" for the
+// first) and when, from the start of the run.
+type sizeStep struct {
+	size int
+	why  string
+	at   time.Duration
+}
+
 // machineSample is what the machine says at one moment: the share of CPU
 // time idle since the previous sample (negative = unknown) and the memory
 // available (MiB; 0 = unknown).
@@ -129,11 +137,9 @@ type jobsController struct {
 	rules   jobsRules
 	cpus    int
 	size    int
-	limit   int             // MaxJobs, or less when memory says so at the start
-	bound   string          // what the modelled loads wait on: link-bound, CPU-bound, mixed
-	history []int           // every size it went through, the first one first
-	reasons []string        // why it went to each (the first: "")
-	at      []time.Duration // when it went to each, from the start (the first: 0)
+	limit   int        // MaxJobs, or less when memory says so at the start
+	bound   string     // what the modelled loads wait on: link-bound, CPU-bound, mixed
+	history []sizeStep // every size it went through, the first one first
 	start   time.Time
 
 	changed time.Time // when size last changed
@@ -190,7 +196,7 @@ func newJobsController(w jobsWork, cpus int, m machineSample, now time.Time) *jo
 	}
 	size := int(math.Round(float64(c.cpus) * ratio * targetCPUShare))
 	c.size = clampJobs(min(size, initialPerCPU*c.cpus, c.limit))
-	c.history, c.reasons, c.at = []int{c.size}, []string{""}, []time.Duration{0}
+	c.history = []sizeStep{{size: c.size}}
 	c.why = fmt.Sprintf("their wall time modelled at %.1fx their CPU time", ratio)
 	return c
 }
@@ -284,7 +290,7 @@ func (c *jobsController) decide(now time.Time) (int, bool) {
 		return c.size, false
 	}
 	c.changed, c.since, c.loads, c.late, c.severe = now, c.since[:0], 0, 0, 0
-	c.history, c.reasons, c.at = append(c.history, c.size), append(c.reasons, c.why), append(c.at, now.Sub(c.start))
+	c.history = append(c.history, sizeStep{size: c.size, why: c.why, at: now.Sub(c.start)})
 	return c.size, true
 }
 
@@ -442,10 +448,10 @@ func (c *jobsController) status() string {
 // its size.
 func (c *jobsController) trace() string {
 	parts := make([]string, len(c.history))
-	for i, n := range c.history {
-		parts[i] = fmt.Sprint(n)
-		if c.reasons[i] != "" {
-			parts[i] += fmt.Sprintf(" (at %s: %s)", c.at[i].Round(time.Second), c.reasons[i])
+	for i, st := range c.history {
+		parts[i] = fmt.Sprint(st.size)
+		if st.why != "" {
+			parts[i] += fmt.Sprintf(" (at %s: %s)", st.at.Round(time.Second), st.why)
 		}
 	}
 	return "auto " + strings.Join(parts, " -> ")
