@@ -206,14 +206,15 @@ func valueOn(s *spec.Study, cells []cell, knobs []Knob, name, value string) erro
 func spaceFor(s *spec.Study, cells []cell) (knobs []Knob, leftOut []string) {
 	var offered []Knob
 	for _, k := range Space {
+		f, _ := probe.LookupField(k.Name)
 		var vals []string
-		for _, v := range k.Values {
-			ck, err := CheckKnobs([]Knob{{k.Name, []string{v}}})
+		for _, raw := range k.Values {
+			v, err := canonValue(f, raw)
 			switch {
-			case err == nil:
-				vals = append(vals, ck[0].Values[1])
-			case !strings.Contains(err.Error(), "only its default"):
+			case err != nil:
 				leftOut = append(leftOut, err.Error())
+			case v != f.Default && !slices.Contains(vals, v):
+				vals = append(vals, v)
 			}
 		}
 		if len(vals) > 0 {

@@ -155,15 +155,19 @@ func Split(cells []string, terms map[string][]string, frac float64, seed int64) 
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x73706c74))
 	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 	n := min(len(shuffled), max(1, int(math.Round(frac*float64(len(shuffled))))))
+	cellUnits := map[string][]string{}
+	for _, c := range cells {
+		cellUnits[c] = units(terms[c])
+	}
 	covered := map[string]bool{}
 	for len(train) < n {
 		best, gain := 0, -1
 		for i, c := range shuffled {
-			if g := newUnits(units(terms[c]), covered); g > gain {
+			if g := newUnits(cellUnits[c], covered); g > gain {
 				best, gain = i, g
 			}
 		}
-		for _, u := range units(terms[shuffled[best]]) {
+		for _, u := range cellUnits[shuffled[best]] {
 			covered[u] = true
 		}
 		train = append(train, shuffled[best])

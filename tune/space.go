@@ -84,14 +84,9 @@ func CheckKnobs(knobs []Knob) ([]Knob, error) {
 		}
 		vals := []string{f.Default}
 		for _, raw := range k.Values {
-			v, err := f.Canon(raw)
+			v, err := canonValue(f, raw)
 			if err != nil {
-				return nil, fmt.Errorf("knob %s: value %q: %w", k.Name, raw, err)
-			}
-			if k.Name == "cc" {
-				if err := netem.CheckCongestionControl(v); err != nil {
-					return nil, fmt.Errorf("knob cc: %w", err)
-				}
+				return nil, err
 			}
 			if !slices.Contains(vals, v) {
 				vals = append(vals, v)
@@ -103,4 +98,19 @@ func CheckKnobs(knobs []Knob) ([]Knob, error) {
 		out = append(out, Knob{Name: k.Name, Values: vals})
 	}
 	return out, nil
+}
+
+// canonValue is raw in the field's canonical spelling, refused when the
+// field does not take it or, for cc, this kernel does not offer it.
+func canonValue(f probe.Field, raw string) (string, error) {
+	v, err := f.Canon(raw)
+	if err != nil {
+		return "", fmt.Errorf("knob %s: value %q: %w", f.Name, raw, err)
+	}
+	if f.Name == "cc" {
+		if err := netem.CheckCongestionControl(v); err != nil {
+			return "", fmt.Errorf("knob cc: %w", err)
+		}
+	}
+	return v, nil
 }
