@@ -143,8 +143,8 @@ type Options struct {
 }
 
 // DefaultMaxConnsPerHost is Chrome's limit of persistent HTTP/1.1
-// connections per host (ClientSocketPool's per-group limit).
-const DefaultMaxConnsPerHost = 6
+// connections per host (probe.BrowserConnsPerHost).
+const DefaultMaxConnsPerHost = probe.BrowserConnsPerHost
 
 // DefaultTimeout bounds a load when Options.Timeout is zero.
 const DefaultTimeout = 60 * time.Second

@@ -116,6 +116,12 @@ var BrowserProfiles = []string{ProfileChrome16, ProfileChromiumModern}
 // none), stored in time.Duration's spelling.
 const RendererFromProfile = "profile"
 
+// BrowserConnsPerHost is Chrome's limit of persistent HTTP/1.1
+// connections per host (ClientSocketPool's per-group limit): the loader's
+// pool (loader.DefaultMaxConnsPerHost) and the time model's
+// (spec.ModelledLoad) read it here.
+const BrowserConnsPerHost = 6
+
 // ChromiumModernRenderer is the chromium-modern profile's renderer costs
 // (COMMIT, DISPATCH): Chromium 156's on the lab's 2-core machine with
 // nothing else running (the fidelity report's renderer table, pages A and

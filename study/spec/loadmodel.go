@@ -46,12 +46,10 @@ const (
 	// side by side.
 	estSlowStartRTTs = 0.7
 	// estRequestRoundRTTs weighs the request rounds of a protocol that is
-	// not multiplexed: a host's resources queue on estConnsPerHost
-	// connections, one request each per round trip.
+	// not multiplexed: a host's resources queue on the browser's
+	// probe.BrowserConnsPerHost connections, one request each per round
+	// trip.
 	estRequestRoundRTTs = 1.05
-	// estConnsPerHost is the browser's pool per host
-	// (loader.DefaultMaxConnsPerHost; a test keeps them equal).
-	estConnsPerHost = 6
 	// estLossRTTs weighs each expected lost packet (loss rate × the
 	// page's packets) over the connections that share the page: a loss
 	// halves one connection's window, the whole of a multiplexed
@@ -108,7 +106,7 @@ func extraRTTs(m *page.Manifest, c probe.Condition) float64 {
 	conns, rounds := 1.0, 0.0 // a multiplexed protocol: one connection per host
 	if p, _ := probe.LookupProtocol(c.Proto); !p.Multiplexed {
 		busiest := float64(busiestHost(m))
-		conns, rounds = min(estConnsPerHost, max(busiest, 1)), math.Ceil(busiest/estConnsPerHost)
+		conns, rounds = min(probe.BrowserConnsPerHost, max(busiest, 1)), math.Ceil(busiest/probe.BrowserConnsPerHost)
 	}
 	n := estExtraRTTs + estSlowStartRTTs*math.Log2(1+packets/(conns*iw))
 	n += estLossRTTs * downLoss(c.Link) * packets / conns

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spdylab/spdylab/loader"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -74,12 +73,5 @@ func TestModelledWallAddsTheBrowser(t *testing.T) {
 	c.Client = probe.ClientChromium
 	if got := ModelledWall(m, c); got != loaderWall+estBrowserOverhead {
 		t.Errorf("chromium: %v, want %v + %v", got, loaderWall, estBrowserOverhead)
-	}
-}
-
-// The model's pool per host is the loader's.
-func TestModelConnsPerHostIsTheLoaders(t *testing.T) {
-	if estConnsPerHost != loader.DefaultMaxConnsPerHost {
-		t.Errorf("estConnsPerHost %d, loader.DefaultMaxConnsPerHost %d", estConnsPerHost, loader.DefaultMaxConnsPerHost)
 	}
 }
