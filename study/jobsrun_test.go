@@ -109,12 +109,25 @@ func TestAutoJobsGrowWhileRunning(t *testing.T) {
 	}
 }
 
-// A machine that keeps one testbed on time, and beyond runs a quarter of
-// the loads late per testbed more: the runner takes testbeds away down to
-// one, workers stopping between runs of their benches.
+// A machine that keeps one testbed on time and beyond runs late a share
+// of the loads that falls steeply with every testbed taken away (in 16
+// loads at k testbeds: 16 at 5 or more, then 8, 3, 1, none at one): the
+// runner takes testbeds away down to one, workers stopping between runs of
+// their benches. Each step must cut the late share well below the 0.8 of
+// the last one that the controller reads as "shrinking did not help" (a
+// linear share, 3/4 after 4/4, sat next to it, and a few loads still
+// finishing beside a stopping worker tipped it over on a busy machine);
+// each size counts its own loads, so the share at a size is exact.
 func TestAutoJobsShrinkOnLateLoads(t *testing.T) {
-	n := 0
-	late := func(open int) bool { n++; return n%4 < open-1 }
+	lateIn16 := []int{0, 0, 1, 3, 8}
+	seen := map[int]int{}
+	late := func(open int) bool {
+		seen[open]++
+		if open >= len(lateIn16) {
+			return true
+		}
+		return seen[open]%16 < lateIn16[open]
+	}
 	trace, _ := autoRun(t, late, jobsRules{growMinLoads: 20, cooldown: time.Hour})
 	t.Logf("sizes: %s", trace)
 	sizes := sizesOf(t, trace)
