@@ -22,7 +22,7 @@ const (
 // Build rebuilds report.html, conditions.csv and conditions.json in dir
 // from dir's store; for a study with walks, also walks.csv and walks.json.
 func Build(dir string) (*Analysis, error) {
-	st, err := store.OpenStore(dir)
+	st, err := store.OpenReader(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func Build(dir string) (*Analysis, error) {
 
 // WriteWaterfall writes dir/waterfall-ID.html for one stored probe.
 func WriteWaterfall(dir string, id int64) (string, error) {
-	st, err := store.OpenStore(dir)
+	st, err := store.OpenReader(dir)
 	if err != nil {
 		return "", err
 	}

@@ -60,7 +60,7 @@ func AnalyzeDir(dir string) (*Analysis, error) { return AnalyzeDirWith(dir, Opti
 
 // AnalyzeDirWith is AnalyzeDir with options.
 func AnalyzeDirWith(dir string, opt Options) (*Analysis, error) {
-	st, err := store.OpenStore(dir)
+	st, err := store.OpenReader(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,9 @@ const DBName = "results.db"
 type Store struct {
 	db   *sql.DB
 	Path string
+	// dropCopy removes the upgraded copy an old store is read through
+	// (OpenReader); nil otherwise.
+	dropCopy func()
 }
 
 const schema = `
@@ -67,12 +70,13 @@ type execQuerier interface {
 	Query(query string, args ...any) (*sql.Rows, error)
 }
 
-// upgradeSchema adds the columnsAdded a store lacks.
-func upgradeSchema(db execQuerier) error {
-	for _, c := range columnsAdded {
+// missingColumns lists the columnsAdded a store lacks (by index).
+func missingColumns(db execQuerier) ([]int, error) {
+	var missing []int
+	for i, c := range columnsAdded {
 		rows, err := db.Query(`SELECT name FROM pragma_table_info(?)`, c.table)
 		if err != nil {
-			return fmt.Errorf("reading the columns of %s: %w", c.table, err)
+			return nil, fmt.Errorf("reading the columns of %s: %w", c.table, err)
 		}
 		have := false
 		for rows.Next() {
@@ -83,9 +87,22 @@ func upgradeSchema(db execQuerier) error {
 		}
 		rows.Close()
 		if !have {
-			if _, err := db.Exec(`ALTER TABLE ` + c.table + ` ADD COLUMN ` + c.column + ` ` + c.decl); err != nil {
-				return fmt.Errorf("adding column %s.%s: %w", c.table, c.column, err)
-			}
+			missing = append(missing, i)
+		}
+	}
+	return missing, nil
+}
+
+// upgradeSchema adds the columnsAdded a store lacks.
+func upgradeSchema(db execQuerier) error {
+	missing, err := missingColumns(db)
+	if err != nil {
+		return err
+	}
+	for _, i := range missing {
+		c := columnsAdded[i]
+		if _, err := db.Exec(`ALTER TABLE ` + c.table + ` ADD COLUMN ` + c.column + ` ` + c.decl); err != nil {
+			return fmt.Errorf("adding column %s.%s: %w", c.table, c.column, err)
 		}
 	}
 	return nil
@@ -303,7 +320,13 @@ func (st *Store) init(s *spec.Study) error {
 }
 
 // Close closes the database (and checkpoints its WAL).
-func (st *Store) Close() error { return st.db.Close() }
+func (st *Store) Close() error {
+	err := st.db.Close()
+	if st.dropCopy != nil {
+		st.dropCopy()
+	}
+	return err
+}
 
 // Meta reads the study description of the store.
 func (st *Store) Meta() (Meta, error) {

@@ -1,0 +1,91 @@
+package store
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// OpenReader opens the store in dir for reading only (report, why,
+// compare, waterfall): nothing in the results database changes, so a
+// report never alters the results it reports, and a store a newer
+// spdylab only read stays readable by the spdylab that wrote it. A store
+// written before some of columnsAdded existed is read through an upgraded
+// copy in a temporary directory, which Close removes.
+func OpenReader(dir string) (*Store, error) {
+	path := filepath.Join(dir, DBName)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("%s holds no spdylab results (%s missing)", dir, DBName)
+	}
+	db, err := openQueryOnly(path)
+	if err != nil {
+		return nil, err
+	}
+	st := &Store{db: db, Path: path}
+	if _, err := st.Meta(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: not a spdylab results database: %w", path, err)
+	}
+	missing, err := missingColumns(db)
+	if err != nil || len(missing) == 0 {
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return st, nil
+	}
+	defer db.Close()
+	return openUpgradedCopy(db, path)
+}
+
+// openQueryOnly opens path with writes refused by SQLite itself.
+func openQueryOnly(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return db, nil
+}
+
+// openUpgradedCopy copies the database behind db (a consistent snapshot,
+// WAL included) into a temporary directory, upgrades the copy and opens
+// it query-only.
+func openUpgradedCopy(db *sql.DB, path string) (*Store, error) {
+	tmp, err := os.MkdirTemp("", "spdylab-store-")
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*Store, error) {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("%s was written by an older spdylab; reading it through an upgraded copy: %w", path, err)
+	}
+	copyPath := filepath.Join(tmp, DBName)
+	// VACUUM INTO writes only the copy, but query_only refuses it too:
+	// lift it on the one connection for this statement.
+	if _, err := db.Exec(`PRAGMA query_only = 0`); err != nil {
+		return fail(err)
+	}
+	if _, err := db.Exec(`VACUUM INTO ?`, copyPath); err != nil {
+		return fail(err)
+	}
+	cp, err := openDB(copyPath)
+	if err != nil {
+		return fail(err)
+	}
+	err = upgradeSchema(cp)
+	cp.Close()
+	if err != nil {
+		return fail(err)
+	}
+	ro, err := openQueryOnly(copyPath)
+	if err != nil {
+		return fail(err)
+	}
+	return &Store{db: ro, Path: path, dropCopy: func() { os.RemoveAll(tmp) }}, nil
+}
