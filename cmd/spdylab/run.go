@@ -186,7 +186,11 @@ func finishRun(f runFlags, sum study.Summary, runErr error, stderr io.Writer) in
 	if !f.quiet && sum.Skipped > 0 {
 		fmt.Fprintf(stderr, "spdylab: %d loads were already stored and were skipped\n", sum.Skipped)
 	}
-	fmt.Fprintf(stderr, "spdylab: %d loads stored (%d failed attempts) in %s\n", sum.Done, sum.Failed, sum.Elapsed.Round(1e9))
+	stalled := ""
+	if sum.Stalled > 0 {
+		stalled = fmt.Sprintf(", %d of them loaded again after the link emulator stalled", sum.Stalled)
+	}
+	fmt.Fprintf(stderr, "spdylab: %d loads stored (%d failed attempts%s) in %s\n", sum.Done, sum.Failed, stalled, sum.Elapsed.Round(1e9))
 	if !f.noReport && sum.Done+sum.Skipped > 0 {
 		if a, err := report.Build(f.out); err != nil {
 			fmt.Fprintln(stderr, "spdylab run: report:", err)

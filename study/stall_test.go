@@ -1,0 +1,106 @@
+package study
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// stallingBench's emulator stalls (p99 lateness lateMs) in the loads
+// stall says; a stalled load is 50% slower, as a starved machine makes it.
+type stallingBench struct {
+	Bench
+	stall  func(proto string, run int) bool
+	lateMs float64
+}
+
+func (b stallingBench) Load(ctx context.Context, proto string, run int) probe.Result {
+	res := b.Bench.Load(ctx, proto, run)
+	if b.stall(proto, run) {
+		res.Link.Up.LateP99ms = b.lateMs
+		res.PLTms *= 1.5
+	}
+	return res
+}
+
+// stallRun runs tinyStudy on benches whose emulator stalls where stall
+// says, by lateMs, and returns the summary and the stored probes.
+func stallRun(t *testing.T, lateMs float64, stall func(proto string, run, seen int) bool) (Summary, map[string][]probe.Result) {
+	t.Helper()
+	s := mustParse(t, tinyStudy)
+	st, dir := newTestStore(t, s)
+	log := &loadLog{}
+	open := fakeOpener(log, 0, nil)
+	seen := map[string]int{}
+	opener := func(ctx context.Context, c probe.Condition, pg *page.Manifest, seed int64, d string) (Bench, error) {
+		b, err := open(ctx, c, pg, seed, d)
+		if err != nil {
+			return nil, err
+		}
+		return stallingBench{b, func(proto string, run int) bool {
+			log.mu.Lock()
+			defer log.mu.Unlock()
+			k := c.Page + c.Link.RTT.String() + proto + string(rune('0'+run))
+			seen[k]++
+			return stall(proto, run, seen[k]-1)
+		}, lateMs}, nil
+	}
+	r := &Runner{Study: s, Store: st, Open: opener, Jobs: 2, WorkDir: filepath.Join(dir, "w")}
+	sum, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes, err := st.Probes(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string][]probe.Result{}
+	for _, p := range probes {
+		k := p.CondHash + string(rune('0'+p.Run))
+		for len(byKey[k]) <= p.Attempt {
+			byKey[k] = append(byKey[k], probe.Result{})
+		}
+		byKey[k][p.Attempt] = p.Result
+	}
+	return sum, byKey
+}
+
+// A load during which the emulator stalled is stored as a failed attempt
+// naming the stall, and loaded again; the probe's PLT is the second
+// load's.
+func TestStalledLoadIsLoadedAgain(t *testing.T) {
+	sum, byKey := stallRun(t, 40, func(proto string, run, seen int) bool { return run == 1 && seen == 0 })
+	if sum.Stalled != 8 || sum.Failed != 8 || sum.Done != 32 {
+		t.Errorf("summary %+v, want the 8 probes of run 1 stalled once and loaded again (32 stored)", sum)
+	}
+	for k, atts := range byKey {
+		run := int(k[len(k)-1] - '0')
+		switch {
+		case run == 1 && (len(atts) != 2 || !atts[0].Failed || atts[0].Error != StalledError || atts[1].Failed || atts[1].Link.Up.LateP99ms != 0):
+			t.Errorf("run 1 stored as %+v, want a stalled attempt then an on-time one", atts)
+		case run != 1 && (len(atts) != 1 || atts[0].Failed):
+			t.Errorf("run %d stored as %+v, want one on-time attempt", run, atts)
+		}
+	}
+}
+
+// A second attempt that stalls too stands (the probe is measured, its
+// lateness stored with it); lateness under the stall line is no stall.
+func TestStalledTwiceKeepsTheSecondAndLateIsNoStall(t *testing.T) {
+	sum, byKey := stallRun(t, 40, func(proto string, run, seen int) bool { return run == 0 })
+	if sum.Stalled != 8 || sum.Done != 32 {
+		t.Errorf("summary %+v, want 8 stalls, each loaded once more", sum)
+	}
+	for k, atts := range byKey {
+		if k[len(k)-1] == '0' && (len(atts) != 2 || atts[1].Failed || atts[1].Link.Up.LateP99ms != 40) {
+			t.Errorf("run 0 stored as %+v, want the second stalled attempt kept", atts)
+		}
+	}
+	sum, _ = stallRun(t, severeLateMs, func(string, int, int) bool { return true })
+	if sum.Stalled != 0 || sum.Failed != 0 || sum.Done != 24 {
+		t.Errorf("loads %v ms late (the line itself) counted as stalls: %+v", severeLateMs, sum)
+	}
+}
