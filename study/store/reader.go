@@ -14,29 +14,20 @@ import (
 // written before some of columnsAdded existed is read through an upgraded
 // copy in a temporary directory, which Close removes.
 func OpenReader(dir string) (*Store, error) {
-	path := filepath.Join(dir, DBName)
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("%s holds no spdylab results (%s missing)", dir, DBName)
-	}
-	db, err := openQueryOnly(path)
+	st, err := openExisting(dir, openQueryOnly)
 	if err != nil {
 		return nil, err
 	}
-	st := &Store{db: db, Path: path}
-	if _, err := st.Meta(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("%s: not a spdylab results database: %w", path, err)
+	missing, err := missingColumns(st.db)
+	if err != nil {
+		st.db.Close()
+		return nil, fmt.Errorf("%s: %w", st.Path, err)
 	}
-	missing, err := missingColumns(db)
-	if err != nil || len(missing) == 0 {
-		if err != nil {
-			db.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
+	if len(missing) == 0 {
 		return st, nil
 	}
-	defer db.Close()
-	return openUpgradedCopy(db, path)
+	defer st.db.Close()
+	return openUpgradedCopy(st.db, st.Path)
 }
 
 // openQueryOnly opens path with writes refused by SQLite itself.

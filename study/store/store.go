@@ -182,13 +182,13 @@ func openDB(path string) (*sql.DB, error) {
 	return db, nil
 }
 
-// OpenStore opens an existing store read-write (report, merge).
-func OpenStore(dir string) (*Store, error) {
+// openExisting opens the store in dir with open, checking that it is one.
+func openExisting(dir string, open func(path string) (*sql.DB, error)) (*Store, error) {
 	path := filepath.Join(dir, DBName)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%s holds no spdylab results (%s missing)", dir, DBName)
 	}
-	db, err := openDB(path)
+	db, err := open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -197,9 +197,19 @@ func OpenStore(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("%s: not a spdylab results database: %w", path, err)
 	}
+	return st, nil
+}
+
+// OpenStore opens an existing store read-write (runs, merge, tune),
+// upgrading an older schema in place.
+func OpenStore(dir string) (*Store, error) {
+	st, err := openExisting(dir, openDB)
+	if err != nil {
+		return nil, err
+	}
 	if err := st.upgrade(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		st.db.Close()
+		return nil, fmt.Errorf("%s: %w", st.Path, err)
 	}
 	return st, nil
 }
