@@ -32,16 +32,7 @@ func OpenReader(dir string) (*Store, error) {
 
 // openQueryOnly opens path with writes refused by SQLite itself.
 func openQueryOnly(path string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
-	if err := db.Ping(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return db, nil
+	return openWith(path, "_pragma=busy_timeout(10000)&_pragma=query_only(1)")
 }
 
 // openUpgradedCopy copies the database behind db (a consistent snapshot,
