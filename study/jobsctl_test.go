@@ -216,10 +216,12 @@ func TestJobsStayWithinBounds(t *testing.T) {
 // PLTs spread 5% around their condition's, late loads shift% slower. A
 // share of the loads that grows with the testbeds (2% per testbed, as the
 // loaded 2-CPU VM ran 24-80% late at -j 12-16) runs late, and severe of
-// them (a share of all loads) stall beyond severeLateMs.
+// them (a share of all loads) stall beyond severeLateMs. Its CPUs are
+// idle as idle says, or busyIdle when set.
 type lateMachine struct {
 	conds         int
 	shift, severe float64
+	busyIdle      float64
 }
 
 func (m lateMachine) run(c *jobsController, steps int) {
@@ -227,7 +229,7 @@ func (m lateMachine) run(c *jobsController, steps int) {
 	now, k := t0, 0
 	for i := 0; i < steps; i++ {
 		now = now.Add(5 * time.Second)
-		c.sample(idle)
+		m.sample(c)
 		pLate := min(0.9, 0.02*float64(c.size))
 		for j := 0; j < 20; j++ {
 			k++
@@ -251,10 +253,20 @@ func (m lateMachine) run(c *jobsController, steps int) {
 	}
 }
 
+func (m lateMachine) sample(c *jobsController) {
+	if m.busyIdle > 0 {
+		c.sample(machineSample{IdleCPU: m.busyIdle, MemAvailMiB: idle.MemAvailMiB})
+		return
+	}
+	c.sample(idle)
+}
+
 // The rule judges lateness by what it does to the PLTs, as the report
 // does: frequent harmless lateness grows (the old rule shrank on it),
 // lateness that slows the loads shrinks, too few pairs to judge behave
-// as frequency alone, and stalls of the machine shrink whatever the PLTs.
+// as frequency alone, and stalls of a busy machine shrink whatever the
+// PLTs; stalls beside idle CPUs are the host's and neither shrink nor
+// hold growth back (the runner loads those loads again).
 func TestJobsWeighLatenessByItsHarm(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -266,7 +278,8 @@ func TestJobsWeighLatenessByItsHarm(t *testing.T) {
 		{"late but no PLT shift", lateMachine{conds: 20}, true, "harmless", "harmless"},
 		{"late loads 8% slower", lateMachine{conds: 20, shift: 8}, false, "harmful", "harmful"},
 		{"too few pairs", lateMachine{}, false, "no PLT pairs yet", "no PLT pairs yet"},
-		{"severe stalls", lateMachine{conds: 20, severe: 0.03}, false, "", "the machine stalls"},
+		{"severe stalls, CPUs busy", lateMachine{conds: 20, severe: 0.03, busyIdle: 0.1}, false, "", "the machine stalls"},
+		{"severe stalls beside idle CPUs", lateMachine{conds: 20, severe: 0.03}, true, "harmless", "stalled beside CPUs 60% idle (the host's"},
 	} {
 		c := newJobsController(jobsWork{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
 		start := c.size

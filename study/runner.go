@@ -599,14 +599,15 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Co
 		if res.Failed && res.Error == "" {
 			res.Error = "load failed without a reason"
 		}
-		if !serial {
-			// A load with no other testbed beside it says nothing about
-			// how many can run side by side.
-			env.sizer.observe(t0, c.Hash, res)
-		}
 		stalled := attempt == 0 && stalledLoad(res)
 		if stalled {
 			res.Failed, res.Error = true, StalledError
+		}
+		if !serial {
+			// A load with no other testbed beside it says nothing about
+			// how many can run side by side. A stalled one counts as a
+			// stall, its PLT (not kept) as no evidence of harm.
+			env.sizer.observe(t0, c.Hash, res)
 		}
 		if _, err := r.Store.Put(store.Probe{CondHash: c.Hash, Run: run, Attempt: attempt, SessionID: env.sess, Duration: dur, Result: res, Check: check}); err != nil {
 			return storeFailure(err)
