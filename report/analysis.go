@@ -101,14 +101,13 @@ type Analysis struct {
 	// and the worst p99 seen.
 	LateLoads   int
 	LateWorstMs float64
-	// LateShiftPct is how far those loads' PLTs lie from the on-time
-	// loads' of their conditions, in % (stats.LateShift): near zero when
-	// the emulator's lateness did not move the results (NaN without a
-	// late load beside two on-time loads of its condition). LatePairs is
-	// how many late loads it rests on.
-	LateShiftPct float64
-	LatePairs    int
-	OKLoads      int // successful loads counted in the statistics
+	// LateShift is how far those loads' PLTs lie from the on-time loads'
+	// of their conditions (stats.LateShift): near zero when the
+	// emulator's lateness did not move the results (NaN without a late
+	// load beside two on-time loads of its condition), with its standard
+	// error and the pairs it rests on.
+	LateShift stats.Shift
+	OKLoads   int // successful loads counted in the statistics
 	// FidelityCells and FidelitySums are Fidelity's result (fidelity.go),
 	// and Renderer the renderer costs measured from the HARs of a study
 	// with both clients, per client (renderer.go).
@@ -123,9 +122,10 @@ type Analysis struct {
 }
 
 // LateJudgeMin is how many late-emulator loads (paired with on-time loads
-// of their conditions) it takes to judge from LateShiftPct whether the
+// of their conditions) it takes to judge from LateShift whether the
 // lateness moved the results, and LateShiftLimit how far (in %) they may
-// lie from the on-time loads before the report says it did.
+// lie from the on-time loads, beyond twice the standard error, before the
+// report says it did.
 const (
 	LateJudgeMin   = 10
 	LateShiftLimit = 2.0
@@ -340,7 +340,7 @@ func (a *Analysis) summarizeSamples(samples map[string]*sample) {
 // on-time loads of their conditions.
 func (a *Analysis) judgeLateLoads(ev lateEvidence) {
 	a.LateLoads = len(ev.late)
-	a.LateShiftPct, a.LatePairs = stats.LateShift(ev.late, ev.onTime)
+	a.LateShift = stats.LateShift(ev.late, ev.onTime)
 }
 
 // baselineSingles are the factors that take a single value across all

@@ -116,15 +116,18 @@ func (a *Analysis) LateWarning() string {
 	if a.LateLoads == 0 {
 		return ""
 	}
-	w := fmt.Sprintf("In %d of %d loads (%.1f%%) the link emulator released packets more than %.0f ms late at the 99th percentile (worst %.1f ms): it was short of CPU.",
+	w := fmt.Sprintf("In %d of %d loads (%.1f%%) the link emulator released packets more than %.0f ms late at the 99th percentile (worst %.1f ms): it was short of CPU, or the host held its virtual CPUs back.",
 		a.LateLoads, a.OKLoads, 100*float64(a.LateLoads)/float64(max(a.OKLoads, 1)), LateLimitMs, a.LateWorstMs)
+	sh := a.LateShift
 	switch {
-	case a.LatePairs < LateJudgeMin:
-		return w + fmt.Sprintf(" Too few of them (%d) beside two on-time loads of their conditions to tell whether it moved the results; a run at -j 1 or with more loads would.", a.LatePairs)
-	case math.Abs(a.LateShiftPct) > LateShiftLimit:
-		return w + fmt.Sprintf(" Those loads' PLTs lie a median %+.1f%% from the on-time loads of their conditions (%d loads), so the lateness moved results: re-run with a lower -j, or on a quieter machine if that does not help.", a.LateShiftPct, a.LatePairs)
+	case sh.Pairs < LateJudgeMin:
+		return w + fmt.Sprintf(" Too few of them (%d) beside two on-time loads of their conditions to tell whether it moved the results; a run at -j 1 or with more loads would.", sh.Pairs)
+	case sh.Beyond(LateShiftLimit):
+		return w + fmt.Sprintf(" Those loads' PLTs lie a median %s from the on-time loads of their conditions, so the lateness moved results: re-run with a lower -j, or on a quieter machine if that does not help.", sh)
+	case math.Abs(sh.Pct) > LateShiftLimit:
+		return w + fmt.Sprintf(" Those loads' PLTs lie a median %s from the on-time loads of their conditions: beyond %.0f%%, but within twice the standard error of no shift at all, so these loads cannot tell whether it moved the results; more loads would.", sh, LateShiftLimit)
 	}
-	return w + fmt.Sprintf(" Those loads' PLTs lie a median %+.1f%% from the on-time loads of their conditions (%d loads): no sign that it moved the results.", a.LateShiftPct, a.LatePairs)
+	return w + fmt.Sprintf(" Those loads' PLTs lie a median %s from the on-time loads of their conditions: no sign that it moved the results.", sh)
 }
 
 func fmtNum(x float64, prec int) string {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/browser"
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
@@ -155,8 +156,8 @@ func TestAnalysisGainsAndStats(t *testing.T) {
 		t.Errorf("late loads %d (want %d), worst %v ms", a.LateLoads, len(a.Conds)/2, a.LateWorstMs)
 	}
 	// The late loads are each condition's slowest (+20 ms over the median).
-	if a.LateShiftPct <= 0 || a.OKLoads != 5*len(a.Conds) {
-		t.Errorf("late loads' shift %v%%, %d loads counted", a.LateShiftPct, a.OKLoads)
+	if a.LateShift.Pct <= 0 || a.OKLoads != 5*len(a.Conds) {
+		t.Errorf("late loads' shift %v, %d loads counted", a.LateShift, a.OKLoads)
 	}
 }
 
@@ -449,16 +450,17 @@ func TestBuildEmptyStore(t *testing.T) {
 func TestLateWarning(t *testing.T) {
 	for _, tc := range []struct {
 		late, pairs int
-		shift       float64
+		shift, se   float64
 		want        string
 	}{
-		{0, 0, math.NaN(), ""},
-		{3, 3, 10, "Too few of them (3)"},
-		{40, 5, 10, "Too few of them (5)"}, // many late, few beside on-time loads
-		{40, 30, 5.5, "moved results: re-run with a lower -j"},
-		{40, 30, -0.4, "no sign that it moved the results"},
+		{0, 0, math.NaN(), math.NaN(), ""},
+		{3, 3, 10, 1, "Too few of them (3)"},
+		{40, 5, 10, 1, "Too few of them (5)"}, // many late, few beside on-time loads
+		{40, 30, 5.5, 1, "+5.5% ± 1.0% over 30 pairs from the on-time loads of their conditions, so the lateness moved results: re-run with a lower -j"},
+		{40, 30, 5.5, 3, "within twice the standard error of no shift at all"}, // lossy links' spread
+		{40, 30, -0.4, 1, "no sign that it moved the results"},
 	} {
-		a := &Analysis{LateLoads: tc.late, LatePairs: tc.pairs, OKLoads: 400, LateWorstMs: 3.2, LateShiftPct: tc.shift}
+		a := &Analysis{LateLoads: tc.late, LateShift: stats.Shift{Pct: tc.shift, SEPct: tc.se, Pairs: tc.pairs}, OKLoads: 400, LateWorstMs: 3.2}
 		got := a.LateWarning()
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("%d late loads, shift %v: %q, want %q", tc.late, tc.shift, got, tc.want)

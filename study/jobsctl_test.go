@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spdylab/spdylab/internal/stats"
 )
 
 var t0 = time.Unix(1_000_000, 0)
@@ -302,7 +304,7 @@ func TestJobsWeighLatenessByItsHarm(t *testing.T) {
 func TestLateHarmJudgesLikeTheReport(t *testing.T) {
 	var h lateHarm
 	h.add("a", 100, true) // no on-time loads of a yet: no pair
-	if e := h.judge(); e.pairs != 0 || !math.IsNaN(e.shiftPct) || e.String() != "no PLT pairs yet" {
+	if e := h.judge(); e.Pairs != 0 || !math.IsNaN(e.Pct) || e.String() != "no PLT pairs yet" {
 		t.Fatalf("%+v %q, want no pairs", e, e)
 	}
 	h.add("a", 100, false)
@@ -313,17 +315,19 @@ func TestLateHarmJudgesLikeTheReport(t *testing.T) {
 	h.add("a", 0, true)   // failed: ignored
 	h.add("a", 132, true) // 1.2 x the median of 110
 	e := h.judge()
-	if e.pairs != 2 || math.Abs(e.shiftPct-math.Sqrt(100.0/110*132/110)*100+100) > 1e-9 {
+	if e.Pairs != 2 || math.Abs(e.Pct-math.Sqrt(100.0/110*132/110)*100+100) > 1e-9 {
 		t.Errorf("%+v, want 2 pairs, shift the geometric mean of -9.1%% and +20%%", e)
 	}
 	if e.enough() || e.harmful() || !strings.Contains(e.String(), "needed to judge") {
 		t.Errorf("%q judged on 2 pairs", e)
 	}
+	// A shift within twice its standard error is not harmful (+4% over
+	// lossy links' spread), nor harmless.
 	for _, tc := range []struct {
-		shift             float64
+		shift, se         float64
 		harmful, harmless bool
-	}{{0, false, true}, {1.0, false, true}, {-1.5, false, false}, {2.5, true, false}, {-8, true, false}} {
-		e := harmEvidence{shiftPct: tc.shift, pairs: harmMinPairs}
+	}{{0, 0.5, false, true}, {1.0, 0.5, false, true}, {-1.5, 0.5, false, false}, {2.5, 0.5, true, false}, {-8, 0.5, true, false}, {4, 2.2, false, false}} {
+		e := harmEvidence{stats.Shift{Pct: tc.shift, SEPct: tc.se, Pairs: harmMinPairs}}
 		if e.harmful() != tc.harmful || e.harmless() != tc.harmless {
 			t.Errorf("shift %v%%: harmful %v harmless %v (%q)", tc.shift, e.harmful(), e.harmless(), e)
 		}

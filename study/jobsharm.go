@@ -39,11 +39,8 @@ type latePLT struct {
 }
 
 // harmEvidence is the judgement at one moment: the median PLT shift of
-// late loads (in %, NaN without pairs) and how many pairs it rests on.
-type harmEvidence struct {
-	shiftPct float64
-	pairs    int
-}
+// late loads (NaN without pairs), its standard error and pairs.
+type harmEvidence struct{ stats.Shift }
 
 // add takes one successful load's PLT, late or not. The late loads are a
 // window (recent lateness, across sizes: a shift is the lateness's effect,
@@ -73,15 +70,15 @@ func (h *lateHarm) judge() harmEvidence {
 	for i, l := range h.late {
 		late[i] = stats.CondSample{Cond: l.cond, Value: l.pltMs}
 	}
-	pct, pairs := stats.LateShift(late, h.onTime)
-	return harmEvidence{shiftPct: pct, pairs: pairs}
+	return harmEvidence{stats.LateShift(late, h.onTime)}
 }
 
 // enough tells whether there are pairs enough to trust the shift.
-func (e harmEvidence) enough() bool { return e.pairs >= harmMinPairs }
+func (e harmEvidence) enough() bool { return e.Pairs >= harmMinPairs }
 
-// harmful: enough pairs and a shift beyond the report's limit.
-func (e harmEvidence) harmful() bool { return e.enough() && math.Abs(e.shiftPct) > lateShiftLimit }
+// harmful: enough pairs and a shift beyond the report's limit and twice
+// its standard error (stats.Shift.Beyond, the report's test too).
+func (e harmEvidence) harmful() bool { return e.enough() && e.Beyond(lateShiftLimit) }
 
 // harmlessEnough: enough pairs and a shift within the report's limit,
 // which keeps frequent lateness from shrinking the testbeds (growing
@@ -90,15 +87,15 @@ func (e harmEvidence) harmlessEnough() bool { return e.enough() && !e.harmful() 
 
 // harmless: enough pairs and a shift within half the report's limit, so
 // that a shift between the two neither grows nor (by itself) shrinks.
-func (e harmEvidence) harmless() bool { return e.enough() && math.Abs(e.shiftPct) <= lateShiftLimit/2 }
+func (e harmEvidence) harmless() bool { return e.enough() && math.Abs(e.Pct) <= lateShiftLimit/2 }
 
 // String is the judgement for the progress and the provenance:
 // "PLT shift +0.1% over 140 pairs: harmless".
 func (e harmEvidence) String() string {
-	if e.pairs == 0 {
+	if e.Pairs == 0 {
 		return "no PLT pairs yet"
 	}
-	s := fmt.Sprintf("PLT shift %+.1f%% over %d pairs", e.shiftPct, e.pairs)
+	s := "PLT shift " + e.Shift.String()
 	switch {
 	case !e.enough():
 		return s + fmt.Sprintf(" (%d needed to judge)", harmMinPairs)

@@ -1,6 +1,9 @@
 package stats
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // CondSample is one load's value (a PLT) in its condition.
 type CondSample struct {
@@ -8,15 +11,41 @@ type CondSample struct {
 	Value float64
 }
 
+// Shift is how far late loads lie from on-time loads of their
+// conditions: the median shift in %, its standard error in % (NaN below
+// two pairs), and the pairs it rests on.
+type Shift struct {
+	Pct, SEPct float64
+	Pairs      int
+}
+
+// Beyond tells whether the shift lies past limit (in %) and past twice
+// its standard error: a shift the pairs tell apart from none. On lossy
+// links a load's PLT spreads 20-30 % around its condition's, and 200
+// pairs then leave the median shift a standard error of about 2 %.
+func (s Shift) Beyond(limit float64) bool {
+	return s.Pairs > 0 && math.Abs(s.Pct) > limit && !(math.Abs(s.Pct) <= 2*s.SEPct)
+}
+
+// String is "+4.0% ± 2.2% over 205 pairs" (without ± below two pairs).
+func (s Shift) String() string {
+	if s.Pairs < 2 {
+		return fmt.Sprintf("%+.1f%% over %d pairs", s.Pct, s.Pairs)
+	}
+	return fmt.Sprintf("%+.1f%% ± %.1f%% over %d pairs", s.Pct, s.SEPct, s.Pairs)
+}
+
 // LateShift is how far the values of some loads (late-emulator loads)
 // lie from those of the other loads of the same condition (on-time
 // loads): the median, over the late loads whose condition has at least
 // two on-time loads, of log(late value / median on-time value), as a
-// shift in % (NaN without such a pair), and how many pairs it rests on.
-// The reference is the on-time loads, not all loads: where most loads of
-// a condition are late, its overall median is a late load's and would
-// hide any shift.
-func LateShift(late []CondSample, onTime map[string][]float64) (pct float64, pairs int) {
+// shift in %, with the median's standard error from the pairs' own
+// spread (1.2533 robust standard deviations over the root of the pairs;
+// the robust deviation is 1.4826 median absolute deviations). The
+// reference is the on-time loads, not all loads: where most loads of a
+// condition are late, its overall median is a late load's and would hide
+// any shift.
+func LateShift(late []CondSample, onTime map[string][]float64) Shift {
 	medians := map[string]float64{}
 	var logs []float64
 	for _, l := range late {
@@ -32,7 +61,17 @@ func LateShift(late []CondSample, onTime map[string][]float64) (pct float64, pai
 		}
 	}
 	if len(logs) == 0 {
-		return math.NaN(), 0
+		return Shift{Pct: math.NaN(), SEPct: math.NaN()}
 	}
-	return 100 * (math.Exp(Median(logs)) - 1), len(logs)
+	m := Median(logs)
+	sh := Shift{Pct: 100 * (math.Exp(m) - 1), SEPct: math.NaN(), Pairs: len(logs)}
+	if len(logs) >= 2 {
+		dev := make([]float64, len(logs))
+		for i, l := range logs {
+			dev[i] = math.Abs(l - m)
+		}
+		seLog := 1.2533 * 1.4826 * Median(dev) / math.Sqrt(float64(len(logs)))
+		sh.SEPct = 100 * math.Exp(m) * seLog
+	}
+	return sh
 }

@@ -8,16 +8,52 @@ import (
 func TestLateShiftAgainstOnTimeLoads(t *testing.T) {
 	onTime := map[string][]float64{"a": {100, 100, 100}, "b": {200, 200}, "c": {50}}
 	late := []CondSample{{"a", 110}, {"a", 110}, {"b", 220}, {"c", 500}, {"d", 1}}
-	pct, pairs := LateShift(late, onTime)
+	sh := LateShift(late, onTime)
+	pct, pairs := sh.Pct, sh.Pairs
 	if pairs != 3 || math.Abs(pct-10) > 1e-9 {
 		t.Errorf("shift %.3f%% over %d pairs, want +10%% over 3 (c has one on-time load, d none)", pct, pairs)
 	}
 	// Most loads of "a" late: against all loads the median is a late
 	// one's and the shift would read 0; against on-time loads it is +10%.
-	if pct, _ := LateShift([]CondSample{{"a", 110}, {"a", 110}, {"a", 110}, {"a", 110}}, onTime); math.Abs(pct-10) > 1e-9 {
+	if pct := LateShift([]CondSample{{"a", 110}, {"a", 110}, {"a", 110}, {"a", 110}}, onTime).Pct; math.Abs(pct-10) > 1e-9 {
 		t.Errorf("shift %.3f%%, want +10%%", pct)
 	}
-	if pct, pairs := LateShift(late[3:], onTime); pairs != 0 || !math.IsNaN(pct) {
-		t.Errorf("no pairs: %v, %d; want NaN, 0", pct, pairs)
+	if sh := LateShift(late[3:], onTime); sh.Pairs != 0 || !math.IsNaN(sh.Pct) || sh.Beyond(2) {
+		t.Errorf("no pairs: %+v; want NaN, 0, not beyond", sh)
+	}
+}
+
+// The standard error follows the pairs' spread and number: the same +4 %
+// median shift is beyond a 2 % limit over tight pairs, and not over pairs
+// spread as on lossy links (log spread 0.25) unless there are many.
+func TestLateShiftStandardError(t *testing.T) {
+	onTime := map[string][]float64{"a": {1000, 1000}}
+	pairs := func(n int, spread float64) []CondSample {
+		var late []CondSample
+		for i := 0; i < n; i++ {
+			// Symmetric around +4 %: the median stays 1040.
+			z := spread * (2*float64(i)/float64(n-1) - 1)
+			late = append(late, CondSample{"a", 1040 * math.Exp(z)})
+		}
+		return late
+	}
+	tight := LateShift(pairs(101, 0.02), onTime)
+	wide := LateShift(pairs(101, 0.5), onTime)
+	many := LateShift(pairs(2001, 0.5), onTime)
+	if math.Abs(tight.Pct-4) > 1e-6 || math.Abs(wide.Pct-4) > 1e-6 {
+		t.Fatalf("shifts %v, %v; want +4%%", tight.Pct, wide.Pct)
+	}
+	// A uniform spread of half-width w has a MAD of w/2: the standard
+	// error is 1.2533 x 1.4826 x w/2 / sqrt(n), times 1.04 in %.
+	want := 104 * 1.2533 * 1.4826 * 0.25 / math.Sqrt(101)
+	if math.Abs(wide.SEPct-want) > 0.01*want {
+		t.Errorf("standard error %.3f%%, want %.3f%%", wide.SEPct, want)
+	}
+	if !tight.Beyond(2) || wide.Beyond(2) || !many.Beyond(2) {
+		t.Errorf("beyond 2%%: tight %v (%s), wide %v (%s), many %v (%s); want true, false, true",
+			tight.Beyond(2), tight, wide.Beyond(2), wide, many.Beyond(2), many)
+	}
+	if tight.Beyond(5) {
+		t.Errorf("+4%% is beyond a 5%% limit: %s", tight)
 	}
 }
