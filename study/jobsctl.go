@@ -171,13 +171,19 @@ type jobsController struct {
 	// shrankAt is the late (or severe, shrankSevere) share that made the
 	// controller shrink last (0 = it has grown since): if the smaller
 	// size is no better, the lateness is the machine's, baseline until
-	// baselineTill (or severeBaseline until severeTill).
+	// baselineTill (or severeBaseline until severeTill). Each time the
+	// machine shows the same again, it is trusted twice as long
+	// (baselineHold, severeHold; from ceilingHold up to maxCeilingHold):
+	// on a host that is late at every size, each check of the baseline
+	// costs a shrink and the loads to judge it.
 	shrankAt       float64
 	shrankSevere   bool
 	baseline       float64
 	baselineTill   time.Time
+	baselineHold   time.Duration
 	severeBaseline float64
 	severeTill     time.Time
+	severeHold     time.Duration
 	machine        machineSample
 	// idleSum and idleN average the idle CPU of the samples since the
 	// last change (spareCPU).
@@ -380,13 +386,24 @@ func (c *jobsController) shrinkReason(now time.Time, harm harmEvidence) (string,
 func (c *jobsController) learnMachineLate(now time.Time, share float64, sev bool) {
 	kind := "late"
 	if sev {
-		c.severeBaseline, c.severeTill = share, now.Add(ceilingHold)
+		c.severeHold = nextHold(c.severeHold)
+		c.severeBaseline, c.severeTill = share, now.Add(c.severeHold)
 		kind = fmt.Sprintf("over %.0f ms late", severeLateMs)
 	} else {
-		c.baseline, c.baselineTill = share, now.Add(ceilingHold)
+		c.baselineHold = nextHold(c.baselineHold)
+		c.baseline, c.baselineTill = share, now.Add(c.baselineHold)
 	}
 	c.shrankAt = 0
 	c.why = fmt.Sprintf("%.1f%% of the loads %s at %d testbeds as at more: the machine's own lateness", 100*share, kind, c.size)
+}
+
+// nextHold is how long a baseline learned again holds after one that held
+// prev (0: never learned).
+func nextHold(prev time.Duration) time.Duration {
+	if prev == 0 {
+		return ceilingHold
+	}
+	return min(2*prev, maxCeilingHold)
 }
 
 // shrink takes testbeds away after share of the loads ran late (severely

@@ -333,3 +333,30 @@ func TestLateHarmJudgesLikeTheReport(t *testing.T) {
 		}
 	}
 }
+
+// A host that runs half the loads late at every size: each time the
+// controller checks its learned baseline (a shrink, and loads to judge
+// it) the machine shows the same, and the baseline is then trusted twice
+// as long, so that three hours cost a handful of shrinks, not one every
+// ceilingHold.
+func TestMachineLatenessTrustedLongerEachTime(t *testing.T) {
+	c := newJobsController(jobsWork{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+	now := t0
+	for now.Sub(t0) < 3*time.Hour {
+		now = now.Add(5 * time.Second)
+		c.sample(idle)
+		feed(c, now, 20, 2)
+	}
+	shrinks := 0
+	for i := 1; i < len(c.history); i++ {
+		if c.history[i].size < c.history[i-1].size {
+			shrinks++
+		}
+	}
+	if shrinks > 8 {
+		t.Errorf("%d shrinks in 3 h on a host late at every size, want at most 8: %s", shrinks, c.trace())
+	}
+	if c.baselineHold != maxCeilingHold {
+		t.Errorf("baseline held %s after 3 h, want %s", c.baselineHold, maxCeilingHold)
+	}
+}
