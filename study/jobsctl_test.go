@@ -332,6 +332,16 @@ func TestLateHarmJudgesLikeTheReport(t *testing.T) {
 			t.Errorf("shift %v%%: harmful %v harmless %v (%q)", tc.shift, e.harmful(), e.harmless(), e)
 		}
 	}
+	// Fewer pairs judge when their own error is already small.
+	for _, tc := range []struct {
+		pairs  int
+		se     float64
+		enough bool
+	}{{40, 0.5, true}, {40, 1.5, false}, {20, 0.1, false}, {harmMinPairs, 3, true}} {
+		if e := (harmEvidence{stats.Shift{Pct: 0.3, SEPct: tc.se, Pairs: tc.pairs}}); e.enough() != tc.enough {
+			t.Errorf("%d pairs, error %v%%: enough %v, want %v", tc.pairs, tc.se, e.enough(), tc.enough)
+		}
+	}
 }
 
 // A host that runs half the loads late at every size: each time the

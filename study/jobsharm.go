@@ -20,8 +20,15 @@ const lateShiftLimit = 2.0
 // with a robust standard deviation of 0.06-0.10 (lossy links); the
 // median of n such values has a standard error of about 1.25 sd / sqrt(n),
 // so 100 pairs put it near 1%, half of lateShiftLimit: a shift of 2% is
-// then two standard errors away from none.
-const harmMinPairs = 100
+// then two standard errors away from none. Fewer pairs do when their own
+// standard error is already that small (harmFewPairs at least, for the
+// error's estimate to hold): a run whose loads are all late pairs few of
+// them after each change of bench, and would otherwise judge by frequency
+// alone there.
+const (
+	harmMinPairs = 100
+	harmFewPairs = 30
+)
 
 // lateHarm is the evidence of whether the emulator's lateness moves what
 // the study measures, judged as the report does (judgeLateLoads): how far
@@ -74,7 +81,9 @@ func (h *lateHarm) judge() harmEvidence {
 }
 
 // enough tells whether there are pairs enough to trust the shift.
-func (e harmEvidence) enough() bool { return e.Pairs >= harmMinPairs }
+func (e harmEvidence) enough() bool {
+	return e.Pairs >= harmMinPairs || e.Pairs >= harmFewPairs && e.SEPct <= lateShiftLimit/2
+}
 
 // harmful: enough pairs and a shift beyond the report's limit and twice
 // its standard error (stats.Shift.Beyond, the report's test too).
@@ -98,7 +107,7 @@ func (e harmEvidence) String() string {
 	s := "PLT shift " + e.Shift.String()
 	switch {
 	case !e.enough():
-		return s + fmt.Sprintf(" (%d needed to judge)", harmMinPairs)
+		return s + fmt.Sprintf(" (%d needed to judge, or %d with an error under %.0f%%)", harmMinPairs, harmFewPairs, lateShiftLimit/2)
 	case e.harmful():
 		return s + ": harmful"
 	case e.harmless():
