@@ -50,9 +50,10 @@ func (p *progress) loadStarted(key string, l etaLoad, retry bool, start time.Tim
 	return p.nextLoad
 }
 
-// add counts a finished load: its id from loadStarted, whether it failed
-// and how long it took.
-func (p *progress) add(id int64, failed bool, took time.Duration) {
+// add counts a finished load: its id from loadStarted, whether it failed,
+// whether the probe is loaded again (then it is not done yet: the count
+// is of probes, the failures of attempts) and how long it took.
+func (p *progress) add(id int64, failed, again bool, took time.Duration) {
 	if p == nil {
 		return
 	}
@@ -62,7 +63,9 @@ func (p *progress) add(id int64, failed bool, took time.Duration) {
 	if p.w == nil {
 		return
 	}
-	p.done++
+	if !again {
+		p.done++
+	}
 	if failed {
 		p.failed++
 	}

@@ -10,7 +10,7 @@ import (
 func TestProgressWithRunsAutoShowsAFloor(t *testing.T) {
 	var out bytes.Buffer
 	p := newProgress(&out, false, 4, newETA(), 1)
-	done := func() { p.add(p.loadStarted("b", etaLoad{}, false, time.Now()), false, 0) }
+	done := func() { p.add(p.loadStarted("b", etaLoad{}, false, time.Now()), false, false, 0) }
 	p.setAuto()
 	for range 4 {
 		done()

@@ -613,7 +613,7 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Co
 			return storeFailure(err)
 		}
 		n.done++
-		env.prog.add(id, res.Failed, dur)
+		env.prog.add(id, res.Failed, res.Failed && attempt == 0, dur)
 		if !res.Failed {
 			break
 		}

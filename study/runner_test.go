@@ -579,7 +579,7 @@ func TestProgressETAWeighsByModelledWork(t *testing.T) {
 	now := time.Now()
 	for _, b := range benches[:3] {
 		id := p.loadStarted(b.key, etaLoad{"https", b.ms}, false, now)
-		p.add(id, false, time.Duration(2*b.ms)*time.Millisecond)
+		p.add(id, false, false, time.Duration(2*b.ms)*time.Millisecond)
 	}
 	if got := p.left(now); got != "0s" {
 		t.Errorf("ETA %s, want 0s", got)

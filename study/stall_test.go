@@ -1,8 +1,11 @@
 package study
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/spdylab/spdylab/page"
@@ -48,8 +51,15 @@ func stallRun(t *testing.T, lateMs float64, stall func(proto string, run, seen i
 			return stall(proto, run, seen[k]-1)
 		}, lateMs}, nil
 	}
-	r := &Runner{Study: s, Store: st, Open: opener, Jobs: 2, WorkDir: filepath.Join(dir, "w")}
+	var prog bytes.Buffer
+	r := &Runner{Study: s, Store: st, Open: opener, Jobs: 2, WorkDir: filepath.Join(dir, "w"), Progress: &prog}
 	sum, err := r.Run(context.Background())
+	// The progress counts probes, whatever their attempts: the last line
+	// says every planned probe done, with the failed attempts beside.
+	lines := strings.Split(strings.TrimSpace(prog.String()), "\n")
+	if want := fmt.Sprintf("spdylab: %d/%d probes (%d failed)", sum.Planned, sum.Planned, sum.Failed); !strings.HasPrefix(lines[len(lines)-1], want) {
+		t.Errorf("last progress line %q, want it to start %q", lines[len(lines)-1], want)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
