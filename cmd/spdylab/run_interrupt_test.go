@@ -28,6 +28,8 @@ rtt = "20ms"
 queue = "50pkt"
 `
 
+// storedProbes counts the probes (condition, run) with an attempt stored:
+// a stalled load's second attempt is the same probe.
 func storedProbes(t *testing.T, out string) int {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(out, store.DBName)+"?mode=ro&_pragma=busy_timeout(5000)")
@@ -36,7 +38,7 @@ func storedProbes(t *testing.T, out string) int {
 	}
 	defer db.Close()
 	var n int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM probes`).Scan(&n); err != nil {
+	if err := db.QueryRow(`SELECT COUNT(*) FROM (SELECT DISTINCT cond_hash, run FROM probes)`).Scan(&n); err != nil {
 		return 0
 	}
 	return n

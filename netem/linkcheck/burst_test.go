@@ -281,8 +281,11 @@ func TestShortCheckRandomLossIsInformational(t *testing.T) {
 	if bursts != 4 {
 		t.Errorf("%d burst measurements, want rate and queue each way", bursts)
 	}
+	// Loss is only noted. The RTT is still checked, and a host that
+	// holds the emulator back (CPU steal) can put it out of tolerance:
+	// that problem is the RTT's, not the loss's.
 	lc := shortCheck(t, tb)
-	if !lc.OK || lc.Problem != "" || !strings.Contains(lc.Note, "(informational)") {
+	if !strings.Contains(lc.Note, "(informational)") || !lc.OK && !strings.HasPrefix(lc.Problem, "rtt ") {
 		t.Errorf("lossy link's check: %+v", lc)
 	}
 }
