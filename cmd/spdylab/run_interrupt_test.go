@@ -31,6 +31,16 @@ queue = "50pkt"
 // storedProbes counts the probes (condition, run) with an attempt stored:
 // a stalled load's second attempt is the same probe.
 func storedProbes(t *testing.T, out string) int {
+	return countStored(t, out, `SELECT COUNT(*) FROM (SELECT DISTINCT cond_hash, run FROM probes)`)
+}
+
+// storedAttempts counts every stored attempt: one per load the benches ran.
+func storedAttempts(t *testing.T, out string) int {
+	return countStored(t, out, `SELECT COUNT(*) FROM probes`)
+}
+
+// countStored runs a COUNT query on the store in out (0 when unreadable).
+func countStored(t *testing.T, out, query string) int {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(out, store.DBName)+"?mode=ro&_pragma=busy_timeout(5000)")
 	if err != nil {
@@ -38,7 +48,7 @@ func storedProbes(t *testing.T, out string) int {
 	}
 	defer db.Close()
 	var n int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM (SELECT DISTINCT cond_hash, run FROM probes)`).Scan(&n); err != nil {
+	if err := db.QueryRow(query).Scan(&n); err != nil {
 		return 0
 	}
 	return n

@@ -86,7 +86,7 @@ func TestTuneEndToEndResumesWithoutRepeatingLoads(t *testing.T) {
 	if _, err := tn.Run(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("the stopped tune returned %v, want context.Canceled", err)
 	}
-	stored := storedProbes(t, out)
+	stored := storedAttempts(t, out)
 	if stored == 0 {
 		t.Fatal("the stopped tune stored no load")
 	}
@@ -100,7 +100,7 @@ func TestTuneEndToEndResumesWithoutRepeatingLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := storedProbes(t, out)
+	total := storedAttempts(t, out)
 	if int(second.Load()) != total-stored {
 		t.Errorf("the resumed tune loaded %d times, but only %d loads were added (%d stored before, %d after): loads repeated", second.Load(), total-stored, stored, total)
 	}
