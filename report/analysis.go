@@ -152,16 +152,20 @@ func AnalyzeWith(st *store.Store, opt Options) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	byValues := a.indexConditions()
+	a.indexConditions()
 	if err := explainStored(st, a, opt.Recompute); err != nil {
 		return nil, fmt.Errorf("explaining stored loads: %w", err)
 	}
 	samples, late := a.collectSamples()
 	a.summarizeSamples(samples)
 	a.judgeLateLoads(late)
-	baseSingle := a.baselineSingles()
-	for _, c := range a.Conds {
-		a.boundAndGain(c, byValues, baseSingle)
+	twins := a.Study.BaselineTwins()
+	for i, c := range a.Conds {
+		var base *Condition
+		if j := twins[i]; j >= 0 {
+			base = a.Conds[j]
+		}
+		a.boundAndGain(c, base)
 	}
 	a.gainIntervals(samples)
 	a.Walks = Walks(a)
@@ -205,17 +209,15 @@ func readStore(st *store.Store) (*Analysis, error) {
 }
 
 // indexConditions creates the per-condition records and the variant
-// labels (study order, baseline first); it returns the conditions by their
-// factor values.
-func (a *Analysis) indexConditions() map[string]*Condition {
+// labels (study order, baseline first). a.Conds[i] is the study's
+// condition i, so spec.Study.BaselineTwins indexes both.
+func (a *Analysis) indexConditions() {
 	s := a.Study
-	byValues := map[string]*Condition{}
 	for _, c := range s.Conditions {
 		ac := &Condition{Cond: c, Label: label(c.Values, s.Baseline), Gain: math.NaN(), ToWRedPct: math.NaN(), BoundMs: math.NaN(), PLTOverBound: math.NaN(),
 			GainCI: noRatio, ToWGainCI: noRatio}
 		a.Conds = append(a.Conds, ac)
 		a.ByHash[c.Hash] = ac
-		byValues[spec.ValuesKey(c.Values)] = ac
 	}
 	a.BaseLabel = label(s.Baseline, s.Baseline)
 	seenLabel := map[string]bool{a.BaseLabel: true}
@@ -226,7 +228,6 @@ func (a *Analysis) indexConditions() map[string]*Condition {
 			a.Labels = append(a.Labels, c.Label)
 		}
 	}
-	return byValues
 }
 
 // sample is one condition's successful loads: one value per run (its
@@ -343,41 +344,9 @@ func (a *Analysis) judgeLateLoads(ev lateEvidence) {
 	a.LateShift = stats.LateShift(ev.late, ev.onTime)
 }
 
-// baselineSingles are the factors that take a single value across all
-// baseline conditions, with that value.
-func (a *Analysis) baselineSingles() map[string]string {
-	baseVals := map[string]map[string]bool{}
-	for _, c := range a.Conds {
-		isBase := true
-		for k, v := range a.Study.Baseline {
-			if c.Values[k] != v {
-				isBase = false
-			}
-		}
-		if !isBase {
-			continue
-		}
-		for f, v := range c.Values {
-			if baseVals[f] == nil {
-				baseVals[f] = map[string]bool{}
-			}
-			baseVals[f][v] = true
-		}
-	}
-	single := map[string]string{}
-	for f, vals := range baseVals {
-		if len(vals) == 1 {
-			for v := range vals {
-				single[f] = v
-			}
-		}
-	}
-	return single
-}
-
 // boundAndGain sets c's lower bound, and its gain and ToW reduction
-// against its baseline twin.
-func (a *Analysis) boundAndGain(c *Condition, byValues map[string]*Condition, baseSingle map[string]string) {
+// against its baseline twin base (spec.Study.BaselineTwins; nil = none).
+func (a *Analysis) boundAndGain(c *Condition, base *Condition) {
 	c.TooFew = c.PLT.N < a.MinLoads
 	if m := a.Manifests[spec.ManifestKey(c.Condition)]; m != nil {
 		c.BoundMs = spec.LowerBound(m, c.Condition).Total
@@ -388,7 +357,6 @@ func (a *Analysis) boundAndGain(c *Condition, byValues map[string]*Condition, ba
 			c.PLTOverBound = c.PLT.Median / c.BoundMs
 		}
 	}
-	base := baselineTwin(c, a.Study.Baseline, byValues, baseSingle)
 	if base == nil {
 		return
 	}
@@ -403,27 +371,6 @@ func (a *Analysis) boundAndGain(c *Condition, byValues map[string]*Condition, ba
 	if c.ToW.N > 0 && base.ToW.N > 0 && base.ToW.Median > 0 {
 		c.ToWRedPct = 100 * (base.ToW.Median - c.ToW.Median) / base.ToW.Median
 	}
-}
-
-// baselineTwin is the condition with c's values and the baseline's
-// factors. A factor the baseline is measured at one value only (e.g.
-// max_streams, which means nothing to https and is excluded for it) is
-// compared at that value.
-func baselineTwin(c *Condition, baseline map[string]string, byValues map[string]*Condition, baseSingle map[string]string) *Condition {
-	bv := map[string]string{}
-	for k, v := range c.Values {
-		bv[k] = v
-	}
-	for k, v := range baseline {
-		bv[k] = v
-	}
-	if base := byValues[spec.ValuesKey(bv)]; base != nil {
-		return base
-	}
-	for f, v := range baseSingle {
-		bv[f] = v
-	}
-	return byValues[spec.ValuesKey(bv)]
 }
 
 func nearest(vals []float64, ids []int64, target float64) int64 {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -15,7 +14,7 @@ import (
 
 // cell is one point of the study's matrix apart from the protocol: the
 // variant protocol's condition, which tune configures, and its baseline
-// twin (the same values with the baseline's, as the report pairs them).
+// twin (spec.Study.BaselineTwins, the report's pairing).
 type cell struct {
 	Key     string // the variant condition's hash
 	Label   string // its factor values
@@ -47,20 +46,16 @@ func cellsOf(s *spec.Study, variant string) ([]cell, error) {
 	if err := probe.CheckProtocol(variant); err != nil {
 		return nil, fmt.Errorf("--protocol: %w", err)
 	}
-	byValues := map[string]spec.Cond{}
-	for _, c := range s.Conditions {
-		byValues[spec.ValuesKey(c.Values)] = c
-	}
-	singles := baselineSingles(s)
+	twins := s.BaselineTwins()
 	var out []cell
 	seen := false
-	for _, c := range s.Conditions {
+	for i, c := range s.Conditions {
 		if c.Proto != variant {
 			continue
 		}
 		seen = true
-		if base, ok := twin(c.Values, s.Baseline, singles, byValues); ok {
-			out = append(out, cell{Key: c.Hash, Label: cellLabel(s, c), Base: base, Variant: c})
+		if j := twins[i]; j >= 0 {
+			out = append(out, cell{Key: c.Hash, Label: cellLabel(s, c), Base: s.Conditions[j], Variant: c})
 		}
 	}
 	switch {
@@ -91,49 +86,6 @@ func cellTerms(s *spec.Study, c spec.Cond) []string {
 		}
 	}
 	return terms
-}
-
-// twin is the condition with v's values and the baseline's; a factor the
-// baseline takes at one value only is compared at that value (as the
-// report does).
-func twin(v, baseline, singles map[string]string, byValues map[string]spec.Cond) (spec.Cond, bool) {
-	bv := maps.Clone(v)
-	maps.Copy(bv, baseline)
-	if c, ok := byValues[spec.ValuesKey(bv)]; ok {
-		return c, true
-	}
-	maps.Copy(bv, singles)
-	c, ok := byValues[spec.ValuesKey(bv)]
-	return c, ok
-}
-
-// baselineSingles are the factors with one value across the baseline's
-// conditions.
-func baselineSingles(s *spec.Study) map[string]string {
-	vals := map[string]map[string]bool{}
-	for _, c := range s.Conditions {
-		isBase := true
-		for k, v := range s.Baseline {
-			isBase = isBase && c.Values[k] == v
-		}
-		for f, v := range c.Values {
-			if isBase {
-				if vals[f] == nil {
-					vals[f] = map[string]bool{}
-				}
-				vals[f][v] = true
-			}
-		}
-	}
-	out := map[string]string{}
-	for f, vs := range vals {
-		if len(vs) == 1 {
-			for v := range vs {
-				out[f] = v
-			}
-		}
-	}
-	return out
 }
 
 func studyProtocols(s *spec.Study) string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/studyfile"
 )
 
@@ -21,10 +22,10 @@ protocol = "https"
 iw = 3
 `
 
-// TestCellsPairEachVariantWithItsBaselineTwin: as the report pairs them,
-// a variant at iw 10 is compared with the baseline at iw 3 (the baseline's
-// own value), one cell per variant condition.
-func TestCellsPairEachVariantWithItsBaselineTwin(t *testing.T) {
+// TestCellsAreTheVariantsConditions: one cell per condition of the
+// variant that has a baseline twin (the pairing is spec.Study.BaselineTwins'),
+// named by the factors the study varies, protocol aside.
+func TestCellsAreTheVariantsConditions(t *testing.T) {
 	s, err := studyfile.Parse([]byte(cellsStudy), "")
 	if err != nil {
 		t.Fatal(err)
@@ -36,9 +37,11 @@ func TestCellsPairEachVariantWithItsBaselineTwin(t *testing.T) {
 	if len(cells) != 4 {
 		t.Fatalf("%d cells, want 4 (2 rtt x 2 iw)", len(cells))
 	}
+	twins := s.BaselineTwins()
 	for _, c := range cells {
-		if c.Base.Proto != "https" || c.Base.TCP.IW != 3 || c.Base.Values["rtt"] != c.Variant.Values["rtt"] {
-			t.Errorf("cell %s paired with %s", c.Label, c.Base.Describe())
+		i := slices.IndexFunc(s.Conditions, func(sc spec.Cond) bool { return sc.Hash == c.Key })
+		if i < 0 || c.Variant.Proto != "spdy/3.1" || c.Base.Hash != s.Conditions[twins[i]].Hash {
+			t.Errorf("cell %s: variant %s paired with %s", c.Label, c.Variant.Describe(), c.Base.Describe())
 		}
 		if !strings.Contains(c.Label, "rtt=") || strings.Contains(c.Label, "protocol") {
 			t.Errorf("cell label %q: want the varied factors but the protocol", c.Label)
