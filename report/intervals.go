@@ -14,36 +14,17 @@ import (
 	"github.com/spdylab/spdylab/internal/stats"
 )
 
-// Significance is what a gain's interval says about the variant against
-// the baseline. The values are stored in conditions.csv and .json: keep
-// them.
-type Significance string
+// Significance is a gain's verdict (stats.Verdict, the one rule that tune
+// shows too); the names below keep the report's spelling of them.
+type Significance = stats.Verdict
 
 const (
-	Won       Significance = "won"       // the whole interval above 1: faster beyond the noise
-	Lost      Significance = "lost"      // the whole interval below 1: slower beyond the noise
-	Undecided Significance = "undecided" // the interval contains 1
-	// TooFewLoads: a gain, but a side has fewer than stats.MinIntervalN
-	// successful loads, too few for an interval.
-	TooFewLoads Significance = "too_few"
-	// NoGain (""): baseline conditions and conditions without loads.
-	NoGain Significance = ""
+	Won         = stats.Won
+	Lost        = stats.Lost
+	Undecided   = stats.Undecided
+	TooFewLoads = stats.TooFewLoads
+	NoGain      = stats.NoGain
 )
-
-// SignificanceOf classifies a gain's interval (the report's verdicts; spdylab tune shows them too).
-func SignificanceOf(r stats.RatioCI) Significance {
-	switch {
-	case math.IsNaN(r.Ratio):
-		return NoGain
-	case r.TooFew:
-		return TooFewLoads
-	case r.Above(1):
-		return Won
-	case r.Below(1):
-		return Lost
-	}
-	return Undecided
-}
 
 // noRatio is a condition's gains before they are computed, and when they
 // are not defined.
@@ -60,7 +41,7 @@ func (a *Analysis) gainIntervals(samples map[string]*sample) {
 		}
 		c.GainCI = stats.MedianRatio(base.plt, v.plt)
 		c.ToWGainCI = stats.MedianRatio(base.tow, v.tow)
-		c.Significance, c.ToWSignificance = SignificanceOf(c.GainCI), SignificanceOf(c.ToWGainCI)
+		c.Significance, c.ToWSignificance = c.GainCI.Verdict(), c.ToWGainCI.Verdict()
 	}
 }
 
@@ -81,9 +62,9 @@ type GainBounds struct {
 
 // gainBounds exports the PLT and ToW gains' intervals.
 func gainBounds(plt, tow stats.RatioCI) GainBounds {
-	return GainBounds{GainLo: num(plt.Lo), GainHi: num(plt.Hi), Significance: SignificanceOf(plt),
+	return GainBounds{GainLo: num(plt.Lo), GainHi: num(plt.Hi), Significance: plt.Verdict(),
 		ToWGain: num(tow.Ratio), ToWGainLo: num(tow.Lo), ToWGainHi: num(tow.Hi),
-		ToWReductionLo: num(towReduction(tow.Lo)), ToWReductionHi: num(towReduction(tow.Hi)), ToWSignificance: SignificanceOf(tow)}
+		ToWReductionLo: num(towReduction(tow.Lo)), ToWReductionHi: num(towReduction(tow.Hi)), ToWSignificance: tow.Verdict()}
 }
 
 // towReduction turns a ToW gain g (median base ToW / median ToW) into the

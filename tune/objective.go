@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/spdylab/spdylab/internal/stats"
-	"github.com/spdylab/spdylab/report"
 )
 
 // Objectives are what the search maximises over the training cells, from
@@ -51,9 +50,9 @@ func Score(o string, gains []stats.RatioCI) float64 {
 	return mean
 }
 
-// Verdict is a gain's verdict as the report gives it.
+// Verdict is a gain's verdict (stats.Verdict, as the report gives it).
 func Verdict(g stats.RatioCI) string {
-	if v := report.SignificanceOf(g); v != report.NoGain {
+	if v := g.Verdict(); v != stats.NoGain {
 		return string(v)
 	}
 	return "no loads"
