@@ -72,10 +72,7 @@ func newEvidence(r *probe.Result) evidence {
 	if emulated && c.Link.TraceUp == "" && c.Link.UpBps > 0 {
 		ev.upBps = float64(c.Link.UpBps)
 	}
-	ev.rttMs = ms(c.Link.RTT.Seconds())
-	if c.Link.DelayDown > 0 && c.Link.DelayUp > 0 {
-		ev.rttMs = ms((c.Link.DelayDown + c.Link.DelayUp).Seconds())
-	}
+	ev.rttMs = ms(c.Link.RoundTrip().Seconds())
 	if !emulated || ev.rttMs <= 0 {
 		// Loopback or a remote server: the client's smoothed RTT.
 		ev.rttMs = 0

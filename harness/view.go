@@ -53,16 +53,19 @@ func (b *Bench) closeConnections() {
 		// The last close packets (FIN, CONNECTION_CLOSE) reach the client
 		// one way later: what the link adds, with a margin for the
 		// emulator and a busy client.
-		l := b.cond.Link
-		down := l.DelayDown
-		if down == 0 {
-			down = l.RTT / 2
-		}
-		time.Sleep(down + 100*time.Millisecond)
+		time.Sleep(lastPacketWait(b.cond.Link))
 		if b.openConnections() == 0 {
 			return
 		}
 	}
+}
+
+// lastPacketWait is how long the last close packets take to reach the
+// client: the link's downlink delay, with a margin for the emulator and a
+// busy client.
+func lastPacketWait(l probe.Link) time.Duration {
+	down, _ := l.OneWay()
+	return down + 100*time.Millisecond
 }
 
 // closeRounds bounds how often closeConnections closes what a client

@@ -21,26 +21,12 @@ type dirConfigs struct {
 	hostDelays map[netip.Addr]time.Duration
 }
 
-// oneWayDelays splits the RTT: evenly unless DelayDown or DelayUp is set,
-// in which case a missing one takes the rest of the RTT.
-func oneWayDelays(l probe.Link) (down, up time.Duration) {
-	switch {
-	case l.DelayDown > 0 && l.DelayUp > 0:
-		return l.DelayDown, l.DelayUp
-	case l.DelayDown > 0:
-		return l.DelayDown, max(l.RTT-l.DelayDown, 0)
-	case l.DelayUp > 0:
-		return max(l.RTT-l.DelayUp, 0), l.DelayUp
-	}
-	return l.RTT / 2, l.RTT - l.RTT/2
-}
-
 // buildDirs turns a Config into per-direction emulator settings, loading
 // trace files (so a malformed trace fails New before anything is built).
 func buildDirs(cfg *Config) (dirConfigs, error) {
 	l := cfg.Link
 	var d dirConfigs
-	d.down.Delay, d.up.Delay = oneWayDelays(l)
+	d.down.Delay, d.up.Delay = l.OneWay()
 	d.down.RateBps, d.up.RateBps = l.DownBps, l.UpBps
 	qd, qu := l.Queues()
 	d.down.QueuePkts, d.down.QueueBytes = qd.Pkts, qd.Bytes

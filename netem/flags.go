@@ -120,7 +120,7 @@ func flagErr(name, value string, err error) error {
 // Describe renders cfg's link in the flags' terms, for logs and messages.
 func Describe(cfg Config) string {
 	l := cfg.Link
-	down, up := oneWayDelays(l)
+	down, up := l.OneWay()
 	rate := func(bps int64, trace string) string {
 		if trace != "" {
 			return "trace " + trace

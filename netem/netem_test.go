@@ -133,7 +133,7 @@ func TestFlagsConfig(t *testing.T) {
 	if cfg.TCP.IW != 3 || cfg.TCP.CC != "reno" || cfg.Shards != 4 || l.Shared || cfg.DNS || l.Seed != 7 {
 		t.Errorf("config %+v", cfg)
 	}
-	d, u := oneWayDelays(l)
+	d, u := l.OneWay()
 	if d != 50*time.Millisecond || u != 50*time.Millisecond {
 		t.Errorf("delays %v/%v", d, u)
 	}
@@ -141,7 +141,7 @@ func TestFlagsConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, u := oneWayDelays(cfg.Link); d != 80*time.Millisecond || u != 20*time.Millisecond {
+	if d, u := cfg.Link.OneWay(); d != 80*time.Millisecond || u != 20*time.Millisecond {
 		t.Errorf("--delay-down 80ms of 100ms: %v/%v", d, u)
 	}
 	cfg, _ = parseFlags(t)
@@ -171,6 +171,7 @@ func TestFlagErrorsNameFlagAndValue(t *testing.T) {
 		{[]string{"--trace-up", "/nonexistent/trace"}, []string{"--trace-up", "/nonexistent/trace"}},
 		{[]string{"--rtt", "-5ms"}, []string{"--rtt", "between 0"}},
 		{[]string{"--rtt", "10ms", "--delay-down", "20ms"}, []string{"--delay-down", "exceed"}},
+		{[]string{"--rtt", "100ms", "--delay-down", "80ms", "--delay-up", "80ms"}, []string{"--rtt 100ms conflicts with --delay-down 80ms + --delay-up 80ms = 160ms"}},
 		{[]string{"--dns", "--no-dns"}, []string{"--dns", "--no-dns"}},
 	} {
 		_, err := parseFlags(t, tc.args...)

@@ -101,8 +101,8 @@ func (cfg *Config) validate() error {
 	if l.DownBps < 0 || l.UpBps < 0 {
 		return fmt.Errorf("netem: negative link rate (down %d, up %d bit/s)", l.DownBps, l.UpBps)
 	}
-	if l.RTT < 0 || l.DelayDown < 0 || l.DelayUp < 0 {
-		return fmt.Errorf("netem: negative delay (rtt %v, down %v, up %v)", l.RTT, l.DelayDown, l.DelayUp)
+	if err := l.CheckDelays(); err != nil {
+		return fmt.Errorf("netem: %w", err)
 	}
 	if l.LossDown < 0 || l.LossDown > 1 || l.LossUp < 0 || l.LossUp > 1 {
 		return fmt.Errorf("netem: loss must be within 0..1 (down %g, up %g)", l.LossDown, l.LossUp)

@@ -243,6 +243,9 @@ func Normalize(c Condition) (Condition, error) {
 	if c.Shards < 0 || c.Shards > MaxShards {
 		return c, fmt.Errorf("shards %d out of range 1..%d", c.Shards, MaxShards)
 	}
+	if err := c.Link.CheckDelays(); err != nil {
+		return c, err
+	}
 	if c.ShardMode == "" {
 		c.ShardMode = ShardEqual
 	}

@@ -83,9 +83,15 @@ func (ff *FieldFlags) Given(name string) bool {
 	return given
 }
 
-// FlagError rewrites a FieldError from BuildCondition in flag terms
-// ("--ge-down" for "ge_down").
+// FlagError rewrites a FieldError or DelayConflictError from
+// BuildCondition in flag terms ("--ge-down" for "ge_down").
 func FlagError(err error) error {
+	if dc, ok := err.(*DelayConflictError); ok {
+		flag := func(name string) string { f, _ := LookupField(name); return "--" + f.FlagName() }
+		named := *dc
+		named.Names = [3]string{flag("rtt"), flag("delay_down"), flag("delay_up")}
+		return &named
+	}
 	fe, ok := err.(*FieldError)
 	if !ok {
 		return err

@@ -186,14 +186,13 @@ func applyRates(c *Condition, v map[string]string) error {
 }
 
 // applyDelays sets the RTT and the one-way delays that override its even
-// split; an RTT of 0 with one-way delays given is their sum.
+// split (Link.OneWay); an RTT of 0 with one-way delays given is their sum.
+// Delays the link cannot apply as given are refused (Link.CheckDelays).
 func applyDelays(c *Condition, v map[string]string) error {
 	l := &c.Link
 	l.RTT, l.DelayDown, l.DelayUp = duration(v["rtt"]), duration(v["delay_down"]), duration(v["delay_up"])
-	for _, d := range []string{"delay_down", "delay_up"} {
-		if l.RTT > 0 && duration(v[d]) > l.RTT {
-			return &FieldError{Field: d, Value: v[d], Err: fmt.Errorf("exceeds rtt %v", l.RTT)}
-		}
+	if err := l.CheckDelays(); err != nil {
+		return err
 	}
 	if l.RTT == 0 && (l.DelayDown > 0 || l.DelayUp > 0) {
 		l.RTT = l.DelayDown + l.DelayUp

@@ -33,7 +33,7 @@ const (
 type Link struct {
 	DownBps    int64         `json:"down_bps"` // server -> client rate, bit/s
 	UpBps      int64         `json:"up_bps"`   // client -> server rate, bit/s
-	RTT        time.Duration `json:"rtt_ns"`   // split evenly unless DelayDown/DelayUp set
+	RTT        time.Duration `json:"rtt_ns"`   // split evenly unless DelayDown/DelayUp set (OneWay)
 	DelayDown  time.Duration `json:"delay_down_ns,omitempty"`
 	DelayUp    time.Duration `json:"delay_up_ns,omitempty"`
 	LossDown   float64       `json:"loss_down"`             // probability 0..1

@@ -121,7 +121,7 @@ func Check(ctx context.Context, tb *netem.Testbed, full bool) (probe.LinkCheck, 
 		opt = Options{Pings: 10, SkipLoss: true, SkipDNS: true, OnlyS1: true}
 	}
 	rep, err := Run(ctx, tb, opt)
-	lc := probe.LinkCheck{RTTms: rep.RTTP50ms, RTTConfiguredms: ms(tb.Config().Link.RTT)}
+	lc := probe.LinkCheck{RTTms: rep.RTTP50ms, RTTConfiguredms: ms(tb.Config().Link.RoundTrip())}
 	if err != nil {
 		lc.Problem = err.Error()
 		return lc, err
@@ -149,7 +149,7 @@ func (tb *checker) run(ctx context.Context, opt Options) (rep Report, err error)
 	rep = Report{Testbed: tb.ID(), Link: netem.Describe(tb.cfg), Applied: tb.Applied()}
 	before := tb.Counters()
 	defer func() { rep.Counters = diffCounters(tb.Counters(), before) }()
-	rtt := tb.cfg.Link.RTT
+	rtt := tb.cfg.Link.RoundTrip()
 	if tb.emulated {
 		d, u := tb.oneWayDelays()
 		rtt = d + u

@@ -38,7 +38,7 @@ type Bound struct {
 
 // LowerBound computes the bound for a manifest on a condition's link.
 func LowerBound(m *page.Manifest, c probe.Condition) Bound {
-	rtt := float64(c.Link.RTT) / float64(time.Millisecond)
+	rtt := float64(c.Link.RoundTrip()) / float64(time.Millisecond)
 	if c.NoLink {
 		rtt = 0
 	}

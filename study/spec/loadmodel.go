@@ -79,7 +79,7 @@ func ModelledLoad(m *page.Manifest, c probe.Condition) time.Duration {
 	if p, _ := probe.LookupProtocol(c.Proto); p.Transport == probe.TransportSCTP {
 		ms += b.Total * estSCTPBoundFactor
 	}
-	if rtt := float64(c.Link.RTT) / float64(time.Millisecond); rtt > 0 && !c.NoLink {
+	if rtt := float64(c.Link.RoundTrip()) / float64(time.Millisecond); rtt > 0 && !c.NoLink {
 		ms += rtt * extraRTTs(m, c)
 	}
 	return time.Duration(ms*float64(time.Millisecond)) + estLoadOverhead
