@@ -50,7 +50,7 @@ func studiesCmd(args []string, stdout, stderr io.Writer) int {
 		names, *verbose = pos, true
 	}
 	studies, ok := loadStudies(names, *pages, stderr)
-	if !ok {
+	if !ok || !checkHost(studies, stderr) {
 		return 1
 	}
 	if *check && !checkStudies(studies, stderr) {
@@ -68,9 +68,6 @@ func loadStudies(names []string, pages string, stderr io.Writer) ([]*spec.Study,
 	ok := true
 	for _, n := range names {
 		s, err := studyfile.LoadPages(n, pages)
-		if err == nil {
-			err = study.CheckHost(s) // a factor value this kernel cannot run
-		}
 		if err != nil {
 			fmt.Fprintln(stderr, "spdylab studies:", err)
 			ok = false
@@ -79,6 +76,19 @@ func loadStudies(names []string, pages string, stderr io.Writer) ([]*spec.Study,
 		studies = append(studies, s)
 	}
 	return studies, ok
+}
+
+// checkHost says of every study whether this machine can run it
+// (study.CheckHost: a cc the kernel lacks), as run's preflight does.
+func checkHost(studies []*spec.Study, stderr io.Writer) bool {
+	ok := true
+	for _, s := range studies {
+		if err := study.CheckHost(s); err != nil {
+			fmt.Fprintln(stderr, "spdylab studies:", err)
+			ok = false
+		}
+	}
+	return ok
 }
 
 // checkStudies validates every condition of every study against its page

@@ -62,6 +62,10 @@ func TestImportRules(t *testing.T) {
 			return d == "probe" || d == "har" || d == "page" || strings.HasPrefix(d, "internal/")
 		}, "pure analysis of what a load recorded"},
 		{"study/spec", func(d string) bool { return d != "study/studyfile" && d != "study" && d != "harness" }, "the model knows no file format and runs nothing"},
+		{"study/studyfile", func(d string) bool {
+			return d != "study" && d != "harness" && !strings.HasPrefix(d, "netem")
+		}, "a file parser: what this machine offers is the run's question (study.CheckHost)"},
+		{"tune", func(d string) bool { return d != "report" }, "tune takes gains' verdicts from internal/stats and pairs by study/spec"},
 	} {
 		for _, d := range deps(t, r.pkg) {
 			if r.allowed == nil || !r.allowed(d) {

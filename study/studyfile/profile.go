@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
 )
@@ -45,8 +44,9 @@ func ParseProfileFile(path string) (*spec.Profile, error) {
 
 // ParseProfile reads a profile's text: every setting must be a
 // configuration field of probe.Fields (probe.ProfileField) with a valid
-// value, every protocol must take the settings (probe.Normalize), and a
-// congestion control must be one this kernel offers. Errors name the line.
+// value, and every protocol must take the settings (probe.Normalize).
+// Whether this kernel offers its cc is asked when it runs
+// (study.CheckHost, harness.Open). Errors name the line.
 func ParseProfile(src []byte) (*spec.Profile, error) {
 	var pf profileFile
 	md, err := decodeTOML(src, &pf)
@@ -79,7 +79,9 @@ func ParseProfile(src []byte) (*spec.Profile, error) {
 }
 
 // profileSetting checks one setting: a configuration field, a value of
-// its kind and range, one the kernel offers.
+// its kind and range. Whether this machine offers it (a cc) is the run's
+// question, not the file's: study.CheckHost and harness.Open ask it
+// before any load, so a profile reads the same on every machine.
 func profileSetting(k string, raw any) (string, error) {
 	if err := probe.ProfileField(k); err != nil {
 		return "", err
@@ -91,11 +93,6 @@ func profileSetting(k string, raw any) (string, error) {
 	}
 	if str, err = f.canon(str); err != nil {
 		return "", fmt.Errorf("%s: %w", show(raw), err)
-	}
-	if k == "cc" {
-		if err := netem.CheckCongestionControl(str); err != nil {
-			return "", err
-		}
 	}
 	return str, nil
 }

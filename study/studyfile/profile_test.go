@@ -50,7 +50,7 @@ func TestProfileRefusesBadSettings(t *testing.T) {
 		{`bogus = 1`, `unknown setting "bogus"`},
 		{`rtt = "100ms"`, "describes the emulated link"},
 		{`page = "pageB"`, "describes the experiment"},
-		{`cc = "vegas2"`, "cc"},
+		{`cc = "vegas2"`, "cc"}, // not an algorithm spdylab knows; whether the kernel offers a known one is asked at run time
 		{`iw = "ten"`, "must be an integer"},
 		{`scheduler = "fifo"` + "\n", ""}, // fine for spdy/3.1
 	} {
