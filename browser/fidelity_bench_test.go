@@ -29,8 +29,9 @@ import (
 // 50-packet queues, TLS 1.3, https and h2, the clients interleaved load by
 // load on one testbed per cell. It logs per cell the median PLT of each
 // client and their ratio, Chromium's CPU seconds per load, and what the
-// HARs show of the mechanisms issue 11 names (in-flight image requests,
-// request header sizes, connections, uplink queue drops). Run with
+// HARs show of the mechanisms that can set the loader apart from a
+// browser (in-flight image requests, request header sizes, connections,
+// uplink queue drops). Run with
 //
 //	go test ./browser -run '^$' -bench Fidelity -benchtime 1x -v
 //

@@ -13,7 +13,7 @@ import (
 // is read, so a 16 KiB DATA frame that straddles the server's first
 // congestion window reached the body a round trip late; a browser's
 // HTTP/2 decoder hands payload on as it arrives, and so scans an HTML
-// document's first packets at once (issue 11). The cut frames carry the
+// document's first packets at once. The cut frames carry the
 // wire frame's stream and END_STREAM only on the last piece, so flow
 // control and stream ends are unchanged. PADDED frames, empty ones and
 // frames over the size limit pass whole (the Framer judges the last).

@@ -21,8 +21,9 @@
 // HAR's. Chromium's HAR names DevTools' socket ids,
 // so its entries go by their server address: the servers' one connection
 // there (an h2 session per host), or several none of which retransmitted.
-// Loads without that evidence (stored before, several HTTPS connections
-// to a server some of which retransmitted) are charged by the whole
+// Loads without that evidence (stores that kept no per-connection
+// records, several HTTPS connections to a server some of which
+// retransmitted) are charged by the whole
 // load's retransmissions, which Breakdown.Merged says.
 //
 // It is pure logic over what a load records: its HAR (har.Document, whose

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// `_priority` is a number in spdylab's HARs and a name in Chrome DevTools'
-// (issue 14, item 7): both read, and both are written back as they came.
+// `_priority` is a number in spdylab's HARs and a name in Chrome
+// DevTools': both read, and both are written back as they came.
 func TestPriorityReadsNumbersAndNames(t *testing.T) {
 	cases := []struct{ in, shown string }{
 		{`3`, "3"}, {`0`, "0"}, {`"VeryHigh"`, "VeryHigh"}, {`"Low"`, "Low"}, {`2.5`, "2.5"},

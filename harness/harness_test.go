@@ -391,7 +391,7 @@ func openWithoutPanic(t *testing.T, c probe.Condition, opt Options) (b *Bench, e
 }
 
 // A bench whose testbed or servers cannot be built is an error naming the
-// cause, never a panic (issue 14, item 6).
+// cause, never a panic.
 func TestOpenSetupFailureIsAnErrorNamingTheCause(t *testing.T) {
 	cases := map[string]struct {
 		c    probe.Condition

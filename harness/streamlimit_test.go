@@ -9,8 +9,8 @@ import (
 	"github.com/spdylab/spdylab/probe"
 )
 
-// Issue 23's case: pageA on 4 hosts with servers allowing 4 streams. The
-// servers' SETTINGS reach the client after its first requests (TLS 1.3) or
+// pageA on 4 hosts with servers allowing 4 streams. The servers'
+// SETTINGS reach the client after its first requests (TLS 1.3) or
 // race them (TLS 1.2); the loader keeps to the limit they advertise from
 // the first request, so no request is refused and sent again.
 func TestStreamLimitWithoutRefusedStreams(t *testing.T) {

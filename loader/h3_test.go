@@ -270,7 +270,7 @@ func steadyGoroutines() int {
 
 // A page with more requests than the server's stream limit: quic-go's
 // client waits for MAX_STREAMS credit, so every request is queued and
-// served (the h2 path failed this way, issue 13).
+// served (an h2 client that sends beyond the limit fails this way).
 func TestH3QueuesBeyondTheServersStreamLimit(t *testing.T) {
 	st := newSite(t, "generic:n=60,mean=3k", 1)
 	target := h3LabServer(t, st, server.H3Config{MaxStreams: 4})

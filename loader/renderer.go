@@ -41,8 +41,8 @@ type RendererCosts struct {
 	// requests found first sent about 20 ms after the document, and the
 	// other 97 sent in one burst about 110 ms after it, where the loader
 	// sent them 1.1 ms apart from the start. Off in both profiles: on the
-	// fidelity grid it fixed that cell and moved others away from
-	// Chromium (BENCHMARKS, 2026-11-27).
+	// fidelity grid it brings that cell to Chromium but moves others away
+	// from it (BENCHMARKS).
 	BatchSends bool
 }
 

@@ -7,10 +7,10 @@ import "sync"
 // and every stylesheet the document named before it has loaded too (the
 // style sheets that block scripts). What a script does when it runs (the
 // requests it inserts, the style gate it releases) waits until then.
-// Without it the loader ran each script the moment its bytes arrived: on
-// the youtube study page over HTTPS its first script's images went out
-// 50 ms before the stylesheet ahead of it had loaded, where Chromium's
-// waited for that stylesheet (issue 11).
+// A loader that runs each script the moment its bytes arrive sends, on
+// the youtube study page over HTTPS, its first script's images 50 ms
+// before the stylesheet ahead of it has loaded, where Chromium's wait for
+// that stylesheet.
 //
 // Entries are tracked by URL key, so a resource the document names twice,
 // or that another parent requested first, is one place in the order.

@@ -5,12 +5,11 @@ import "sync"
 // styleGate holds what a stylesheet references (background images,
 // fonts) until the page's style can be resolved, as a browser requests
 // them only for elements its style rules match: after the root document
-// is parsed and its parser-blocking scripts have run. Without it the
-// loader requests them as soon as it scans the stylesheet, which no
-// browser can. On the youtube study page (four blocking scripts before the
-// styled elements) it moved the loader's h2 cells towards Chromium (mean
-// error 21.5 -> 18.2 %) but left HTTP/1.1's 13-37 % gap as it was, so that
-// gap has another cause (issue 11; BENCHMARKS). Stylesheets a stylesheet
+// is parsed and its parser-blocking scripts have run; requesting them as
+// soon as the stylesheet is scanned is what no browser can do. On the
+// youtube study page (four blocking scripts before the styled elements)
+// it brings the loader's h2 cells closer to Chromium; HTTP/1.1's gap there
+// has another cause (BENCHMARKS). Stylesheets a stylesheet
 // imports are not held: a browser fetches those at once.
 type styleGate struct {
 	on bool

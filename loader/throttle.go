@@ -14,7 +14,7 @@ import (
 // (the seed studies' browser) sent everything it discovered at once; a
 // modern Chromium does not, and a loader that bursts every request is too
 // fast by 17-31% with four hosts and overflows small uplink queues with
-// its simultaneous connection setups (issue 11).
+// its simultaneous connection setups.
 
 // RequestThrottle limits delayable requests in flight: requests of low
 // priority (images), which a browser may hold back while more important

@@ -8,7 +8,7 @@ import (
 )
 
 // This file owns the servers' transport and write knobs a tuning search
-// turns (issue #25): TCP pacing and TCP_NOTSENT_LOWAT (TCP.Pacing,
+// turns: TCP pacing and TCP_NOTSENT_LOWAT (TCP.Pacing,
 // TCP.NotSentLowat), the SPDY DATA frame size (FrameSize), the session
 // receive window (SessionWindow) and SPDY server hints (Hints): their
 // values and their defaults (stored empty, so conditions hashed before the

@@ -17,7 +17,7 @@ import (
 // loader's median PLT is from the browser's, cell by cell.
 
 // FidelityGoalPct is the largest loader-vs-Chromium PLT error (in % of
-// Chromium's median) a cell may show to count as faithful (issue 11).
+// Chromium's median) a cell may show to count as faithful.
 const FidelityGoalPct = 10.0
 
 // FidelityCell pairs one loader condition with the browser condition equal

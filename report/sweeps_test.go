@@ -85,7 +85,7 @@ func points(lines []Series) []string {
 	return out
 }
 
-// Issue 14, item 8: each sweep figure plots the conditions of its sweep,
+// Each sweep figure plots the conditions of its sweep,
 // never a mean that mixes in another sweep's conditions.
 func TestSweepChartsPlotOnlyTheirSweep(t *testing.T) {
 	a := googleShapedAnalysis(t)

@@ -147,8 +147,8 @@ func Plan(b Budget, train, all, knobs int) ([]Round, error) {
 // far as that many cells can (greedy, ties to the seed's shuffle), then
 // at random. A tune on a small share then still trains on every page at
 // every loss rate, every shard count at every RTT: a purely random tenth
-// of study1's 144 cells missed corners where the winner then lost (iw 32
-// x 6 sessions on 4 servers without loss, BENCHMARKS 2026-11-27 night).
+// of study1's 144 cells can miss the corners where a winner loses (iw 32
+// x 6 sessions on 4 servers without loss; measured in BENCHMARKS).
 func Split(cells []string, terms map[string][]string, frac float64, seed int64) (train, test []string) {
 	shuffled := slices.Clone(cells)
 	sort.Strings(shuffled)

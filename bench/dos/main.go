@@ -1,5 +1,5 @@
 // Command dos measures spdylab's SPDY server under each denial-of-service
-// class of issue 14.
+// class the server limits (spdy/limits.go, server/limits.go).
 //
 // -mode process (the default) starts each server as a separate process
 // serving plain SPDY/3.1 on loopback TCP, fresh for every class: `spdylab

@@ -13,7 +13,7 @@ import (
 	"github.com/spdylab/spdylab/spdy"
 )
 
-// memoryGoal is issue 23's bound on the server's RSS under every attack
+// memoryGoal is the bound on the server's RSS under every attack
 // class, at its default limits.
 const memoryGoal = 64 << 20
 

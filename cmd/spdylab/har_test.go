@@ -97,7 +97,7 @@ const devToolsHAR = `{"log": {"version": "1.2", "creator": {"name": "WebInspecto
    "timings": {"blocked": 1, "dns": -1, "ssl": -1, "connect": -1, "send": 1, "wait": 5, "receive": 2}}
  ]}}`
 
-// Issue 14, item 7: what `har check` calls valid, `har show` shows,
+// What `har check` calls valid, `har show` shows,
 // `_priority` included whether it is a name or a number.
 func TestHARShowReadsDevToolsPriorities(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "devtools.har")

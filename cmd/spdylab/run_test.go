@@ -193,7 +193,7 @@ func TestStudiesListsBuiltins(t *testing.T) {
 	}
 }
 
-// Issue 14, item 7: an unknown study is an error naming the known ones,
+// An unknown study is an error naming the known ones,
 // and nothing else: no table, empty or partial.
 func TestStudiesUnknownIsAnErrorAlone(t *testing.T) {
 	for _, args := range [][]string{{"nosuch"}, {"quick", "nosuch"}} {
@@ -216,7 +216,7 @@ func TestStudiesUnknownIsAnErrorAlone(t *testing.T) {
 	}
 }
 
-// Issue 22: a factor that cannot apply to a page (host_rtt recorded on a
+// A factor that cannot apply to a page (host_rtt recorded on a
 // page without recorded connect times) loads as a study but is refused by
 // `studies --check`, naming each condition and the reason; the built-in
 // quick study passes the same check.

@@ -14,7 +14,7 @@ import (
 	"github.com/spdylab/spdylab/study/studyfile"
 )
 
-// Issue 14, item 6: a testbed that cannot be built is an error naming the
+// A testbed that cannot be built is an error naming the
 // cause and a non-zero exit, not a panic on a nil bench.
 
 // noPanic runs fn and turns a panic into a test failure.

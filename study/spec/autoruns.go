@@ -17,7 +17,7 @@ type AutoRuns struct {
 	Max    int     `json:"max"`
 }
 
-// The defaults of `--runs auto`: ±5% (the issue's target), the fewest
+// The defaults of `--runs auto`: ±5%, the fewest
 // loads stats.MedianRatio gives an interval for, and a cap of twice the
 // fixed 20 runs of the CableLabs study.
 const (

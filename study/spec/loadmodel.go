@@ -19,15 +19,14 @@ import (
 // the handshakes and request round trips beyond the longest chain, TCP's
 // slow start to the page's size, HTTP/1.1's requests queued on a host's
 // few connections, and the recovery of lost packets; SCTP's user-space
-// stack pays the transfer once more. Each term's weight comes from the
-// finished stores of the lab's runs (BENCHMARKS.md, issue #24: 19
-// sessions of 13 studies, -j 8 to 16 and -j auto, loader and Chromium):
-// fitted again without each store in turn, no weight moves by more than
-// a fifth, and the spread of log(measured/modelled) within a session
-// falls on every session, from 0.35 to 0.24 on average. Twice the bound
-// plus 0.4 s, the model before, was off by a factor of 3 between the
-// conditions of one run (0.5x on 1 Mbit/s links, 1.6x for SCTP, 0.6x at
-// 20 ms against 1.0x at 100 ms), and the runner's ETA inherited it.
+// stack pays the transfer once more. Each term's weight is fitted on
+// finished stores of loader and Chromium runs at several -j (BENCHMARKS.md;
+// TestLoadModelOnStores replays them): fitted again without each store in
+// turn, no weight moves by more than a fifth. The terms are there because
+// a bound scaled by one factor misjudges loads against each other by up
+// to 3x (slow links, SCTP and short RTTs pay more round trips than the
+// bound counts), and the estimate, the bench order, -j auto's first size
+// and the ETA all weigh loads by this model.
 const (
 	// estLoadOverhead is a load's cost beyond its network time: processes,
 	// certificate and page writes, the loader's bookkeeping.

@@ -238,7 +238,7 @@ func TestCanonicalValues(t *testing.T) {
 	}
 }
 
-// Issue 14, item 8: a sweep holds every factor but its own, the page and
+// A sweep holds every factor but its own, the page and
 // the variants'; study4-google's blocks are one sweep each.
 func TestSweepsFollowTheMatrixBlocks(t *testing.T) {
 	s, err := Builtin("study4-google")
