@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every Go fuzz target of the module for FUZZTIME each (default 30s: long enough to pass the seed corpus and mutate past it), one
+# Runs every Go fuzz target of the module for FUZZTIME each (default 30s), one
 # after another: `make test` calls it before the unit and system tests, so each
 # decoder of outside input meets fresh random input on every CI run. A finding
 # is written to the package's testdata/fuzz/<target>/ and fails the run; the
