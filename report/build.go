@@ -88,7 +88,7 @@ func probeTitle(p store.Probe) string {
 	r := p.Result
 	c := r.Condition
 	s := fmt.Sprintf("probe %d: %s, %s, %d shard(s), %s, rtt %s, loss %.2g%%, run %d",
-		p.ID, c.Proto, c.Page, c.Shards, rateText(c.Link.DownBps, c.Link.UpBps), c.Link.RTT, 100*c.Link.LossDown, r.Run)
+		p.ID, c.Proto, c.Page, c.Shards, rateText(c.Link.DownBps, c.Link.UpBps), c.Link.RoundTrip(), 100*c.Link.LossDown, r.Run)
 	if r.Failed {
 		return s + " — FAILED: " + r.Error
 	}
