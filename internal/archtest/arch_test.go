@@ -1,76 +1,179 @@
-// Package archtest checks the import rules DEVELOPERS.md states: the
-// libraries know nothing of the lab, probe imports nothing of it, and the
-// report reads stores without the runner, the harness or the study file
-// format. A rule broken by a new import fails here, naming the path.
+// Package archtest checks the import rules DEVELOPERS.md states, as one
+// allow-list per package of the module: what each package may import of the
+// module, and why. A package without an entry fails (a new package states its
+// place when it is added), and an import its entry does not hold fails naming
+// both. Only the packages' own imports are checked; tests may import helpers.
 package archtest
 
 import (
 	"os/exec"
+	"sort"
 	"strings"
 	"testing"
 )
 
-const module = "github.com/spdylab/spdylab/"
+const module = "github.com/spdylab/spdylab"
 
-// allDeps lists every package pkg imports, directly or not.
-func allDeps(t *testing.T, pkg string) []string {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", module+pkg).Output()
-	if err != nil {
-		t.Fatalf("go list -deps %s: %v", pkg, err)
-	}
-	return strings.Fields(string(out))
+// rule is one package's place: the module packages it may import directly.
+type rule struct {
+	may []string
+	why string
 }
 
-// deps lists the module's packages that pkg imports, directly or not.
-func deps(t *testing.T, pkg string) []string {
-	var own []string
-	for _, p := range allDeps(t, pkg) {
-		if strings.HasPrefix(p, module) && p != module+pkg {
-			own = append(own, strings.TrimPrefix(p, module))
+// internals every layer may use: pure helpers with no lab knowledge.
+var helpers = []string{"internal/units", "internal/stats", "internal/tailbuf", "internal/ctxtime",
+	"internal/atomicfile", "internal/tcpopt", "internal/certs", "internal/cpuprof", "internal/pcapfile"}
+
+func with(base []string, more ...string) []string {
+	return append(append([]string{}, base...), more...)
+}
+
+// rules is the allow-list of every package, lowest layer first.
+var rules = map[string]rule{
+	// Libraries: importable alone, they know nothing of the lab.
+	"spdy":                {nil, "a library: importable without the lab"},
+	"h3":                  {nil, "a library: importable without the lab"},
+	"sctp":                {nil, "a library: importable without the lab"},
+	"netem/link":          {[]string{"probe", "internal/units"}, "the emulator core: packets in, packets out"},
+	"har":                 {[]string{"probe", "internal/units"}, "HAR is read by every client and the report"},
+	"probe":               {[]string{"internal/units"}, "the plain data every stage imports"},
+	"conform":             {[]string{"spdy"}, "checks any SPDY server through the library alone"},
+	"client":              {[]string{"spdy", "h3"}, "each protocol's client side, shared by the loader and get"},
+	"examples":            {nil, "cluster examples and their tests"},
+	"interop":             {nil, "tests against independent peers"},
+	"internal/archtest":   {nil, "this test"},
+	"internal/units":      {nil, "a pure helper"},
+	"internal/stats":      {nil, "a pure helper"},
+	"internal/tailbuf":    {nil, "a pure helper"},
+	"internal/ctxtime":    {nil, "a pure helper"},
+	"internal/atomicfile": {nil, "a pure helper"},
+	"internal/tcpopt":     {nil, "a pure helper"},
+	"internal/certs":      {nil, "a pure helper"},
+	"internal/cpuprof":    {nil, "a pure helper"},
+	"internal/pcapfile":   {nil, "a pure helper"},
+	"internal/pagedata":   {nil, "a test helper"},
+	"internal/testutil":   {nil, "a test helper"},
+
+	// The lab's stages, in the order data flows.
+	"page":            {with(helpers, "probe", "har"), "pages and their methodology; no network"},
+	"critpath":        {with(helpers, "probe", "har", "page"), "pure analysis of what a load recorded"},
+	"netem":           {with(helpers, "probe", "netem/link"), "testbeds; knows no page, protocol or client"},
+	"netem/linkcheck": {with(helpers, "probe", "netem", "netem/link"), "measures a testbed's link"},
+	"server":          {with(helpers, "probe", "page", "spdy", "sctp"), "the servers a bench runs"},
+	"loader":          {with(helpers, "probe", "page", "har", "client", "spdy", "h3", "sctp"), "the browser model"},
+	"browser":         {with(helpers, "probe", "page", "har"), "real Chromium as a client"},
+	"harness": {with(helpers, "probe", "page", "har", "critpath", "netem", "netem/linkcheck", "server",
+		"loader", "browser", "spdy", "sctp"), "one condition's bench"},
+	"study/spec":      {with(helpers, "probe", "page"), "the study model: no file format, runs nothing"},
+	"study/studyfile": {with(helpers, "probe", "page", "study/spec"), "a file parser: asks no kernel, runs nothing"},
+	"study/store":     {with(helpers, "probe", "page", "study/spec"), "the results store"},
+	"study/autosize":  {with(helpers, "probe", "study/spec"), "-j auto: load outcomes in, a size and a reason out"},
+	"study/eta":       {with(helpers, "probe", "study/spec"), "the ETA: load outcomes in, an estimate out"},
+	"study": {with(helpers, "probe", "page", "netem", "study/spec", "study/store", "study/autosize", "study/eta"),
+		"the runner: benches come from the caller, never the harness"},
+	"report": {with(helpers, "probe", "page", "har", "critpath", "study/spec", "study/store"),
+		"the report reads stores only: no runner, harness, testbed or study file format"},
+	"tune": {with(helpers, "probe", "netem", "study", "study/spec", "study/store", "study/studyfile"),
+		"the tuner drives the runner; it shares verdicts through internal/stats, not the report"},
+
+	// Programs: they may assemble anything.
+	"cmd/spdylab":      {nil, "the binary: flags in, one package call, output out"},
+	"bench/dos":        {nil, "a benchmark driver"},
+	"bench/link":       {nil, "a benchmark driver"},
+	"bench/sctp":       {nil, "a benchmark driver"},
+	"bench/throughput": {nil, "a benchmark driver"},
+}
+
+// anything marks the programs, which assemble the lab and may import all of it.
+var anything = map[string]bool{"cmd/spdylab": true, "bench/dos": true, "bench/link": true,
+	"bench/sctp": true, "bench/throughput": true}
+
+// ownImports lists each module package with the module packages it imports
+// directly (test files apart).
+func ownImports(t *testing.T) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list %s/...: %v", module, err)
+	}
+	graph := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imps, _ := strings.Cut(line, "|")
+		pkg = strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+		graph[pkg] = nil
+		for _, imp := range strings.Fields(imps) {
+			if rest, ok := strings.CutPrefix(imp, module+"/"); ok {
+				graph[pkg] = append(graph[pkg], rest)
+			}
 		}
 	}
-	return own
+	return graph
+}
+
+// TestEveryPackageImportsOnlyWhatItMay: the allow-lists hold for every
+// package, and every package has one.
+func TestEveryPackageImportsOnlyWhatItMay(t *testing.T) {
+	graph := ownImports(t)
+	pkgs := make([]string, 0, len(graph))
+	for p := range graph {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, pkg := range pkgs {
+		r, ok := rules[pkg]
+		if !ok {
+			t.Errorf("%s has no allow-list: add it to internal/archtest's rules with the packages it may import and why", pkg)
+			continue
+		}
+		if anything[pkg] {
+			continue
+		}
+		for _, imp := range graph[pkg] {
+			if !allows(r.may, imp) {
+				t.Errorf("%s imports %s, which its allow-list does not hold (%s)", pkg, imp, r.why)
+			}
+		}
+	}
+	for pkg := range rules {
+		if _, ok := graph[pkg]; !ok {
+			t.Errorf("internal/archtest has a rule for %s, which is not a package of the module: remove it", pkg)
+		}
+	}
+}
+
+func allows(may []string, imp string) bool {
+	for _, m := range may {
+		if m == imp {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAllowListsCatchABackwardImport: the check itself fails on an import
+// that runs back up, naming it.
+func TestAllowListsCatchABackwardImport(t *testing.T) {
+	if allows(rules["study/spec"].may, "study") {
+		t.Fatal("study/spec may import the runner: the model must not run anything")
+	}
+	if allows(rules["report"].may, "harness") || allows(rules["tune"].may, "report") {
+		t.Fatal("the report may import the harness, or tune the report")
+	}
+	if !allows(rules["harness"].may, "netem") {
+		t.Fatal("the harness may not import netem: the allow-lists are read backwards")
+	}
 }
 
 // TestReportReadsNoStudyFiles: stores keep the study model, so the report
-// needs no TOML parser (old stores are parsed once by the command).
+// needs no TOML parser, not even through a dependency.
 func TestReportReadsNoStudyFiles(t *testing.T) {
-	for _, p := range allDeps(t, "report") {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", module+"/report").Output()
+	if err != nil {
+		t.Fatalf("go list -deps report: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
 		if strings.Contains(strings.ToLower(p), "toml") {
 			t.Errorf("report imports %s", p)
-		}
-	}
-}
-
-func TestImportRules(t *testing.T) {
-	for _, r := range []struct {
-		pkg     string
-		allowed func(dep string) bool // nil: no package of the module at all
-		why     string
-	}{
-		{"spdy", nil, "a library: importable without the lab"},
-		{"h3", nil, "a library: importable without the lab"},
-		{"sctp", nil, "a library: importable without the lab"},
-		{"netem/link", func(d string) bool { return d == "probe" || d == "internal/units" }, "the emulator core: packets in, packets out"},
-		{"probe", func(d string) bool { return d == "internal/units" }, "every stage imports it"},
-		{"har", func(d string) bool { return d == "probe" || d == "internal/units" }, "HAR is read by every client and the report"},
-		{"report", func(d string) bool {
-			return d != "study" && d != "harness" && d != "study/studyfile" && !strings.HasPrefix(d, "netem")
-		}, "the report reads stores only"},
-		{"critpath", func(d string) bool {
-			return d == "probe" || d == "har" || d == "page" || strings.HasPrefix(d, "internal/")
-		}, "pure analysis of what a load recorded"},
-		{"study/spec", func(d string) bool { return d != "study/studyfile" && d != "study" && d != "harness" }, "the model knows no file format and runs nothing"},
-		{"study/studyfile", func(d string) bool {
-			return d != "study" && d != "harness" && !strings.HasPrefix(d, "netem")
-		}, "a file parser: what this machine offers is the run's question (study.CheckHost)"},
-		{"tune", func(d string) bool { return d != "report" }, "tune takes gains' verdicts from internal/stats and pairs by study/spec"},
-	} {
-		for _, d := range deps(t, r.pkg) {
-			if r.allowed == nil || !r.allowed(d) {
-				t.Errorf("%s imports %s (%s)", r.pkg, d, r.why)
-			}
 		}
 	}
 }
