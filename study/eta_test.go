@@ -8,8 +8,6 @@ import (
 	"sort"
 	"testing"
 	"time"
-
-	"github.com/spdylab/spdylab/report"
 )
 
 // simLoad is one load of a simulated run: its modelled wall time (ms), how
@@ -193,13 +191,4 @@ func naiveWorst(loads []*simLoad) float64 {
 		worst = math.Max(worst, math.Abs(naive-truth)/truth)
 	}
 	return worst
-}
-
-func TestLateLinesAreTheReports(t *testing.T) {
-	if lateLimitMs != report.LateLimitMs {
-		t.Errorf("the runner counts a load late above %v ms, the report above %v ms", lateLimitMs, report.LateLimitMs)
-	}
-	if lateShiftLimit != report.LateShiftLimit {
-		t.Errorf("-j auto judges late loads harmful beyond a %v%% PLT shift, the report beyond %v%%", lateShiftLimit, report.LateShiftLimit)
-	}
 }

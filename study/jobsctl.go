@@ -2,6 +2,8 @@ package study
 
 import (
 	"fmt"
+
+	"github.com/spdylab/spdylab/internal/stats"
 	"math"
 	"strings"
 	"time"
@@ -21,10 +23,10 @@ const MaxJobs = 64
 // CPU all along. The measure of "too many" is the link emulator's
 // lateness, which the runner stores with every load (probe.LinkDir),
 // weighed by its effect on what the study measures, as the report does:
-// more than 1% of the loads late (p99 over report.LateLimitMs) shrinks
+// more than 1% of the loads late (p99 over stats.LateLimitMs) shrinks
 // the testbeds unless enough late loads show that their PLTs lie where
 // their conditions' on-time loads do (jobsharm.go); stalls of the whole
-// machine (p99 over severeLateMs in more than 1% of the loads) shrink
+// machine (p99 over stats.SevereLateMs in more than 1% of the loads) shrink
 // whatever the PLTs say, unless the CPUs had time to spare meanwhile
 // (spareCPU): the emulator's threads run SCHED_FIFO and find an idle
 // CPU at once, so a stall beside idle CPUs is the host's (CPU steal,
@@ -50,11 +52,6 @@ const (
 	// window of recentLoads loads: growing needs none late, shrinking
 	// three).
 	lateGrowShare = 0.005
-	// severeLateMs is the emulator lateness (p99 over a load) that is no
-	// timing noise but the whole machine stalling: ten times
-	// report.LateLimitMs. The late loads of the stored runs had a p99 of
-	// 0.5-1.4 ms; a starving machine stalls for 20-900 ms.
-	severeLateMs = 10 * lateLimitMs
 	// growIdleCPU is the idle CPU share growing needs, besides the
 	// evidence of jobsRules.
 	growIdleCPU = 0.25
@@ -102,8 +99,8 @@ type lateness uint8
 
 const (
 	onTime lateness = iota
-	late            // p99 over lateLimitMs
-	severe          // p99 over severeLateMs
+	late            // p99 over stats.LateLimitMs
+	severe          // p99 over stats.SevereLateMs
 )
 
 // loadFeedback is what the controller learns from one finished load.
@@ -115,9 +112,9 @@ type loadFeedback struct {
 
 func (f loadFeedback) lateness() lateness {
 	switch {
-	case f.lateP99 > severeLateMs:
+	case f.lateP99 > stats.SevereLateMs:
 		return severe
-	case f.lateP99 > lateLimitMs:
+	case f.lateP99 > stats.LateLimitMs:
 		return late
 	}
 	return onTime
@@ -373,7 +370,7 @@ func (c *jobsController) shrinkReason(now time.Time, harm harmEvidence) (string,
 	}
 	n := float64(c.loads)
 	if c.severe >= lateShrinkMin && float64(c.severe) > (lateShrinkShare+c.machineSevere(now))*n && !c.stallsAreTheHosts() {
-		return fmt.Sprintf("%d of %d loads over %.0f ms late: the machine stalls", c.severe, c.loads, severeLateMs), float64(c.severe) / n, true
+		return fmt.Sprintf("%d of %d loads over %.0f ms late: the machine stalls", c.severe, c.loads, stats.SevereLateMs), float64(c.severe) / n, true
 	}
 	if c.late >= lateShrinkMin && float64(c.late) > (lateShrinkShare+c.machineLate(now))*n && !harm.harmlessEnough() {
 		return fmt.Sprintf("%d of %d loads late, %s", c.late, c.loads, harm), float64(c.late) / n, false
@@ -388,7 +385,7 @@ func (c *jobsController) learnMachineLate(now time.Time, share float64, sev bool
 	if sev {
 		c.severeHold = nextHold(c.severeHold)
 		c.severeBaseline, c.severeTill = share, now.Add(c.severeHold)
-		kind = fmt.Sprintf("over %.0f ms late", severeLateMs)
+		kind = fmt.Sprintf("over %.0f ms late", stats.SevereLateMs)
 	} else {
 		c.baselineHold = nextHold(c.baselineHold)
 		c.baseline, c.baselineTill = share, now.Add(c.baselineHold)

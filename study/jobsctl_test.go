@@ -218,7 +218,7 @@ func TestJobsStayWithinBounds(t *testing.T) {
 // PLTs spread 5% around their condition's, late loads shift% slower. A
 // share of the loads that grows with the testbeds (2% per testbed, as the
 // loaded 2-CPU VM ran 24-80% late at -j 12-16) runs late, and severe of
-// them (a share of all loads) stall beyond severeLateMs. Its CPUs are
+// them (a share of all loads) stall beyond stats.SevereLateMs. Its CPUs are
 // idle as idle says, or busyIdle when set.
 type lateMachine struct {
 	conds         int

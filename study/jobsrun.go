@@ -84,13 +84,8 @@ func (j *jobSizer) attach(prog *progress, st *store.Store, sess int64) {
 	}
 }
 
-// lateLimitMs is report.LateLimitMs, the lateness above which the report
-// counts a load's emulator as late (a test keeps the two equal; the
-// runner does not import the report and its plotting).
-const lateLimitMs = 1.0
-
 // observe takes a finished load's feedback: how late the link emulator
-// released packets (judged against lateLimitMs, the report's own line)
+// released packets (judged against stats.LateLimitMs, the report's line too)
 // and, for a load that succeeded, its PLT under its condition's hash, the
 // evidence of whether that lateness moved the results.
 func (j *jobSizer) observe(started time.Time, cond string, res probe.Result) {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
@@ -557,19 +558,30 @@ func (r *Runner) openBench(ctx context.Context, c probe.Condition) (b Bench, dir
 // failed ones, and of those the ones failed for a stall (stalledLoad).
 type attemptCounts struct{ done, failed, stalled int }
 
-// StalledError is the reason stored with an attempt during which the link
-// emulator stalled (stalledLoad); the probe is loaded again.
-var StalledError = fmt.Sprintf("the link emulator stalled during the load (packets released over %.0f ms late at the 99th percentile): the load measured the machine, not the link; loaded again", severeLateMs)
+// StalledError is the failure of an attempt during which the link
+// emulator stalled (stalledLoad); the probe is loaded again. Its text is
+// what the store keeps as the attempt's error, read by every later report,
+// so it names the line, not the load's own lateness, and never changes.
+type StalledError struct {
+	LateP99ms float64 // the load's release lateness, the worse direction
+}
+
+func (e *StalledError) Error() string {
+	return fmt.Sprintf("the link emulator stalled during the load (packets released over %.0f ms late at the 99th percentile): the load measured the machine, not the link; loaded again", stats.SevereLateMs)
+}
 
 // stalledLoad tells whether the link emulator stalled during a successful
 // load: its release lateness over the load (p99, the worse direction) is
-// past severeLateMs, the line -j auto also counts as the whole machine
+// past stats.SevereLateMs, the line -j auto also counts as the whole machine
 // stalling. Such a load's PLT measures the machine: in the stored studies
 // (0.6-4.2 % of their loads) these loads lay a median +1 to +14 % from
 // their conditions' on-time loads, and up to 1.7x.
 func stalledLoad(res probe.Result) bool {
-	return !res.Failed && max(res.Link.Down.LateP99ms, res.Link.Up.LateP99ms) > severeLateMs
+	return !res.Failed && lateP99(res) > stats.SevereLateMs
 }
+
+// lateP99 is a load's emulator lateness p99, the worse direction.
+func lateP99(res probe.Result) float64 { return max(res.Link.Down.LateP99ms, res.Link.Up.LateP99ms) }
 
 // loadProbe loads one probe, from its next attempt on, until it succeeds
 // or has failed twice, storing each attempt and counting them in n. A
@@ -601,7 +613,7 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Co
 		}
 		stalled := attempt == 0 && stalledLoad(res)
 		if stalled {
-			res.Failed, res.Error = true, StalledError
+			res.Failed, res.Error = true, (&StalledError{LateP99ms: lateP99(res)}).Error()
 		}
 		if !serial {
 			// A load with no other testbed beside it says nothing about

@@ -3,11 +3,13 @@ package study
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -89,7 +91,7 @@ func TestStalledLoadIsLoadedAgain(t *testing.T) {
 	for k, atts := range byKey {
 		run := int(k[len(k)-1] - '0')
 		switch {
-		case run == 1 && (len(atts) != 2 || !atts[0].Failed || atts[0].Error != StalledError || atts[1].Failed || atts[1].Link.Up.LateP99ms != 0):
+		case run == 1 && (len(atts) != 2 || !atts[0].Failed || atts[0].Error != (&StalledError{}).Error() || atts[1].Failed || atts[1].Link.Up.LateP99ms != 0):
 			t.Errorf("run 1 stored as %+v, want a stalled attempt then an on-time one", atts)
 		case run != 1 && (len(atts) != 1 || atts[0].Failed):
 			t.Errorf("run %d stored as %+v, want one on-time attempt", run, atts)
@@ -109,8 +111,23 @@ func TestStalledTwiceKeepsTheSecondAndLateIsNoStall(t *testing.T) {
 			t.Errorf("run 0 stored as %+v, want the second stalled attempt kept", atts)
 		}
 	}
-	sum, _ = stallRun(t, severeLateMs, func(string, int, int) bool { return true })
+	sum, _ = stallRun(t, stats.SevereLateMs, func(string, int, int) bool { return true })
 	if sum.Stalled != 0 || sum.Failed != 0 || sum.Done != 24 {
-		t.Errorf("loads %v ms late (the line itself) counted as stalls: %+v", severeLateMs, sum)
+		t.Errorf("loads %v ms late (the line itself) counted as stalls: %+v", stats.SevereLateMs, sum)
+	}
+}
+
+// The stalled attempt's error is a type callers can find with errors.As,
+// and its text, which stores keep and reports read forever, is the one
+// stored since stalls were first loaded again.
+func TestStalledErrorKeepsTheStoredText(t *testing.T) {
+	const stored = "the link emulator stalled during the load (packets released over 10 ms late at the 99th percentile): the load measured the machine, not the link; loaded again"
+	err := fmt.Errorf("run 3: %w", &StalledError{LateP99ms: 45})
+	var se *StalledError
+	if !errors.As(err, &se) || se.LateP99ms != 45 {
+		t.Fatalf("errors.As did not find the StalledError in %v", err)
+	}
+	if se.Error() != stored {
+		t.Errorf("stored text changed:\n got %q\nwant %q", se.Error(), stored)
 	}
 }
