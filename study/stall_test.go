@@ -85,7 +85,7 @@ func stallRun(t *testing.T, lateMs float64, stall func(proto string, run, seen i
 // load's.
 func TestStalledLoadIsLoadedAgain(t *testing.T) {
 	sum, byKey := stallRun(t, 40, func(proto string, run, seen int) bool { return run == 1 && seen == 0 })
-	if sum.Stalled != 8 || sum.Failed != 8 || sum.Done != 32 {
+	if sum.Stalled != 8 || sum.Failed != 8 || sum.Attempts != 32 {
 		t.Errorf("summary %+v, want the 8 probes of run 1 stalled once and loaded again (32 stored)", sum)
 	}
 	for k, atts := range byKey {
@@ -103,7 +103,7 @@ func TestStalledLoadIsLoadedAgain(t *testing.T) {
 // lateness stored with it); lateness under the stall line is no stall.
 func TestStalledTwiceKeepsTheSecondAndLateIsNoStall(t *testing.T) {
 	sum, byKey := stallRun(t, 40, func(proto string, run, seen int) bool { return run == 0 })
-	if sum.Stalled != 8 || sum.Done != 32 {
+	if sum.Stalled != 8 || sum.Attempts != 32 {
 		t.Errorf("summary %+v, want 8 stalls, each loaded once more", sum)
 	}
 	for k, atts := range byKey {
@@ -112,7 +112,7 @@ func TestStalledTwiceKeepsTheSecondAndLateIsNoStall(t *testing.T) {
 		}
 	}
 	sum, _ = stallRun(t, stats.SevereLateMs, func(string, int, int) bool { return true })
-	if sum.Stalled != 0 || sum.Failed != 0 || sum.Done != 24 {
+	if sum.Stalled != 0 || sum.Failed != 0 || sum.Attempts != 24 {
 		t.Errorf("loads %v ms late (the line itself) counted as stalls: %+v", stats.SevereLateMs, sum)
 	}
 }
