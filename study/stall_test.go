@@ -56,10 +56,14 @@ func stallRun(t *testing.T, lateMs float64, stall func(proto string, run, seen i
 	var prog bytes.Buffer
 	r := &Runner{Study: s, Store: st, Open: opener, Jobs: 2, WorkDir: filepath.Join(dir, "w"), Progress: &prog}
 	sum, err := r.Run(context.Background())
-	// The progress counts probes, whatever their attempts: the last line
-	// says every planned probe done, with the failed attempts beside.
+	// The progress and the summary read the runner's one Counts: probes,
+	// whatever their attempts, with the failed attempts beside. The last
+	// line says every planned probe done.
 	lines := strings.Split(strings.TrimSpace(prog.String()), "\n")
-	if want := fmt.Sprintf("spdylab: %d/%d probes (%d failed)", sum.Planned, sum.Planned, sum.Failed); !strings.HasPrefix(lines[len(lines)-1], want) {
+	if sum.Probes != sum.Planned {
+		t.Errorf("summary %+v: %d probes done of %d planned", sum, sum.Probes, sum.Planned)
+	}
+	if want := fmt.Sprintf("spdylab: %d/%d probes (%d failed)", sum.Probes, sum.Planned, sum.Failed); !strings.HasPrefix(lines[len(lines)-1], want) {
 		t.Errorf("last progress line %q, want it to start %q", lines[len(lines)-1], want)
 	}
 	if err != nil {
@@ -85,8 +89,8 @@ func stallRun(t *testing.T, lateMs float64, stall func(proto string, run, seen i
 // load's.
 func TestStalledLoadIsLoadedAgain(t *testing.T) {
 	sum, byKey := stallRun(t, 40, func(proto string, run, seen int) bool { return run == 1 && seen == 0 })
-	if sum.Stalled != 8 || sum.Failed != 8 || sum.Attempts != 32 {
-		t.Errorf("summary %+v, want the 8 probes of run 1 stalled once and loaded again (32 stored)", sum)
+	if sum.Stalled != 8 || sum.Failed != 8 || sum.Attempts != 32 || sum.Probes != 24 {
+		t.Errorf("summary %+v, want the 8 probes of run 1 stalled once and loaded again (24 probes, 32 attempts stored)", sum)
 	}
 	for k, atts := range byKey {
 		run := int(k[len(k)-1] - '0')

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/stats"
+	"github.com/spdylab/spdylab/study/event"
 )
 
 var t0 = time.Unix(1_000_000, 0)
@@ -368,5 +369,26 @@ func TestMachineLatenessTrustedLongerEachTime(t *testing.T) {
 	}
 	if c.baselineHold != maxCeilingHold {
 		t.Errorf("baseline held %s after 3 h, want %s", c.baselineHold, maxCeilingHold)
+	}
+}
+
+// Observe learns from loads that ended beside other testbeds: a start or
+// a load that ran alone is no evidence, and a failed (or stalled) load
+// counts its lateness but gives no PLT to judge harm by.
+func TestObserveTakesEndedSideBySideLoads(t *testing.T) {
+	c := New(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0, DefaultRules)
+	started := t0.Add(time.Second)
+	c.Observe(event.Load{Cond: "a", Started: started, LateP99ms: 50})                                      // a start
+	c.Observe(event.Load{Cond: "a", Started: started, End: true, Serial: true, LateP99ms: 50, PLTms: 100}) // ran alone
+	if c.loads != 0 || len(c.recent) != 0 {
+		t.Fatalf("counted %d loads from a start and a load that ran alone", c.loads)
+	}
+	c.Observe(event.Load{Cond: "a", Started: started, End: true, Failed: true, Stalled: true, LateP99ms: 50, PLTms: 900})
+	c.Observe(event.Load{Cond: "a", Started: started, End: true, PLTms: 100})
+	if c.loads != 2 || c.severe != 1 || c.late != 1 {
+		t.Errorf("loads %d, late %d, severe %d; want 2 loads, the stalled one severely late", c.loads, c.late, c.severe)
+	}
+	if len(c.harm.late) != 0 || len(c.harm.onTime["a"]) != 1 {
+		t.Errorf("harm evidence %+v: want only the on-time load's PLT", c.harm)
 	}
 }

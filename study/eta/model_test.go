@@ -129,3 +129,36 @@ func TestETAChargesATestbedsBuildAndClose(t *testing.T) {
 		t.Errorf("time left %s, want 2.5s (a 1 s build, a 0.5 s close, a 1 s load)", got)
 	}
 }
+
+// The layout is the pick the ETA is given, not a copy of it: the same
+// eight runs over four testbeds take 2 s when the pick shares a bench's
+// runs and 8 s when it never does.
+func TestETALaysOutByTheGivenPick(t *testing.T) {
+	noShare := func(benches []Slot) (int, bool) {
+		for i, b := range benches {
+			if !b.Started || b.Workers == 0 && b.RunsLeft > 0 {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	now := time.Now()
+	for _, tc := range []struct {
+		name string
+		pick Pick
+		want time.Duration
+	}{{"sharing", testPick, 2 * time.Second}, {"never sharing", noShare, 8 * time.Second}} {
+		e := New(tc.pick)
+		e.PlanBench("done", false, 1, []Load{{"https", 1000}})
+		loads := make([]Load, 8)
+		for i := range loads {
+			loads[i] = Load{"https", 1000}
+		}
+		e.PlanBench("big", false, 1, loads)
+		e.BenchOpened("done", 0)
+		etaDone(e, 1, "done", Load{"https", 1000}, now, time.Second)
+		if got, _ := e.TimeLeft(now, 4); got != tc.want {
+			t.Errorf("%s: time left %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
