@@ -19,28 +19,33 @@ const JobsAuto = 0
 // MaxJobs bounds the testbeds of a run, fixed or automatic.
 const MaxJobs = autosize.MaxJobs
 
-// jobSizer gives the run its number of testbeds: fixed (-j N), or what an
-// autosize.Controller decides from the load events and the machine. It
-// shows the controller's decisions in the progress and records them in
-// the store's session; the controller itself knows neither.
-type jobSizer struct {
-	mu      sync.Mutex
-	size    int
-	largest int
-	ctl     *autosize.Controller    // nil when fixed
-	sample  func() autosize.Machine // the machine now (/proc; tests fake it)
-	prog    *progress
-	st      *store.Store
-	sess    int64
+// runEnv is what every worker of a run shares beside its benches: the
+// session, the run's one set of counts, and those that follow its load
+// events: the progress with its ETA, and -j auto's controller with the
+// size it gave (fixed for -j N). The controller and the ETA know neither
+// the store nor the progress; runEnv shows and records what they decide.
+// One lock orders the events and the sizing.
+type runEnv struct {
+	mu     sync.Mutex
+	counts event.Counts
+	lastID int64
+	prog   *progress
+	st     *store.Store
+	sess   int64
+	// size is the testbeds wanted now, largest the most so far (the
+	// session's jobs); ctl is nil for a fixed size.
+	size, largest int
+	ctl           *autosize.Controller
+	sample        func() autosize.Machine // the machine now (/proc; tests fake it)
 }
 
-// newJobSizer sizes a run of tasks: r.Jobs when set, else from the
+// newRunEnv sizes a run of tasks: r.Jobs when set, else from the
 // modelled work of the loads that run side by side (r.weight must hold
 // their modelled wall times).
-func (r *Runner) newJobSizer(tasks []task, now time.Time) *jobSizer {
+func (r *Runner) newRunEnv(tasks []task, now time.Time) *runEnv {
 	if r.Jobs != JobsAuto {
 		n := autosize.Clamp(r.Jobs)
-		return &jobSizer{size: n, largest: n}
+		return &runEnv{size: n, largest: n}
 	}
 	var w autosize.Work
 	for _, t := range tasks {
@@ -57,78 +62,97 @@ func (r *Runner) newJobSizer(tasks []task, now time.Time) *jobSizer {
 			}
 		}
 	}
-	j := &jobSizer{sample: r.machine}
-	if j.sample == nil {
-		j.sample = (&autosize.Sampler{}).Sample
+	env := &runEnv{sample: r.machine}
+	if env.sample == nil {
+		env.sample = (&autosize.Sampler{}).Sample
 	}
 	rules := autosize.DefaultRules
 	if r.rules != nil {
 		rules = *r.rules
 	}
-	j.ctl = autosize.New(w, runtime.NumCPU(), j.sample(), now, rules)
-	j.size, j.largest = j.ctl.Size(), j.ctl.Size()
-	return j
+	env.ctl = autosize.New(w, runtime.NumCPU(), env.sample(), now, rules)
+	env.size, env.largest = env.ctl.Size(), env.ctl.Size()
+	return env
 }
 
-// attach makes the sizer show its choices in prog and record them in the
-// store's session.
-func (j *jobSizer) attach(prog *progress, st *store.Store, sess int64) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.prog, j.st, j.sess = prog, st, sess
-	if j.ctl != nil {
-		prog.resized(j.size, j.ctl.Status(), "")
+// attach gives the run its progress and its store's session, where the
+// sizes are shown and recorded.
+func (env *runEnv) attach(prog *progress, st *store.Store, sess int64) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	env.prog, env.st, env.sess = prog, st, sess
+	if env.ctl != nil {
+		prog.resized(env.size, env.ctl.Status(), "")
 	}
 }
 
-// observe passes a load event to the controller and shows the late share
-// as of this load.
-func (j *jobSizer) observe(ev event.Load) {
-	if j.ctl == nil || !ev.End {
-		return
+// publish tells a load's event to the counts, the progress (and its ETA)
+// and -j auto, in the order the loads report them; a start gets its id,
+// returned for the load's end.
+func (env *runEnv) publish(ev event.Load) int64 {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	if !ev.End {
+		env.lastID++
+		ev.ID = env.lastID
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.ctl.Observe(ev)
-	j.prog.resized(j.size, j.ctl.Status(), "")
+	env.counts.Add(ev)
+	env.prog.observe(ev, env.counts)
+	if ev.End && env.ctl != nil {
+		env.ctl.Observe(ev)
+		env.prog.resized(env.size, env.ctl.Status(), "") // the late share as of this load
+	}
+	return ev.ID
+}
+
+// tally is the counts so far.
+func (env *runEnv) tally() event.Counts {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	return env.counts
+}
+
+// testbeds is the size wanted now.
+func (env *runEnv) testbeds() int {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	return env.size
 }
 
 // adjust asks the controller for the size now, with running testbeds
 // running and the machine sampled; a change is shown and recorded.
-func (j *jobSizer) adjust(now time.Time, running int) int {
-	if j.ctl == nil {
-		return j.size
+func (env *runEnv) adjust(now time.Time, running int) int {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	if env.ctl == nil {
+		return env.size
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	d := j.ctl.Decide(now, running, j.sample())
+	d := env.ctl.Decide(now, running, env.sample())
 	why := ""
 	if d.Changed {
 		why = "auto: " + d.Why
-		j.size, j.largest = d.Size, max(j.largest, d.Size)
-		if j.st != nil {
+		env.size, env.largest = d.Size, max(env.largest, d.Size)
+		if env.st != nil {
 			// Provenance only: a failed write must not stop the run.
-			_ = j.st.SetSessionJobs(j.sess, j.largest, j.ctl.Trace())
+			_ = env.st.SetSessionJobs(env.sess, env.largest, env.ctl.Trace())
 		}
 	}
-	j.prog.resized(d.Size, j.ctl.Status(), why)
+	env.prog.resized(d.Size, env.ctl.Status(), why)
 	return d.Size
 }
 
 // how says how the size was chosen ("" for a fixed size).
-func (j *jobSizer) how() string {
-	if j.ctl == nil {
+func (env *runEnv) how() string {
+	if env.ctl == nil {
 		return ""
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.ctl.How()
+	return env.ctl.How()
 }
 
 // trace is the session's JobsAuto ("" for a fixed size).
-func (j *jobSizer) trace() string {
-	if j.ctl == nil {
+func (env *runEnv) trace() string {
+	if env.ctl == nil {
 		return ""
 	}
-	return j.ctl.Trace()
+	return env.ctl.Trace()
 }

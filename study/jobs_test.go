@@ -154,13 +154,13 @@ func TestAutoJobsStartFromTheModelledWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.modelWeights(tasks)
-	j := r.newJobSizer(tasks, time.Now())
+	j := r.newRunEnv(tasks, time.Now())
 	if j.ctl == nil || strings.HasPrefix(j.ctl.How(), "CPU-bound") || j.size < 2 {
-		t.Errorf("auto sizer %+v: want at least 2 testbeds for link-bound loads", j)
+		t.Errorf("auto size %d (%s): want at least 2 testbeds for link-bound loads", j.size, j.how())
 	}
 	r.Jobs = 5
-	if j := r.newJobSizer(tasks, time.Now()); j.ctl != nil || j.size != 5 || j.trace() != "" {
-		t.Errorf("-j 5 gave %+v", j)
+	if j := r.newRunEnv(tasks, time.Now()); j.ctl != nil || j.size != 5 || j.trace() != "" {
+		t.Errorf("-j 5 gave %d testbeds (auto: %v, trace %q)", j.size, j.ctl != nil, j.trace())
 	}
 }
 

@@ -198,9 +198,9 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		return sum, err
 	}
 	r.modelWeights(tasks)
-	sizer := r.newJobSizer(tasks, start)
-	prov := CollectProvenance(r.Study.Seed, sizer.size, r.Shard, r.Args)
-	prov.JobsAuto = sizer.trace()
+	env := r.newRunEnv(tasks, start)
+	prov := CollectProvenance(r.Study.Seed, env.size, r.Shard, r.Args)
+	prov.JobsAuto = env.trace()
 	sess, err := r.Store.StartSession(prov)
 	if err != nil {
 		return sum, err
@@ -215,13 +215,14 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		tasks = browsersFirst(tasks)
 	}
 	if r.Announce != nil {
-		r.Announce(sizer.size, sizer.how())
+		r.Announce(env.size, env.how())
 	}
-	prog := newProgress(r.Progress, r.TTY, sum.Planned, r.planETA(tasks), sizer.size)
+	prog := newProgress(r.Progress, r.TTY, sum.Planned, r.planETA(tasks), env.size)
 	defer prog.finish()
 	r.attachAuto(tasks, prog)
-	sizer.attach(prog, r.Store, sess)
-	runErr := r.runTasks(ctx, tasks, sizer, sess, prog, &sum)
+	env.attach(prog, r.Store, sess)
+	runErr := r.runTasks(ctx, tasks, env)
+	sum.Counts = env.tally()
 	sum.Planned += int(r.autoAdded.Swap(0))
 	sum.Elapsed = time.Since(start)
 	if ctx.Err() != nil {
@@ -383,60 +384,20 @@ func browsersFirst(tasks []task) []task {
 	return out
 }
 
-// runEnv is what every worker of a run shares: the session, and those
-// that follow the run's load events (the progress with its ETA, the
-// sizer), with the run's one set of counts.
-type runEnv struct {
-	sess  int64
-	prog  *progress
-	sizer *jobSizer
-
-	mu     sync.Mutex
-	counts event.Counts
-	lastID int64
-}
-
-// publish tells a load's event to the counts, the progress (and its ETA)
-// and the sizer, in the order the loads report them; a start gets its
-// id, returned for the load's end.
-func (env *runEnv) publish(ev event.Load) int64 {
-	env.mu.Lock()
-	defer env.mu.Unlock()
-	if !ev.End {
-		env.lastID++
-		ev.ID = env.lastID
-	}
-	env.counts.Add(ev)
-	env.prog.observe(ev, env.counts)
-	if ev.End {
-		env.sizer.observe(ev)
-	}
-	return ev.ID
-}
-
-// tally is the counts so far.
-func (env *runEnv) tally() event.Counts {
-	env.mu.Lock()
-	defer env.mu.Unlock()
-	return env.counts
-}
-
-// jobsTick is how often the runner asks the sizer for the testbeds' size
+// jobsTick is how often the runner asks -j auto for the testbeds' size
 // (a variable for tests).
 var jobsTick = 5 * time.Second
 
-// runTasks runs the benches on as many workers as the sizer says at each
+// runTasks runs the benches on as many workers as env.adjust says at each
 // moment: it starts workers up to the size, and a worker over it stops
 // between two runs. A fatal error (a bench that cannot be built twice, a
 // store that cannot be written) stops the whole run and is returned.
-func (r *Runner) runTasks(ctx context.Context, tasks []task, sizer *jobSizer, sess int64, prog *progress, sum *Summary) error {
+func (r *Runner) runTasks(ctx context.Context, tasks []task, env *runEnv) error {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	env := &runEnv{sess: sess, prog: prog, sizer: sizer}
-	defer func() { sum.Counts = env.tally() }()
 	browsers := newBenchGate(r.BrowserJobs, r.BrowserAlone)
 	sched := newScheduler(tasks)
-	pool := newWorkerPool(sizer.size)
+	pool := newWorkerPool(env.testbeds())
 	var wg sync.WaitGroup
 	runOne := func(t task, first bool, stop func() bool) {
 		defer t.runs.leave()
@@ -481,7 +442,7 @@ func (r *Runner) runTasks(ctx context.Context, tasks []task, sizer *jobSizer, se
 		select {
 		case <-pool.changed:
 		case now := <-tick.C:
-			pool.setTarget(sizer.adjust(now, pool.count()))
+			pool.setTarget(env.adjust(now, pool.count()))
 		case <-runCtx.Done():
 			wg.Wait()
 		}

@@ -27,7 +27,7 @@ import (
 
 // defaultJobs is the number of parallel benches `spdylab studies` assumes
 // for its estimates (spdylab run sizes them itself by default: -j auto,
-// study/jobsctl.go). The loads are
+// study/autosize). The loads are
 // bound by the emulated network, not the CPU: on a 2-core machine, with the
 // link emulator in its own process, quick's per-condition medians at -j 4,
 // 6 and 8 stayed within the noise of two -j 1 runs; study1-cablelabs at
