@@ -24,9 +24,9 @@ const MaxJobs = 64
 // machine (p99 over stats.SevereLateMs in more than 1% of the loads) shrink
 // whatever the PLTs say, unless the CPUs had time to spare meanwhile
 // (spareCPU): the emulator's threads run SCHED_FIFO and find an idle
-// CPU at once, so a stall beside idle CPUs is the host's (CPU steal,
-// timer latency) at any size, and the runner loads the stalled load again
-// (stalledLoad). Growing needs nearly no late loads, or late loads shown
+// CPU at once, so a stall beside idle CPUs is the host's (virtual CPUs
+// held back, timer latency) at any size, and the runner loads the stalled load again
+// (the runner's stall retry). Growing needs nearly no late loads, or late loads shown
 // harmless, and idle CPU.
 const (
 	// targetCPUShare is the share of the CPUs the initial size plans the
@@ -52,8 +52,8 @@ const (
 	growIdleCPU = 0.25
 	// spareCPU is the idle CPU share, averaged over the samples since the
 	// last change, beside which severe stalls are the host's, not the
-	// testbeds': study1-cablelabs on the 2-CPU VM stalled 2.6 % of its
-	// loads at 5 testbeds with the CPUs 75 % idle, and 0.6 % at 16.
+	// testbeds': a host that holds its virtual CPUs back stalls loads at
+	// few testbeds with the CPUs mostly idle as often as at many.
 	spareCPU = growIdleCPU
 	// ceilingHold is how long a size that ran late stays a ceiling for
 	// growth: without it the controller would grow back into the same

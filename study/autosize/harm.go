@@ -8,13 +8,12 @@ import (
 )
 
 // harmMinPairs is how many (late load, condition with on-time loads)
-// pairs the controller needs before it trusts the harm evidence. The
-// stored studies in /work/runs (study1 at -j 16 and with a profile,
-// study3, the tune runs) spread a load's log(PLT / its condition's median)
-// with a robust standard deviation of 0.06-0.10 (lossy links); the
-// median of n such values has a standard error of about 1.25 sd / sqrt(n),
-// so 100 pairs put it near 1%, half of stats.LateShiftLimit: a shift of 2% is
-// then two standard errors away from none. Fewer pairs do when their own
+// pairs the controller needs before it trusts the harm evidence. On lossy
+// links a load's log(PLT / its condition's median) spreads with a robust
+// standard deviation of 0.06-0.10 (BENCHMARKS.md); the median of n such
+// values has a standard error of about 1.25 sd / sqrt(n), so 100 pairs put
+// it near 1%, half of stats.LateShiftLimit: a shift of 2% is then two
+// standard errors away from none. Fewer pairs do when their own
 // standard error is already that small (harmFewPairs at least, for the
 // error's estimate to hold): a run whose loads are all late pairs few of
 // them after each change of bench, and would otherwise judge by frequency
