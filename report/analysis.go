@@ -41,9 +41,8 @@ type Gateway struct {
 }
 
 // LateLimitMs is the emulator lateness (99th percentile over a load) above
-// which a load's link was not the configured one: the emulator process was
-// starved of CPU, typically by too many parallel testbeds for the cores.
-const LateLimitMs = 1.0
+// which a load's link was not the configured one (stats.LateLimitMs).
+const LateLimitMs = stats.LateLimitMs
 
 // Condition is the analysis of one condition.
 type Condition struct {
@@ -125,10 +124,10 @@ type Analysis struct {
 // of their conditions) it takes to judge from LateShift whether the
 // lateness moved the results, and LateShiftLimit how far (in %) they may
 // lie from the on-time loads, beyond twice the standard error, before the
-// report says it did.
+// report says it did (stats.Shift.Harmful).
 const (
 	LateJudgeMin   = 10
-	LateShiftLimit = 2.0
+	LateShiftLimit = stats.LateShiftLimit
 )
 
 // MinLoads is the number of successful loads a condition needs for its

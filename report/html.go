@@ -122,7 +122,7 @@ func (a *Analysis) LateWarning() string {
 	switch {
 	case sh.Pairs < LateJudgeMin:
 		return w + fmt.Sprintf(" Too few of them (%d) beside two on-time loads of their conditions to tell whether it moved the results; a run at -j 1 or with more loads would.", sh.Pairs)
-	case sh.Beyond(LateShiftLimit):
+	case sh.Harmful():
 		return w + fmt.Sprintf(" Those loads' PLTs lie a median %s from the on-time loads of their conditions, so the lateness moved results: re-run with a lower -j, or on a quieter machine if that does not help.", sh)
 	case math.Abs(sh.Pct) > LateShiftLimit:
 		return w + fmt.Sprintf(" Those loads' PLTs lie a median %s from the on-time loads of their conditions: beyond %.0f%%, but within twice the standard error of no shift at all, so these loads cannot tell whether it moved the results; more loads would.", sh, LateShiftLimit)

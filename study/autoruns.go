@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/spdylab/spdylab/internal/stats"
+	"github.com/spdylab/spdylab/study/eta"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
 )
@@ -130,7 +131,7 @@ func (r *Runner) attachAuto(tasks []task, prog *progress) {
 		}
 		t := t
 		t.auto.onGrow = func(int) {
-			loads := make([]etaLoad, len(t.group.Conds))
+			loads := make([]eta.Load, len(t.group.Conds))
 			for i, c := range t.group.Conds {
 				loads[i] = r.etaLoad(c)
 			}

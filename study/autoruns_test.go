@@ -150,7 +150,7 @@ func runAutoExpecting(t *testing.T, plt func(string, int64, int) float64, want i
 			t.Errorf("%s: %d runs, want %d", k, n, want)
 		}
 	}
-	if sum.Planned != 4*want || sum.Done != 4*want {
+	if sum.Planned != 4*want || sum.Attempts != 4*want {
 		t.Errorf("summary %+v, want %d planned and done", sum, 4*want)
 	}
 	return s, st, dir

@@ -57,7 +57,7 @@ func TestRunnerCapsBrowserBenches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Done != len(s.Conditions)*s.Runs || sum.Failed != 0 {
+	if sum.Attempts != len(s.Conditions)*s.Runs || sum.Failed != 0 {
 		t.Fatalf("summary %+v, want %d loads", sum, len(s.Conditions)*s.Runs)
 	}
 	if opened != 6 || peak != 1 {
@@ -100,7 +100,7 @@ func TestRunnerRunsBrowserBenchesAlone(t *testing.T) {
 	}
 	r := &Runner{Study: s, Store: st, Open: opener, Jobs: 6, BrowserJobs: 2, BrowserAlone: true, WorkDir: filepath.Join(dir, "w")}
 	sum, err := r.Run(context.Background())
-	if err != nil || sum.Done != len(s.Conditions)*s.Runs {
+	if err != nil || sum.Attempts != len(s.Conditions)*s.Runs {
 		t.Fatalf("%+v, %v", sum, err)
 	}
 	if browsers != 6 || violations != 0 {

@@ -1,57 +1,81 @@
 package study
 
-import "sync"
+import (
+	"sync"
 
-// scheduler hands benches to the workers: first a bench a retired worker
-// left with runs to load, then the benches not yet started in the
-// runner's order, then, once all have started, a share of the bench with
-// the most runs left.
+	"github.com/spdylab/spdylab/study/eta"
+)
+
+// scheduler hands benches to the workers by pickBench, the rule the ETA
+// lays the runs left out by too.
 type scheduler struct {
 	mu      sync.Mutex
 	tasks   []task
-	started int // tasks[:started] have been handed out
+	started []bool // a testbed was handed out for tasks[i]
+}
+
+func newScheduler(tasks []task) *scheduler {
+	return &scheduler{tasks: tasks, started: make([]bool, len(tasks))}
 }
 
 // take hands out a bench, counted as worked on until the worker leaves it
-// (task.runs.leave); ok is false when no bench needs a worker.
+// (task.runs.leave); first tells the bench's first testbed; ok is false
+// when no bench needs a worker.
 func (s *scheduler) take() (t task, first, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, first, ok = s.pick()
-	if ok {
-		t.runs.join()
+	i, ok := pickBench(s.slots())
+	if !ok {
+		return task{}, false, false
 	}
-	return t, first, ok
-}
-
-func (s *scheduler) pick() (t task, first, ok bool) {
-	for _, t := range s.tasks[:s.started] {
-		if t.runs.orphaned() {
-			return t, false, true
-		}
-	}
-	if s.started < len(s.tasks) {
-		s.started++
-		return s.tasks[s.started-1], true, true
-	}
-	t, ok = mostRunsLeft(s.tasks)
-	return t, false, ok
+	first = !s.started[i]
+	s.started[i] = true
+	s.tasks[i].runs.join()
+	return s.tasks[i], first, true
 }
 
 // hasWork tells whether take would hand out a bench now.
 func (s *scheduler) hasWork() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, t := range s.tasks[:s.started] {
-		if t.runs.orphaned() {
-			return true
+	_, ok := pickBench(s.slots())
+	return ok
+}
+
+// slots is the benches as pickBench sees them now.
+func (s *scheduler) slots() []eta.Slot {
+	out := make([]eta.Slot, len(s.tasks))
+	for i, t := range s.tasks {
+		left, workers := t.runs.state()
+		out[i] = eta.Slot{Started: s.started[i], RunsLeft: left, Workers: workers}
+	}
+	return out
+}
+
+// pickBench chooses the bench a free testbed takes next: first a started
+// bench a retired worker left with runs and no testbed, then the next
+// bench not started in the runner's order, then, once all have started, a
+// share of the bench with the most runs left if it has at least
+// MinRunsToShare. It is the runner's whole scheduling rule; the ETA calls
+// it to lay out the runs left (eta.Pick).
+func pickBench(benches []eta.Slot) (int, bool) {
+	for i, b := range benches {
+		if b.Started && b.Workers == 0 && b.RunsLeft > 0 {
+			return i, true
 		}
 	}
-	if s.started < len(s.tasks) {
-		return true
+	for i, b := range benches {
+		if !b.Started {
+			return i, true
+		}
 	}
-	_, ok := mostRunsLeft(s.tasks)
-	return ok
+	best, most := -1, MinRunsToShare-1
+	for i, b := range benches {
+		if b.RunsLeft > most {
+			best, most = i, b.RunsLeft
+		}
+	}
+	return best, best >= 0
 }
 
 // workerPool counts the workers against the size the runner wants. A

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/spdylab/spdylab/study/eta"
+	"github.com/spdylab/spdylab/study/event"
 )
 
 // progress shows how far a run is: a redrawn bar with ETA on a terminal,
@@ -15,10 +18,8 @@ type progress struct {
 	w        io.Writer
 	tty      bool
 	total    int
-	done     int
-	failed   int
-	eta      etaModel
-	nextLoad int64 // the ETA's id of the next load started
+	counts   event.Counts // the runner's, as of the last load that ended
+	eta      *eta.Model
 	start    time.Time
 	lastLine time.Time
 	// testbeds is the number of testbeds now and, when sized
@@ -28,8 +29,8 @@ type progress struct {
 	auto     bool // `--runs auto`: total is what is planned so far (progress_auto.go)
 }
 
-func newProgress(w io.Writer, tty bool, total int, eta etaModel, testbeds int) *progress {
-	p := &progress{w: w, tty: tty, total: total, eta: eta, start: time.Now(), testbeds: testbeds}
+func newProgress(w io.Writer, tty bool, total int, model *eta.Model, testbeds int) *progress {
+	p := &progress{w: w, tty: tty, total: total, eta: model, start: time.Now(), testbeds: testbeds}
 	p.lastLine = p.start
 	if w != nil && !tty {
 		fmt.Fprintf(w, "spdylab: %d probes to run\n", total)
@@ -37,45 +38,31 @@ func newProgress(w io.Writer, tty bool, total int, eta etaModel, testbeds int) *
 	return p
 }
 
-// loadStarted tells the ETA a load of bench key began at start (retry:
-// an attempt the plan did not count) and returns the load's id for add.
-func (p *progress) loadStarted(key string, l etaLoad, retry bool, start time.Time) int64 {
-	if p == nil {
-		return 0
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.nextLoad++
-	p.eta.loadStarted(p.nextLoad, key, l, retry, start)
-	return p.nextLoad
-}
-
-// add counts a finished load: its id from loadStarted, whether it failed,
-// whether the probe is loaded again (then it is not done yet: the count
-// is of probes, the failures of attempts) and how long it took.
-func (p *progress) add(id int64, failed, again bool, took time.Duration) {
+// observe takes one of the runner's load events with the runner's counts
+// after it: the ETA learns from every one, and a load that ended moves the
+// display (its probes are counts.Probes; a probe loaded again is not done
+// yet, while the failures count attempts).
+func (p *progress) observe(ev event.Load, counts event.Counts) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.eta.loadDone(id, took)
+	p.eta.Observe(ev)
+	if !ev.End {
+		return
+	}
+	p.counts = counts
 	if p.w == nil {
 		return
-	}
-	if !again {
-		p.done++
-	}
-	if failed {
-		p.failed++
 	}
 	now := time.Now()
 	switch {
 	case p.tty:
 		p.draw(now)
-	case now.Sub(p.lastLine) >= 30*time.Second || p.done == p.total && !p.auto:
+	case now.Sub(p.lastLine) >= 30*time.Second || p.counts.Probes == p.total && !p.auto:
 		p.lastLine = now
-		fmt.Fprintf(p.w, "spdylab: %d/%s probes (%d failed), %s elapsed, %s left%s\n", p.done, p.totalText(), p.failed, round(now.Sub(p.start)), p.leftText(now), p.testbedsNote())
+		fmt.Fprintf(p.w, "spdylab: %d/%s probes (%d failed), %s elapsed, %s left%s\n", p.counts.Probes, p.totalText(), p.counts.Failed, round(now.Sub(p.start)), p.leftText(now), p.testbedsNote())
 	}
 }
 
@@ -86,7 +73,7 @@ func (p *progress) benchOpened(key string, d time.Duration) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.eta.benchOpened(key, d)
+	p.eta.BenchOpened(key, d)
 }
 
 // benchClosed counts a testbed closed in d.
@@ -96,7 +83,7 @@ func (p *progress) benchClosed(d time.Duration) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.eta.benchClosed(d)
+	p.eta.BenchClosed(d)
 }
 
 // resized shows a change of the testbeds (and, on a plain output, says
@@ -122,23 +109,19 @@ func (p *progress) testbedsNote() string {
 }
 
 func (p *progress) left(now time.Time) string {
-	if d, ok := p.eta.timeLeft(now, p.testbeds); ok {
+	if d, ok := p.eta.Left(now, p.testbeds, p.counts, p.total, p.start); ok {
 		return round(d).String()
 	}
-	if p.done == 0 {
-		return "?"
-	}
-	per := now.Sub(p.start) / time.Duration(p.done)
-	return round(per * time.Duration(p.total-p.done)).String()
+	return "?"
 }
 
 func round(d time.Duration) time.Duration { return d.Round(time.Second) }
 
 func (p *progress) draw(now time.Time) {
 	const width = 30
-	fill := width * p.done / max(p.total, 1)
+	fill := width * p.counts.Probes / max(p.total, 1)
 	fmt.Fprintf(p.w, "\r[%s%s] %d/%s  %d failed  %s elapsed  ETA %s%s\033[K",
-		strings.Repeat("#", fill), strings.Repeat(".", width-fill), p.done, p.totalText(), p.failed, round(now.Sub(p.start)), p.leftText(now), p.testbedsNote())
+		strings.Repeat("#", fill), strings.Repeat(".", width-fill), p.counts.Probes, p.totalText(), p.counts.Failed, round(now.Sub(p.start)), p.leftText(now), p.testbedsNote())
 }
 
 func (p *progress) finish() {

@@ -3,6 +3,8 @@ package study
 import (
 	"fmt"
 	"time"
+
+	"github.com/spdylab/spdylab/study/eta"
 )
 
 // setAuto marks a run with `--runs auto`: its total grows as benches add
@@ -20,14 +22,14 @@ func (p *progress) setAuto() {
 // total and the ETA (which stays an estimate of what is planned so far:
 // how many more runs a bench will need is not known until its loads say
 // so).
-func (p *progress) grew(key string, loads []etaLoad) {
+func (p *progress) grew(key string, loads []eta.Load) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.total += len(loads)
-	p.eta.grow(key, loads)
+	p.eta.Grow(key, loads)
 }
 
 // totalText is the total of probes, "160", or "≥160 (runs auto)" while

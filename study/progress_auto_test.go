@@ -5,12 +5,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spdylab/spdylab/study/eta"
+	"github.com/spdylab/spdylab/study/event"
 )
 
 func TestProgressWithRunsAutoShowsAFloor(t *testing.T) {
 	var out bytes.Buffer
-	p := newProgress(&out, false, 4, newETA(), 1)
-	done := func() { p.add(p.loadStarted("b", etaLoad{}, false, time.Now()), false, false, 0) }
+	p := newProgress(&out, false, 4, eta.New(pickBench), 1)
+	feed := &progressFeed{p: p}
+	done := func() { feed.load(event.Load{Bench: "b", Started: time.Now()}, 0) }
 	p.setAuto()
 	for range 4 {
 		done()
@@ -20,7 +24,7 @@ func TestProgressWithRunsAutoShowsAFloor(t *testing.T) {
 	if out.String() != "spdylab: 4 probes to run\n" {
 		t.Errorf("a line before 30 s: %q", out.String())
 	}
-	p.grew("b", make([]etaLoad, 2))
+	p.grew("b", make([]eta.Load, 2))
 	done()
 	p.lastLine = time.Time{}
 	done()

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/spdylab/spdylab/browser"
+	"github.com/spdylab/spdylab/study/autosize"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
 )
@@ -179,7 +180,7 @@ func cpuModel() string {
 }
 
 // memTotalMiB is /proc/meminfo's MemTotal.
-func memTotalMiB() int { return meminfoMiB("MemTotal:") }
+func memTotalMiB() int { return autosize.MeminfoMiB("MemTotal:") }
 
 // toolVersion is the first line a program prints for args ("" when it is
 // missing or slow).

@@ -14,8 +14,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/autosize"
+	"github.com/spdylab/spdylab/study/eta"
+	"github.com/spdylab/spdylab/study/event"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
 )
@@ -45,7 +49,7 @@ type Runner struct {
 	Study *spec.Study
 	Store *store.Store
 	Open  Opener
-	Jobs  int        // parallel benches; JobsAuto (0) = sized as the run runs (jobsctl.go)
+	Jobs  int        // parallel benches; JobsAuto (0) = sized as the run runs (jobs.go, study/autosize)
 	Shard spec.Shard // zero = everything
 	// BrowserJobs caps the benches among them whose client is a real
 	// browser; <1 = DefaultBrowserJobs (browserjobs.go). BrowserAlone runs
@@ -66,8 +70,8 @@ type Runner struct {
 
 	// machine and rules replace the machine's /proc readings and the
 	// automatic sizing's evidence rules in tests (nil = the real ones).
-	machine func() machineSample
-	rules   *jobsRules
+	machine func() autosize.Machine
+	rules   *autosize.Rules
 
 	weight map[string]float64 // modelled ms per load, by condition hash
 	pages  page.Cache         // opened once per ManifestKey for the ETA, shared with the benches
@@ -78,11 +82,11 @@ type Runner struct {
 // Summary is what a run did.
 type Summary struct {
 	Planned int // probes this run had to do (after resume)
-	Done    int // probes stored by this run (failures included)
-	Failed  int // stored failed attempts (stalled ones included)
-	// Stalled are the attempts stored as failed because the link emulator
-	// stalled during them (stalledLoad), each loaded again.
-	Stalled  int
+	// Counts are what this run stored: probes done, attempts (failures
+	// included), failed attempts, and of those the stalled ones
+	// (stalledLoad), each loaded again. The progress line and the ETA
+	// read the same counts while the run runs.
+	event.Counts
 	Skipped  int // probes already in the store
 	Elapsed  time.Duration
 	Canceled bool
@@ -150,10 +154,12 @@ func (q *runQueue) done() error {
 	return err
 }
 
-func (q *runQueue) left() int {
+// state is the runs still to hand out and the workers with a testbed of
+// the bench open.
+func (q *runQueue) state() (left, workers int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.runs)
+	return len(q.runs), q.workers
 }
 
 func (q *runQueue) join() {
@@ -166,14 +172,6 @@ func (q *runQueue) leave() {
 	q.mu.Lock()
 	q.workers--
 	q.mu.Unlock()
-}
-
-// orphaned tells a bench with runs left and no worker: one that a worker
-// stopped on when the testbeds shrank.
-func (q *runQueue) orphaned() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.workers == 0 && len(q.runs) > 0
 }
 
 // MinRunsToShare is how many runs a bench must have left for an idle
@@ -200,9 +198,9 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		return sum, err
 	}
 	r.modelWeights(tasks)
-	sizer := r.newJobSizer(tasks, start)
-	prov := CollectProvenance(r.Study.Seed, sizer.size, r.Shard, r.Args)
-	prov.JobsAuto = sizer.trace()
+	env := r.newRunEnv(tasks, start)
+	prov := CollectProvenance(r.Study.Seed, env.size, r.Shard, r.Args)
+	prov.JobsAuto = env.trace()
 	sess, err := r.Store.StartSession(prov)
 	if err != nil {
 		return sum, err
@@ -217,13 +215,14 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		tasks = browsersFirst(tasks)
 	}
 	if r.Announce != nil {
-		r.Announce(sizer.size, sizer.how())
+		r.Announce(env.size, env.how())
 	}
-	prog := newProgress(r.Progress, r.TTY, sum.Planned, r.planETA(tasks), sizer.size)
+	prog := newProgress(r.Progress, r.TTY, sum.Planned, r.planETA(tasks), env.size)
 	defer prog.finish()
 	r.attachAuto(tasks, prog)
-	sizer.attach(prog, r.Store, sess)
-	runErr := r.runTasks(ctx, tasks, sizer, sess, prog, &sum)
+	env.attach(prog, r.Store, sess)
+	runErr := r.runTasks(ctx, tasks, env)
+	sum.Counts = env.tally()
 	sum.Planned += int(r.autoAdded.Swap(0))
 	sum.Elapsed = time.Since(start)
 	if ctx.Err() != nil {
@@ -314,21 +313,21 @@ func (r *Runner) modelWeights(tasks []task) {
 
 // planETA is the ETA's plan: the benches in the order they will run,
 // each with its pending loads.
-func (r *Runner) planETA(tasks []task) etaModel {
-	eta := newETA()
+func (r *Runner) planETA(tasks []task) *eta.Model {
+	model := eta.New(pickBench)
 	for _, t := range tasks {
-		var loads []etaLoad
+		var loads []eta.Load
 		for _, pps := range t.pending {
 			for _, pp := range pps {
 				loads = append(loads, r.etaLoad(t.group.Conds[pp.cond]))
 			}
 		}
-		eta.planBench(t.group.Key, r.serial(t.group), len(t.group.Conds), loads)
+		model.PlanBench(t.group.Key, r.serial(t.group), len(t.group.Conds), loads)
 	}
-	return eta
+	return model
 }
 
-func (r *Runner) etaLoad(c spec.Cond) etaLoad { return etaLoad{proto: c.Proto, ms: r.weight[c.Hash]} }
+func (r *Runner) etaLoad(c spec.Cond) eta.Load { return eta.Load{Proto: c.Proto, Ms: r.weight[c.Hash]} }
 
 // serial tells a bench that runs with no other beside it.
 func (r *Runner) serial(g spec.Group) bool { return r.BrowserAlone && groupIsBrowser(g) }
@@ -385,29 +384,20 @@ func browsersFirst(tasks []task) []task {
 	return out
 }
 
-// runEnv is what every worker of a run shares.
-type runEnv struct {
-	sess  int64
-	prog  *progress
-	sizer *jobSizer
-}
-
-// jobsTick is how often the runner asks the sizer for the testbeds' size
+// jobsTick is how often the runner asks -j auto for the testbeds' size
 // (a variable for tests).
 var jobsTick = 5 * time.Second
 
-// runTasks runs the benches on as many workers as the sizer says at each
+// runTasks runs the benches on as many workers as env.adjust says at each
 // moment: it starts workers up to the size, and a worker over it stops
 // between two runs. A fatal error (a bench that cannot be built twice, a
 // store that cannot be written) stops the whole run and is returned.
-func (r *Runner) runTasks(ctx context.Context, tasks []task, sizer *jobSizer, sess int64, prog *progress, sum *Summary) error {
+func (r *Runner) runTasks(ctx context.Context, tasks []task, env *runEnv) error {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	env := runEnv{sess, prog, sizer}
-	var mu sync.Mutex
 	browsers := newBenchGate(r.BrowserJobs, r.BrowserAlone)
-	sched := &scheduler{tasks: tasks}
-	pool := newWorkerPool(sizer.size)
+	sched := newScheduler(tasks)
+	pool := newWorkerPool(env.testbeds())
 	var wg sync.WaitGroup
 	runOne := func(t task, first bool, stop func() bool) {
 		defer t.runs.leave()
@@ -415,13 +405,8 @@ func (r *Runner) runTasks(ctx context.Context, tasks []task, sizer *jobSizer, se
 		if !ok {
 			return
 		}
-		n, err := r.runTask(runCtx, t, first, env, stop)
+		err := r.runTask(runCtx, t, first, env, stop)
 		release()
-		mu.Lock()
-		sum.Done += n.done
-		sum.Failed += n.failed
-		sum.Stalled += n.stalled
-		mu.Unlock()
 		if err != nil && runCtx.Err() == nil {
 			cancel(err)
 		}
@@ -457,7 +442,7 @@ func (r *Runner) runTasks(ctx context.Context, tasks []task, sizer *jobSizer, se
 		select {
 		case <-pool.changed:
 		case now := <-tick.C:
-			pool.setTarget(sizer.adjust(now, pool.count()))
+			pool.setTarget(env.adjust(now, pool.count()))
 		case <-runCtx.Done():
 			wg.Wait()
 		}
@@ -469,35 +454,20 @@ func (r *Runner) runTasks(ctx context.Context, tasks []task, sizer *jobSizer, se
 	return nil
 }
 
-// mostRunsLeft is the bench with the most runs still to start, if it has
-// at least MinRunsToShare.
-func mostRunsLeft(tasks []task) (task, bool) {
-	best, most := -1, MinRunsToShare-1
-	for i := range tasks {
-		if n := tasks[i].runs.left(); n > most {
-			best, most = i, n
-		}
-	}
-	if best < 0 {
-		return task{}, false
-	}
-	return tasks[best], true
-}
-
 // runTask opens one bench and runs its pending probes, protocols
 // interleaved run by run so that drift of the machine or the network hits
 // every protocol alike. It stops between two runs when stop says so,
 // leaving the bench's other runs to the next worker; first tells the
 // bench's first testbed.
-func (r *Runner) runTask(ctx context.Context, t task, first bool, env runEnv, stop func() bool) (n attemptCounts, err error) {
+func (r *Runner) runTask(ctx context.Context, t task, first bool, env *runEnv, stop func() bool) (err error) {
 	cond0 := t.group.Conds[0].Condition
 	t0 := time.Now()
 	b, dir, err := r.openBench(ctx, cond0)
 	if err != nil {
 		if ctx.Err() != nil {
-			return n, ctx.Err()
+			return ctx.Err()
 		}
-		return n, fmt.Errorf("building the testbed for %s: %w", t.group.Conds[0].Describe(), err)
+		return fmt.Errorf("building the testbed for %s: %w", t.group.Conds[0].Describe(), err)
 	}
 	defer func() {
 		closing := time.Now()
@@ -510,7 +480,7 @@ func (r *Runner) runTask(ctx context.Context, t task, first bool, env runEnv, st
 	}()
 	if m := b.Manifest(); m != nil {
 		if err := r.Store.PutManifest(spec.ManifestKey(cond0), m); err != nil {
-			return n, storeFailure(err)
+			return storeFailure(err)
 		}
 	}
 	check := b.Check(ctx)
@@ -521,16 +491,16 @@ func (r *Runner) runTask(ctx context.Context, t task, first bool, env runEnv, st
 			break
 		}
 		for _, pp := range t.pending[run] {
-			err := r.loadProbe(ctx, b, t.group, t.group.Conds[pp.cond], run, pp.attempts, check, env, &n)
+			err := r.loadProbe(ctx, b, t.group, t.group.Conds[pp.cond], run, pp.attempts, check, env)
 			if err != nil || ctx.Err() != nil {
-				return n, err
+				return err
 			}
 		}
 		if err := t.runs.done(); err != nil {
-			return n, storeFailure(err)
+			return storeFailure(err)
 		}
 	}
-	return n, nil
+	return nil
 }
 
 // openBench builds a bench for c in a fresh scratch directory, trying
@@ -553,37 +523,45 @@ func (r *Runner) openBench(ctx context.Context, c probe.Condition) (b Bench, dir
 	return nil, "", err
 }
 
-// attemptCounts are the attempts a testbed stored: all of them, the
-// failed ones, and of those the ones failed for a stall (stalledLoad).
-type attemptCounts struct{ done, failed, stalled int }
+// StalledError is the failure of an attempt during which the link
+// emulator stalled (stalledLoad); the probe is loaded again. Its text is
+// what the store keeps as the attempt's error, read by every later report,
+// so it names the line, not the load's own lateness, and never changes.
+type StalledError struct {
+	LateP99ms float64 // the load's release lateness, the worse direction
+}
 
-// StalledError is the reason stored with an attempt during which the link
-// emulator stalled (stalledLoad); the probe is loaded again.
-var StalledError = fmt.Sprintf("the link emulator stalled during the load (packets released over %.0f ms late at the 99th percentile): the load measured the machine, not the link; loaded again", severeLateMs)
+func (e *StalledError) Error() string {
+	return fmt.Sprintf("the link emulator stalled during the load (packets released over %.0f ms late at the 99th percentile): the load measured the machine, not the link; loaded again", stats.SevereLateMs)
+}
 
 // stalledLoad tells whether the link emulator stalled during a successful
 // load: its release lateness over the load (p99, the worse direction) is
-// past severeLateMs, the line -j auto also counts as the whole machine
+// past stats.SevereLateMs, the line -j auto also counts as the whole machine
 // stalling. Such a load's PLT measures the machine: in the stored studies
 // (0.6-4.2 % of their loads) these loads lay a median +1 to +14 % from
 // their conditions' on-time loads, and up to 1.7x.
 func stalledLoad(res probe.Result) bool {
-	return !res.Failed && max(res.Link.Down.LateP99ms, res.Link.Up.LateP99ms) > severeLateMs
+	return !res.Failed && lateP99(res) > stats.SevereLateMs
 }
 
+// lateP99 is a load's emulator lateness p99, the worse direction.
+func lateP99(res probe.Result) float64 { return max(res.Link.Down.LateP99ms, res.Link.Up.LateP99ms) }
+
 // loadProbe loads one probe, from its next attempt on, until it succeeds
-// or has failed twice, storing each attempt and counting them in n. A
-// first attempt during which the emulator stalled is stored as failed
-// (StalledError) and loaded again; a second one stands as it is, so that
-// a machine that always stalls still measures every probe.
-func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Cond, run, attempts int, check probe.LinkCheck, env runEnv, n *attemptCounts) error {
-	serial := r.serial(g)
+// or has failed twice, storing each attempt and publishing its start and
+// its outcome. A first attempt during which the emulator stalled is stored
+// as failed (StalledError) and loaded again; a second one stands as it
+// is, so that a machine that always stalls still measures every probe.
+func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Cond, run, attempts int, check probe.LinkCheck, env *runEnv) error {
 	for attempt := attempts; attempt < 2; attempt++ {
 		if ctx.Err() != nil {
 			return nil
 		}
 		t0 := time.Now()
-		id := env.prog.loadStarted(g.Key, r.etaLoad(c), attempt != attempts, t0)
+		ev := event.Load{Bench: g.Key, Cond: c.Hash, Proto: c.Proto, ModelledMs: r.weight[c.Hash], Serial: r.serial(g),
+			Attempt: attempt, Retry: attempt != attempts, Started: t0}
+		ev.ID = env.publish(ev)
 		res := safeLoad(ctx, b, c.Proto, run)
 		dur := time.Since(t0)
 		if ctx.Err() != nil {
@@ -601,25 +579,19 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Co
 		}
 		stalled := attempt == 0 && stalledLoad(res)
 		if stalled {
-			res.Failed, res.Error = true, StalledError
-		}
-		if !serial {
-			// A load with no other testbed beside it says nothing about
-			// how many can run side by side. A stalled one counts as a
-			// stall, its PLT (not kept) as no evidence of harm.
-			env.sizer.observe(t0, c.Hash, res)
+			res.Failed, res.Error = true, (&StalledError{LateP99ms: lateP99(res)}).Error()
 		}
 		if _, err := r.Store.Put(store.Probe{CondHash: c.Hash, Run: run, Attempt: attempt, SessionID: env.sess, Duration: dur, Result: res, Check: check}); err != nil {
 			return storeFailure(err)
 		}
-		n.done++
-		env.prog.add(id, res.Failed, res.Failed && attempt == 0, dur)
+		ev.End, ev.Took, ev.LateP99ms = true, dur, lateP99(res)
+		ev.Failed, ev.Stalled, ev.Again = res.Failed, stalled, res.Failed && attempt == 0
+		if !res.Failed {
+			ev.PLTms = res.PLTms
+		}
+		env.publish(ev)
 		if !res.Failed {
 			break
-		}
-		n.failed++
-		if stalled {
-			n.stalled++
 		}
 	}
 	return nil

@@ -18,6 +18,8 @@ import (
 
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/eta"
+	"github.com/spdylab/spdylab/study/event"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
 	"github.com/spdylab/spdylab/study/studyfile"
@@ -164,7 +166,7 @@ func TestRunnerStoresEveryProbeInterleaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Planned != 24 || sum.Done != 24 || sum.Failed != 0 {
+	if sum.Planned != 24 || sum.Attempts != 24 || sum.Failed != 0 {
 		t.Errorf("summary %+v, want 24 planned and done", sum)
 	}
 	if log.opens != 4 || log.closes != 4 {
@@ -237,7 +239,7 @@ func TestRunnerRetriesAFailedProbeOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 24 probes; 4 always-failing keys take 2 attempts, 4 flaky keys 2 attempts.
-	if sum.Done != 32 || sum.Failed != 12 {
+	if sum.Attempts != 32 || sum.Failed != 12 {
 		t.Errorf("summary %+v, want 32 stored of which 12 failed", sum)
 	}
 	states, _ := st.States()
@@ -562,15 +564,16 @@ func TestOverridesSurviveTheStore(t *testing.T) {
 
 func TestProgressETAWeighsByModelledWork(t *testing.T) {
 	var buf strings.Builder
-	eta := newETA()
+	model := eta.New(pickBench)
 	benches := []struct {
 		key string
 		ms  float64
 	}{{"a", 5}, {"b", 10}, {"c", 10}, {"d", 40}, {"e", 35}}
 	for _, b := range benches {
-		eta.planBench(b.key, false, 1, []etaLoad{{"https", b.ms}})
+		model.PlanBench(b.key, false, 1, []eta.Load{{Proto: "https", Ms: b.ms}})
 	}
-	p := newProgress(&buf, false, len(benches), eta, 2)
+	p := newProgress(&buf, false, len(benches), model, 2)
+	feed := &progressFeed{p: p}
 	if got := p.left(time.Now()); got != "?" {
 		t.Errorf("ETA %s before any load, want ?", got)
 	}
@@ -578,21 +581,38 @@ func TestProgressETAWeighsByModelledWork(t *testing.T) {
 	// left, one on each testbed: the longer one's 40 units at 2 ms each.
 	now := time.Now()
 	for _, b := range benches[:3] {
-		id := p.loadStarted(b.key, etaLoad{"https", b.ms}, false, now)
-		p.add(id, false, false, time.Duration(2*b.ms)*time.Millisecond)
+		feed.load(event.Load{Bench: b.key, Proto: "https", ModelledMs: b.ms, Started: now}, time.Duration(2*b.ms)*time.Millisecond)
 	}
 	if got := p.left(now); got != "0s" {
 		t.Errorf("ETA %s, want 0s", got)
 	}
-	if d, _ := p.eta.timeLeft(now, 2); d != 80*time.Millisecond {
+	if d, _ := p.eta.TimeLeft(now, 2); d != 80*time.Millisecond {
 		t.Errorf("time left %s, want 80ms (the longer bench left, 40 units at 2 ms each)", d)
 	}
-	if d, _ := p.eta.timeLeft(now, 1); d != 150*time.Millisecond {
+	if d, _ := p.eta.TimeLeft(now, 1); d != 150*time.Millisecond {
 		t.Errorf("time left on one testbed %s, want 150ms (75 units at 2 ms each)", d)
 	}
 	if !strings.Contains(buf.String(), "5 probes to run") {
 		t.Errorf("plain progress header missing: %q", buf.String())
 	}
+}
+
+// progressFeed publishes loads to a progress as the runner does, with
+// the counts the runner keeps.
+type progressFeed struct {
+	p      *progress
+	counts event.Counts
+	id     int64
+}
+
+// load tells the progress that ev started and ended after took.
+func (f *progressFeed) load(ev event.Load, took time.Duration) {
+	f.id++
+	ev.ID = f.id
+	f.p.observe(ev, f.counts)
+	ev.End, ev.Took = true, took
+	f.counts.Add(ev)
+	f.p.observe(ev, f.counts)
 }
 
 type panickyBench struct{ Bench }
@@ -657,7 +677,7 @@ func TestIdleWorkersShareTheLongestBench(t *testing.T) {
 	log := &loadLog{}
 	r := &Runner{Study: s, Store: st, Open: fakeOpener(log, 2*time.Millisecond, nil), Jobs: 3, WorkDir: filepath.Join(dir, "w")}
 	sum, err := r.Run(context.Background())
-	if err != nil || sum.Done != 80 {
+	if err != nil || sum.Attempts != 80 {
 		t.Fatalf("%+v, %v; want 80 loads done", sum, err)
 	}
 	if log.opens < 2 || log.opens > 3 {

@@ -3,11 +3,13 @@ package study
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
@@ -54,10 +56,14 @@ func stallRun(t *testing.T, lateMs float64, stall func(proto string, run, seen i
 	var prog bytes.Buffer
 	r := &Runner{Study: s, Store: st, Open: opener, Jobs: 2, WorkDir: filepath.Join(dir, "w"), Progress: &prog}
 	sum, err := r.Run(context.Background())
-	// The progress counts probes, whatever their attempts: the last line
-	// says every planned probe done, with the failed attempts beside.
+	// The progress and the summary read the runner's one Counts: probes,
+	// whatever their attempts, with the failed attempts beside. The last
+	// line says every planned probe done.
 	lines := strings.Split(strings.TrimSpace(prog.String()), "\n")
-	if want := fmt.Sprintf("spdylab: %d/%d probes (%d failed)", sum.Planned, sum.Planned, sum.Failed); !strings.HasPrefix(lines[len(lines)-1], want) {
+	if sum.Probes != sum.Planned {
+		t.Errorf("summary %+v: %d probes done of %d planned", sum, sum.Probes, sum.Planned)
+	}
+	if want := fmt.Sprintf("spdylab: %d/%d probes (%d failed)", sum.Probes, sum.Planned, sum.Failed); !strings.HasPrefix(lines[len(lines)-1], want) {
 		t.Errorf("last progress line %q, want it to start %q", lines[len(lines)-1], want)
 	}
 	if err != nil {
@@ -83,13 +89,13 @@ func stallRun(t *testing.T, lateMs float64, stall func(proto string, run, seen i
 // load's.
 func TestStalledLoadIsLoadedAgain(t *testing.T) {
 	sum, byKey := stallRun(t, 40, func(proto string, run, seen int) bool { return run == 1 && seen == 0 })
-	if sum.Stalled != 8 || sum.Failed != 8 || sum.Done != 32 {
-		t.Errorf("summary %+v, want the 8 probes of run 1 stalled once and loaded again (32 stored)", sum)
+	if sum.Stalled != 8 || sum.Failed != 8 || sum.Attempts != 32 || sum.Probes != 24 {
+		t.Errorf("summary %+v, want the 8 probes of run 1 stalled once and loaded again (24 probes, 32 attempts stored)", sum)
 	}
 	for k, atts := range byKey {
 		run := int(k[len(k)-1] - '0')
 		switch {
-		case run == 1 && (len(atts) != 2 || !atts[0].Failed || atts[0].Error != StalledError || atts[1].Failed || atts[1].Link.Up.LateP99ms != 0):
+		case run == 1 && (len(atts) != 2 || !atts[0].Failed || atts[0].Error != (&StalledError{}).Error() || atts[1].Failed || atts[1].Link.Up.LateP99ms != 0):
 			t.Errorf("run 1 stored as %+v, want a stalled attempt then an on-time one", atts)
 		case run != 1 && (len(atts) != 1 || atts[0].Failed):
 			t.Errorf("run %d stored as %+v, want one on-time attempt", run, atts)
@@ -101,7 +107,7 @@ func TestStalledLoadIsLoadedAgain(t *testing.T) {
 // lateness stored with it); lateness under the stall line is no stall.
 func TestStalledTwiceKeepsTheSecondAndLateIsNoStall(t *testing.T) {
 	sum, byKey := stallRun(t, 40, func(proto string, run, seen int) bool { return run == 0 })
-	if sum.Stalled != 8 || sum.Done != 32 {
+	if sum.Stalled != 8 || sum.Attempts != 32 {
 		t.Errorf("summary %+v, want 8 stalls, each loaded once more", sum)
 	}
 	for k, atts := range byKey {
@@ -109,8 +115,23 @@ func TestStalledTwiceKeepsTheSecondAndLateIsNoStall(t *testing.T) {
 			t.Errorf("run 0 stored as %+v, want the second stalled attempt kept", atts)
 		}
 	}
-	sum, _ = stallRun(t, severeLateMs, func(string, int, int) bool { return true })
-	if sum.Stalled != 0 || sum.Failed != 0 || sum.Done != 24 {
-		t.Errorf("loads %v ms late (the line itself) counted as stalls: %+v", severeLateMs, sum)
+	sum, _ = stallRun(t, stats.SevereLateMs, func(string, int, int) bool { return true })
+	if sum.Stalled != 0 || sum.Failed != 0 || sum.Attempts != 24 {
+		t.Errorf("loads %v ms late (the line itself) counted as stalls: %+v", stats.SevereLateMs, sum)
+	}
+}
+
+// The stalled attempt's error is a type callers can find with errors.As,
+// and its text, which stores keep and reports read forever, is the one
+// stored since stalls were first loaded again.
+func TestStalledErrorKeepsTheStoredText(t *testing.T) {
+	const stored = "the link emulator stalled during the load (packets released over 10 ms late at the 99th percentile): the load measured the machine, not the link; loaded again"
+	err := fmt.Errorf("run 3: %w", &StalledError{LateP99ms: 45})
+	var se *StalledError
+	if !errors.As(err, &se) || se.LateP99ms != 45 {
+		t.Fatalf("errors.As did not find the StalledError in %v", err)
+	}
+	if se.Error() != stored {
+		t.Errorf("stored text changed:\n got %q\nwant %q", se.Error(), stored)
 	}
 }

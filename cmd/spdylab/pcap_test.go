@@ -52,7 +52,7 @@ func TestRunPcapNamesEachLoadByItsStoreKey(t *testing.T) {
 		switch {
 		case !p.Result.Failed:
 			probes = append(probes, p)
-		case p.Result.Error != study.StalledError:
+		case p.Result.Error != (&study.StalledError{}).Error():
 			t.Errorf("load failed: %s", p.Result.Error)
 		}
 	}

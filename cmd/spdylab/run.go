@@ -27,7 +27,7 @@ import (
 
 // defaultJobs is the number of parallel benches `spdylab studies` assumes
 // for its estimates (spdylab run sizes them itself by default: -j auto,
-// study/jobsctl.go). The loads are
+// study/autosize). The loads are
 // bound by the emulated network, not the CPU: on a 2-core machine, with the
 // link emulator in its own process, quick's per-condition medians at -j 4,
 // 6 and 8 stayed within the noise of two -j 1 runs; study1-cablelabs at
@@ -190,8 +190,8 @@ func finishRun(f runFlags, sum study.Summary, runErr error, stderr io.Writer) in
 	if sum.Stalled > 0 {
 		stalled = fmt.Sprintf(", %d of them loaded again after the link emulator stalled", sum.Stalled)
 	}
-	fmt.Fprintf(stderr, "spdylab: %d loads stored (%d failed attempts%s) in %s\n", sum.Done, sum.Failed, stalled, sum.Elapsed.Round(1e9))
-	if !f.noReport && sum.Done+sum.Skipped > 0 {
+	fmt.Fprintf(stderr, "spdylab: %d loads stored (%d failed attempts%s) in %s\n", sum.Attempts, sum.Failed, stalled, sum.Elapsed.Round(1e9))
+	if !f.noReport && sum.Attempts+sum.Skipped > 0 {
 		if a, err := report.Build(f.out); err != nil {
 			fmt.Fprintln(stderr, "spdylab run: report:", err)
 			if runErr == nil {
@@ -206,7 +206,7 @@ func finishRun(f runFlags, sum study.Summary, runErr error, stderr io.Writer) in
 	}
 	switch {
 	case sum.Canceled:
-		fmt.Fprintf(stderr, "spdylab run: interrupted; %d loads are stored, run the same command again to resume\n", sum.Done)
+		fmt.Fprintf(stderr, "spdylab run: interrupted; %d loads are stored, run the same command again to resume\n", sum.Attempts)
 		return 130
 	case runErr != nil:
 		fmt.Fprintln(stderr, "spdylab run:", runErr)

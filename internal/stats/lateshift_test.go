@@ -57,3 +57,22 @@ func TestLateShiftStandardError(t *testing.T) {
 		t.Errorf("+4%% is beyond a 5%% limit: %s", tight)
 	}
 }
+
+// A shift is harmful only past LateShiftLimit and past twice its own
+// standard error.
+func TestShiftHarmfulPastTheLimitAndTheError(t *testing.T) {
+	for _, c := range []struct {
+		sh   Shift
+		want bool
+	}{
+		{Shift{Pct: 3, SEPct: 1, Pairs: 100}, true},
+		{Shift{Pct: -3, SEPct: 1, Pairs: 100}, true},
+		{Shift{Pct: 3, SEPct: 2, Pairs: 100}, false}, // within twice the error
+		{Shift{Pct: 1.5, SEPct: 0.1, Pairs: 100}, false},
+		{Shift{Pct: math.NaN(), SEPct: math.NaN()}, false},
+	} {
+		if got := c.sh.Harmful(); got != c.want {
+			t.Errorf("%+v: harmful %v, want %v", c.sh, got, c.want)
+		}
+	}
+}

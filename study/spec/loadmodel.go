@@ -11,7 +11,7 @@ import (
 // The per-load time model: how long one load takes in a run on the lab's
 // machine, from the runner's start of the load to its end. The estimate
 // (EstimateDuration), the runner's bench order (longest first), -j auto's
-// first size and the runner's time left (study/eta.go) all weigh loads
+// first size and the runner's time left (study/eta) all weigh loads
 // with it, so what it gets wrong between conditions becomes their error.
 //
 // It is the lower bound (bound.go) plus what the bound leaves out on

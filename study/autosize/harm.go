@@ -1,4 +1,4 @@
-package study
+package autosize
 
 import (
 	"fmt"
@@ -7,20 +7,13 @@ import (
 	"github.com/spdylab/spdylab/internal/stats"
 )
 
-// lateShiftLimit is report.LateShiftLimit: how far (in %) the PLTs of
-// late-emulator loads may lie from their conditions' before the lateness
-// counts as moving the results (a test keeps the two equal; the runner
-// does not import the report).
-const lateShiftLimit = 2.0
-
 // harmMinPairs is how many (late load, condition with on-time loads)
-// pairs the controller needs before it trusts the harm evidence. The
-// stored studies in /work/runs (study1 at -j 16 and with a profile,
-// study3, the tune runs) spread a load's log(PLT / its condition's median)
-// with a robust standard deviation of 0.06-0.10 (lossy links); the
-// median of n such values has a standard error of about 1.25 sd / sqrt(n),
-// so 100 pairs put it near 1%, half of lateShiftLimit: a shift of 2% is
-// then two standard errors away from none. Fewer pairs do when their own
+// pairs the controller needs before it trusts the harm evidence. On lossy
+// links a load's log(PLT / its condition's median) spreads with a robust
+// standard deviation of 0.06-0.10 (BENCHMARKS.md); the median of n such
+// values has a standard error of about 1.25 sd / sqrt(n), so 100 pairs put
+// it near 1%, half of stats.LateShiftLimit: a shift of 2% is then two
+// standard errors away from none. Fewer pairs do when their own
 // standard error is already that small (harmFewPairs at least, for the
 // error's estimate to hold): a run whose loads are all late pairs few of
 // them after each change of bench, and would otherwise judge by frequency
@@ -82,12 +75,12 @@ func (h *lateHarm) judge() harmEvidence {
 
 // enough tells whether there are pairs enough to trust the shift.
 func (e harmEvidence) enough() bool {
-	return e.Pairs >= harmMinPairs || e.Pairs >= harmFewPairs && e.SEPct <= lateShiftLimit/2
+	return e.Pairs >= harmMinPairs || e.Pairs >= harmFewPairs && e.SEPct <= stats.LateShiftLimit/2
 }
 
 // harmful: enough pairs and a shift beyond the report's limit and twice
 // its standard error (stats.Shift.Beyond, the report's test too).
-func (e harmEvidence) harmful() bool { return e.enough() && e.Beyond(lateShiftLimit) }
+func (e harmEvidence) harmful() bool { return e.enough() && e.Harmful() }
 
 // harmlessEnough: enough pairs and a shift within the report's limit,
 // which keeps frequent lateness from shrinking the testbeds (growing
@@ -96,7 +89,7 @@ func (e harmEvidence) harmlessEnough() bool { return e.enough() && !e.harmful() 
 
 // harmless: enough pairs and a shift within half the report's limit, so
 // that a shift between the two neither grows nor (by itself) shrinks.
-func (e harmEvidence) harmless() bool { return e.enough() && math.Abs(e.Pct) <= lateShiftLimit/2 }
+func (e harmEvidence) harmless() bool { return e.enough() && math.Abs(e.Pct) <= stats.LateShiftLimit/2 }
 
 // String is the judgement for the progress and the provenance:
 // "PLT shift +0.1% over 140 pairs: harmless".
@@ -107,7 +100,7 @@ func (e harmEvidence) String() string {
 	s := "PLT shift " + e.Shift.String()
 	switch {
 	case !e.enough():
-		return s + fmt.Sprintf(" (%d needed to judge, or %d with an error under %.0f%%)", harmMinPairs, harmFewPairs, lateShiftLimit/2)
+		return s + fmt.Sprintf(" (%d needed to judge, or %d with an error under %.0f%%)", harmMinPairs, harmFewPairs, stats.LateShiftLimit/2)
 	case e.harmful():
 		return s + ": harmful"
 	case e.harmless():

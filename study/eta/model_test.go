@@ -1,4 +1,4 @@
-package study
+package eta
 
 import (
 	"fmt"
@@ -33,7 +33,7 @@ func TestETAReplayKnownTimeline(t *testing.T) {
 	}
 }
 
-func etaDone(e *etaModel, id int64, key string, l etaLoad, start time.Time, took time.Duration) {
+func etaDone(e *Model, id int64, key string, l Load, start time.Time, took time.Duration) {
 	e.loadStarted(id, key, l, false, start)
 	e.loadDone(id, took)
 }
@@ -44,10 +44,10 @@ func etaDone(e *etaModel, id int64, key string, l etaLoad, start time.Time, took
 func TestETAScalesEachProtocolByItsOwnLoads(t *testing.T) {
 	e := newETA()
 	now := time.Now()
-	e.planBench("a", false, 2, []etaLoad{{"https", 1000}, {"spdy/3.1", 1000}, {"https", 1000}, {"spdy/3.1", 1000}})
-	etaDone(&e, 1, "a", etaLoad{"https", 1000}, now, time.Second)
-	etaDone(&e, 2, "a", etaLoad{"spdy/3.1", 1000}, now, 3*time.Second)
-	got, ok := e.timeLeft(now, 1)
+	e.PlanBench("a", false, 2, []Load{{"https", 1000}, {"spdy/3.1", 1000}, {"https", 1000}, {"spdy/3.1", 1000}})
+	etaDone(&e, 1, "a", Load{"https", 1000}, now, time.Second)
+	etaDone(&e, 2, "a", Load{"spdy/3.1", 1000}, now, 3*time.Second)
+	got, ok := e.TimeLeft(now, 1)
 	if !ok {
 		t.Fatal("no estimate after two loads")
 	}
@@ -66,47 +66,47 @@ func TestETAScalesEachProtocolByItsOwnLoads(t *testing.T) {
 func TestETACountsALongRunningLoad(t *testing.T) {
 	e := newETA()
 	start := time.Now()
-	loads := make([]etaLoad, 6)
+	loads := make([]Load, 6)
 	for i := range loads {
-		loads[i] = etaLoad{"https", 1000}
+		loads[i] = Load{"https", 1000}
 	}
-	e.planBench("a", false, 1, loads[:3])
-	e.planBench("b", false, 1, loads[3:])
+	e.PlanBench("a", false, 1, loads[:3])
+	e.PlanBench("b", false, 1, loads[3:])
 	etaDone(&e, 1, "a", loads[0], start, time.Second)
-	before, _ := e.timeLeft(start.Add(time.Second), 2)
+	before, _ := e.TimeLeft(start.Add(time.Second), 2)
 	e.loadStarted(2, "b", loads[3], false, start.Add(time.Second))
-	after, _ := e.timeLeft(start.Add(11*time.Second), 2)
+	after, _ := e.TimeLeft(start.Add(11*time.Second), 2)
 	if after <= before {
 		t.Errorf("time left %s with a load running for 10 s of its 1 s model, want more than %s before it started", after, before)
 	}
 }
 
 // The tail: one bench left with three runs cannot spread over four
-// testbeds (it is shared only with MinRunsToShare runs left), so the time
+// testbeds (it is shared only with minRunsToShare runs left), so the time
 // left is its three runs one after the other, not a quarter of them.
 func TestETATailDoesNotDivide(t *testing.T) {
 	e := newETA()
 	now := time.Now()
-	e.planBench("done", false, 1, []etaLoad{{"https", 1000}})
-	e.planBench("last", false, 1, []etaLoad{{"https", 1000}, {"https", 1000}, {"https", 1000}})
-	e.benchOpened("done", 0)
-	etaDone(&e, 1, "done", etaLoad{"https", 1000}, now, time.Second)
-	got, _ := e.timeLeft(now, 4)
+	e.PlanBench("done", false, 1, []Load{{"https", 1000}})
+	e.PlanBench("last", false, 1, []Load{{"https", 1000}, {"https", 1000}, {"https", 1000}})
+	e.BenchOpened("done", 0)
+	etaDone(&e, 1, "done", Load{"https", 1000}, now, time.Second)
+	got, _ := e.TimeLeft(now, 4)
 	if got != 3*time.Second {
 		t.Errorf("time left %s, want 3s (three 1 s runs of one bench)", got)
 	}
 	// With runs enough to share, the same work spreads: 8 runs over 4
 	// testbeds (workers join while 4 runs are left to start).
 	e = newETA()
-	e.planBench("done", false, 1, []etaLoad{{"https", 1000}})
-	loads := make([]etaLoad, 8)
+	e.PlanBench("done", false, 1, []Load{{"https", 1000}})
+	loads := make([]Load, 8)
 	for i := range loads {
-		loads[i] = etaLoad{"https", 1000}
+		loads[i] = Load{"https", 1000}
 	}
-	e.planBench("big", false, 1, loads)
-	e.benchOpened("done", 0)
-	etaDone(&e, 1, "done", etaLoad{"https", 1000}, now, time.Second)
-	if got, _ := e.timeLeft(now, 4); got != 2*time.Second {
+	e.PlanBench("big", false, 1, loads)
+	e.BenchOpened("done", 0)
+	etaDone(&e, 1, "done", Load{"https", 1000}, now, time.Second)
+	if got, _ := e.TimeLeft(now, 4); got != 2*time.Second {
 		t.Errorf("time left %s, want 2s (8 runs of 1 s over 4 testbeds)", got)
 	}
 }
@@ -117,15 +117,48 @@ func TestETATailDoesNotDivide(t *testing.T) {
 func TestETAChargesATestbedsBuildAndClose(t *testing.T) {
 	e := newETA()
 	now := time.Unix(1000, 0)
-	e.planBench("done", false, 1, []etaLoad{{"https", 1000}})
-	e.planBench("next", false, 1, []etaLoad{{"https", 1000}})
-	e.benchOpened("done", time.Second)
-	etaDone(&e, 1, "done", etaLoad{"https", 1000}, now, time.Second)
-	if got, _ := e.timeLeft(now.Add(time.Second), 1); got != 2*time.Second {
+	e.PlanBench("done", false, 1, []Load{{"https", 1000}})
+	e.PlanBench("next", false, 1, []Load{{"https", 1000}})
+	e.BenchOpened("done", time.Second)
+	etaDone(&e, 1, "done", Load{"https", 1000}, now, time.Second)
+	if got, _ := e.TimeLeft(now.Add(time.Second), 1); got != 2*time.Second {
 		t.Errorf("time left %s before a close was measured, want 2s (a 1 s build, a 1 s load)", got)
 	}
-	e.benchClosed(500 * time.Millisecond)
-	if got, _ := e.timeLeft(now.Add(time.Second), 1); got != 2500*time.Millisecond {
+	e.BenchClosed(500 * time.Millisecond)
+	if got, _ := e.TimeLeft(now.Add(time.Second), 1); got != 2500*time.Millisecond {
 		t.Errorf("time left %s, want 2.5s (a 1 s build, a 0.5 s close, a 1 s load)", got)
+	}
+}
+
+// The layout is the pick the ETA is given, not a copy of it: the same
+// eight runs over four testbeds take 2 s when the pick shares a bench's
+// runs and 8 s when it never does.
+func TestETALaysOutByTheGivenPick(t *testing.T) {
+	noShare := func(benches []Slot) (int, bool) {
+		for i, b := range benches {
+			if !b.Started || b.Workers == 0 && b.RunsLeft > 0 {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	now := time.Now()
+	for _, tc := range []struct {
+		name string
+		pick Pick
+		want time.Duration
+	}{{"sharing", testPick, 2 * time.Second}, {"never sharing", noShare, 8 * time.Second}} {
+		e := New(tc.pick)
+		e.PlanBench("done", false, 1, []Load{{"https", 1000}})
+		loads := make([]Load, 8)
+		for i := range loads {
+			loads[i] = Load{"https", 1000}
+		}
+		e.PlanBench("big", false, 1, loads)
+		e.BenchOpened("done", 0)
+		etaDone(e, 1, "done", Load{"https", 1000}, now, time.Second)
+		if got, _ := e.TimeLeft(now, 4); got != tc.want {
+			t.Errorf("%s: time left %s, want %s", tc.name, got, tc.want)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package study
+package eta
 
 import (
 	"container/heap"
@@ -8,8 +8,6 @@ import (
 	"sort"
 	"testing"
 	"time"
-
-	"github.com/spdylab/spdylab/report"
 )
 
 // simLoad is one load of a simulated run: its modelled wall time (ms), how
@@ -49,11 +47,41 @@ func simRun(rng *rand.Rand) (serial, parallel [][]simLoad) {
 
 const simBenchBuild = 3 * time.Second
 
+// minRunsToShare and testPick are the pick the runner gives its ETA
+// (study.MinRunsToShare, the runner's scheduler): a started bench left
+// without a testbed first, then the next bench not started, then, once
+// all have started, the bench with the most runs left if it has at least
+// minRunsToShare. The simulated runs below are scheduled by that rule.
+const minRunsToShare = 4
+
+func testPick(benches []Slot) (int, bool) {
+	for i, b := range benches {
+		if b.Started && b.Workers == 0 && b.RunsLeft > 0 {
+			return i, true
+		}
+	}
+	for i, b := range benches {
+		if !b.Started {
+			return i, true
+		}
+	}
+	best, most := -1, minRunsToShare-1
+	for i, b := range benches {
+		if b.RunsLeft > most {
+			best, most = i, b.RunsLeft
+		}
+	}
+	return best, best >= 0
+}
+
+// newETA is an ETA laying runs out by testPick.
+func newETA() Model { return *New(testPick) }
+
 // schedule places the loads in time as the runner does: the serial
 // benches one after the other, then the parallel ones in order on the
 // testbed free first, each bench's loads back to back on its testbed, and
 // once all have started, a free testbed builds a share of the bench with
-// the most loads still to start (at least MinRunsToShare; one load per
+// the most loads still to start (at least minRunsToShare; one load per
 // run here) and takes its loads one at a time.
 func schedule(serial, parallel [][]simLoad, testbeds int) []*simLoad {
 	var all []*simLoad
@@ -98,9 +126,9 @@ func schedule(serial, parallel [][]simLoad, testbeds int) []*simLoad {
 }
 
 // mostLoadsLeft is the bench with the most loads still to start, if it
-// has at least MinRunsToShare; -1 otherwise.
+// has at least minRunsToShare; -1 otherwise.
 func mostLoadsLeft(benches [][]simLoad, next []int) int {
-	best, most := -1, MinRunsToShare-1
+	best, most := -1, minRunsToShare-1
 	for i, b := range benches {
 		if n := len(b) - next[i]; n > most {
 			best, most = i, n
@@ -193,13 +221,4 @@ func naiveWorst(loads []*simLoad) float64 {
 		worst = math.Max(worst, math.Abs(naive-truth)/truth)
 	}
 	return worst
-}
-
-func TestLateLinesAreTheReports(t *testing.T) {
-	if lateLimitMs != report.LateLimitMs {
-		t.Errorf("the runner counts a load late above %v ms, the report above %v ms", lateLimitMs, report.LateLimitMs)
-	}
-	if lateShiftLimit != report.LateShiftLimit {
-		t.Errorf("-j auto judges late loads harmful beyond a %v%% PLT shift, the report beyond %v%%", lateShiftLimit, report.LateShiftLimit)
-	}
 }

@@ -1,16 +1,13 @@
-package study
+package autosize
 
 import (
 	"fmt"
 	"math"
 	"strings"
 	"time"
-)
 
-// JobsAuto as Runner.Jobs lets the runner size its testbeds itself (the
-// default of spdylab run): a jobsController starts from the modelled work
-// and adjusts from what the loads report while the study runs.
-const JobsAuto = 0
+	"github.com/spdylab/spdylab/internal/stats"
+)
 
 // MaxJobs bounds the testbeds of a run, fixed or automatic.
 const MaxJobs = 64
@@ -21,15 +18,15 @@ const MaxJobs = 64
 // CPU all along. The measure of "too many" is the link emulator's
 // lateness, which the runner stores with every load (probe.LinkDir),
 // weighed by its effect on what the study measures, as the report does:
-// more than 1% of the loads late (p99 over report.LateLimitMs) shrinks
+// more than 1% of the loads late (p99 over stats.LateLimitMs) shrinks
 // the testbeds unless enough late loads show that their PLTs lie where
-// their conditions' on-time loads do (jobsharm.go); stalls of the whole
-// machine (p99 over severeLateMs in more than 1% of the loads) shrink
+// their conditions' on-time loads do (harm.go); stalls of the whole
+// machine (p99 over stats.SevereLateMs in more than 1% of the loads) shrink
 // whatever the PLTs say, unless the CPUs had time to spare meanwhile
 // (spareCPU): the emulator's threads run SCHED_FIFO and find an idle
-// CPU at once, so a stall beside idle CPUs is the host's (CPU steal,
-// timer latency) at any size, and the runner loads the stalled load again
-// (stalledLoad). Growing needs nearly no late loads, or late loads shown
+// CPU at once, so a stall beside idle CPUs is the host's (virtual CPUs
+// held back, timer latency) at any size, and the runner loads the stalled load again
+// (the runner's stall retry). Growing needs nearly no late loads, or late loads shown
 // harmless, and idle CPU.
 const (
 	// targetCPUShare is the share of the CPUs the initial size plans the
@@ -50,18 +47,13 @@ const (
 	// window of recentLoads loads: growing needs none late, shrinking
 	// three).
 	lateGrowShare = 0.005
-	// severeLateMs is the emulator lateness (p99 over a load) that is no
-	// timing noise but the whole machine stalling: ten times
-	// report.LateLimitMs. The late loads of the stored runs had a p99 of
-	// 0.5-1.4 ms; a starving machine stalls for 20-900 ms.
-	severeLateMs = 10 * lateLimitMs
 	// growIdleCPU is the idle CPU share growing needs, besides the
-	// evidence of jobsRules.
+	// evidence of Rules.
 	growIdleCPU = 0.25
 	// spareCPU is the idle CPU share, averaged over the samples since the
 	// last change, beside which severe stalls are the host's, not the
-	// testbeds': study1-cablelabs on the 2-CPU VM stalled 2.6 % of its
-	// loads at 5 testbeds with the CPUs 75 % idle, and 0.6 % at 16.
+	// testbeds': a host that holds its virtual CPUs back stalls loads at
+	// few testbeds with the CPUs mostly idle as often as at many.
 	spareCPU = growIdleCPU
 	// ceilingHold is how long a size that ran late stays a ceiling for
 	// growth: without it the controller would grow back into the same
@@ -78,22 +70,23 @@ const (
 	recentLoads = 200
 )
 
-// jobsRules are the evidence a grow step needs; tests shorten them.
-type jobsRules struct {
-	// growMinLoads is the fewest loads started at the current size; the
+// Rules are the evidence a grow step needs; tests shorten them.
+type Rules struct {
+	// GrowMinLoads is the fewest loads started at the current size; the
 	// controller also wants three per testbed, so that each was measured
 	// and a size a few percent late rarely passes for one on time.
-	growMinLoads int
-	cooldown     time.Duration // the least time between two changes
+	GrowMinLoads int
+	Cooldown     time.Duration // the least time between two changes
 }
 
-var defaultJobsRules = jobsRules{growMinLoads: 20, cooldown: 20 * time.Second}
+// DefaultRules are the rules of a real run.
+var DefaultRules = Rules{GrowMinLoads: 20, Cooldown: 20 * time.Second}
 
-// jobsWork is the modelled work of a run, for the initial size: the
+// Work is the modelled work of a run, for the initial size: the
 // loads' modelled wall time and CPU time, both in milliseconds, of the
 // loads that run side by side (a browser's loads run alone and are CPU
 // time all along, so they are left out).
-type jobsWork struct {
+type Work struct {
 	WallMs, CPUMs float64
 }
 
@@ -102,8 +95,8 @@ type lateness uint8
 
 const (
 	onTime lateness = iota
-	late            // p99 over lateLimitMs
-	severe          // p99 over severeLateMs
+	late            // p99 over stats.LateLimitMs
+	severe          // p99 over stats.SevereLateMs
 )
 
 // loadFeedback is what the controller learns from one finished load.
@@ -115,9 +108,9 @@ type loadFeedback struct {
 
 func (f loadFeedback) lateness() lateness {
 	switch {
-	case f.lateP99 > severeLateMs:
+	case f.lateP99 > stats.SevereLateMs:
 		return severe
-	case f.lateP99 > lateLimitMs:
+	case f.lateP99 > stats.LateLimitMs:
 		return late
 	}
 	return onTime
@@ -131,19 +124,19 @@ type sizeStep struct {
 	at   time.Duration
 }
 
-// machineSample is what the machine says at one moment: the share of CPU
+// Machine is what the machine says at one moment: the share of CPU
 // time idle since the previous sample (negative = unknown) and the memory
 // available (MiB; 0 = unknown).
-type machineSample struct {
+type Machine struct {
 	IdleCPU     float64
 	MemAvailMiB int
 }
 
-// jobsController sizes the testbeds of an automatic run. It is pure
+// Controller sizes the testbeds of an automatic run. It is pure
 // logic: the runner feeds it each load's lateness and machine samples with
 // their times, and asks it for the size.
-type jobsController struct {
-	rules   jobsRules
+type Controller struct {
+	rules   Rules
 	cpus    int
 	size    int
 	limit   int        // MaxJobs, or less when memory says so at the start
@@ -184,7 +177,7 @@ type jobsController struct {
 	severeBaseline float64
 	severeTill     time.Time
 	severeHold     time.Duration
-	machine        machineSample
+	machine        Machine
 	// idleSum and idleN average the idle CPU of the samples since the
 	// last change (spareCPU).
 	idleSum      float64
@@ -193,11 +186,11 @@ type jobsController struct {
 	lastDecision time.Time // when decide last ran
 }
 
-// newJobsController starts from the modelled work: as many testbeds as
+// newController starts from the modelled work: as many testbeds as
 // keep targetCPUShare of the CPUs busy when each load uses CPU for
 // CPUMs/WallMs of its wall time.
-func newJobsController(w jobsWork, cpus int, m machineSample, now time.Time) *jobsController {
-	c := &jobsController{rules: defaultJobsRules, cpus: max(cpus, 1), limit: MaxJobs, changed: now, start: now, machine: m}
+func newController(w Work, cpus int, m Machine, now time.Time) *Controller {
+	c := &Controller{rules: DefaultRules, cpus: max(cpus, 1), limit: MaxJobs, changed: now, start: now, machine: m}
 	ratio := 1.0 // no loader work: browsers only, which run alone
 	if w.CPUMs > 0 && w.WallMs > 0 {
 		ratio = w.WallMs / w.CPUMs
@@ -211,21 +204,21 @@ func newJobsController(w jobsWork, cpus int, m machineSample, now time.Time) *jo
 		c.bound = "mixed"
 	}
 	if m.MemAvailMiB > 0 {
-		c.limit = clampJobs((m.MemAvailMiB - memFloorMiB) / testbedMemMiB)
+		c.limit = Clamp((m.MemAvailMiB - memFloorMiB) / testbedMemMiB)
 	}
 	size := int(math.Round(float64(c.cpus) * ratio * targetCPUShare))
-	c.size = clampJobs(min(size, initialPerCPU*c.cpus, c.limit))
+	c.size = Clamp(min(size, initialPerCPU*c.cpus, c.limit))
 	c.history = []sizeStep{{size: c.size}}
 	c.why = fmt.Sprintf("their wall time modelled at %.1fx their CPU time", ratio)
 	return c
 }
 
-func clampJobs(n int) int { return min(max(n, 1), MaxJobs) }
+func Clamp(n int) int { return min(max(n, 1), MaxJobs) }
 
 // observe takes one finished load: when it started (loads started before
 // the last change say nothing about the current size), its condition, PLT
 // and emulator lateness.
-func (c *jobsController) observe(started time.Time, f loadFeedback) {
+func (c *Controller) observe(started time.Time, f loadFeedback) {
 	l := f.lateness()
 	c.recent = appendWindow(c.recent, l)
 	c.harm.add(f.cond, f.pltMs, l != onTime)
@@ -259,16 +252,16 @@ func countAtLeast(w []lateness, l lateness) int {
 // settling tells the controller that more testbeds than its size are
 // still running (workers stop only between runs): the evidence about the
 // new size starts once they have stopped.
-func (c *jobsController) settling(now time.Time) { c.resetEvidence(now) }
+func (c *Controller) settling(now time.Time) { c.resetEvidence(now) }
 
 // resetEvidence starts the evidence about the size over at now.
-func (c *jobsController) resetEvidence(now time.Time) {
+func (c *Controller) resetEvidence(now time.Time) {
 	c.changed, c.since, c.loads, c.late, c.severe = now, c.since[:0], 0, 0, 0
 	c.idleSum, c.idleN = 0, 0
 }
 
 // sample takes a machine sample.
-func (c *jobsController) sample(m machineSample) {
+func (c *Controller) sample(m Machine) {
 	c.machine = m
 	if m.IdleCPU >= 0 {
 		c.idleSum += m.IdleCPU
@@ -278,7 +271,7 @@ func (c *jobsController) sample(m machineSample) {
 
 // idleSince is the mean idle CPU share of the samples since the last
 // change (negative when there is none).
-func (c *jobsController) idleSince() float64 {
+func (c *Controller) idleSince() float64 {
 	if c.idleN == 0 {
 		return -1
 	}
@@ -287,12 +280,12 @@ func (c *jobsController) idleSince() float64 {
 
 // stallsAreTheHosts tells whether the severe stalls since the last change
 // came beside CPUs with time to spare: the host's, whatever the size.
-func (c *jobsController) stallsAreTheHosts() bool { return c.idleSince() >= spareCPU }
+func (c *Controller) stallsAreTheHosts() bool { return c.idleSince() >= spareCPU }
 
 // decide applies the rules at now and returns the size and whether it
 // changed. Shrinking comes first and needs no cooldown beyond fresh
 // evidence: loads late at this size are a measurement going wrong.
-func (c *jobsController) decide(now time.Time) (int, bool) {
+func (c *Controller) decide(now time.Time) (int, bool) {
 	old := c.size
 	c.lastDecision = now
 	memLow := c.machine.MemAvailMiB > 0 && c.machine.MemAvailMiB < memFloorMiB
@@ -300,7 +293,7 @@ func (c *jobsController) decide(now time.Time) (int, bool) {
 	switch why, share, sev := c.shrinkReason(now, harm); {
 	case why != "":
 		if c.shrankAt > 0 {
-			if c.loads < c.rules.growMinLoads {
+			if c.loads < c.rules.GrowMinLoads {
 				break // too few loads yet to tell whether the last shrink helped
 			}
 			if sev == c.shrankSevere && share >= 0.8*c.shrankAt {
@@ -313,7 +306,7 @@ func (c *jobsController) decide(now time.Time) (int, bool) {
 		}
 		c.why = why
 		c.shrink(now, share, sev)
-	case memLow && now.Sub(c.changed) >= c.rules.cooldown && c.size > 1:
+	case memLow && now.Sub(c.changed) >= c.rules.Cooldown && c.size > 1:
 		c.why = fmt.Sprintf("%d MiB of memory available", c.machine.MemAvailMiB)
 		c.size = max(1, c.size*3/4)
 	case c.canGrow(now, harm):
@@ -339,7 +332,7 @@ func (c *jobsController) decide(now time.Time) (int, bool) {
 // growReason says why the loads at the current size allow more testbeds
 // (canGrow said they do): none late, late but harmless, or late no more
 // than the machine makes them whatever the size.
-func (c *jobsController) growReason(now time.Time, harm harmEvidence) string {
+func (c *Controller) growReason(now time.Time, harm harmEvidence) string {
 	why := c.lateReason(now, harm)
 	if c.severe > 0 && c.stallsAreTheHosts() {
 		why += fmt.Sprintf(", %d stalled beside CPUs %.0f%% idle (the host's; loaded again)", c.severe, 100*c.idleSince())
@@ -348,7 +341,7 @@ func (c *jobsController) growReason(now time.Time, harm harmEvidence) string {
 }
 
 // lateReason is growReason's account of the late loads.
-func (c *jobsController) lateReason(now time.Time, harm harmEvidence) string {
+func (c *Controller) lateReason(now time.Time, harm harmEvidence) string {
 	switch share := 100 * float64(c.late) / float64(c.loads); {
 	case c.late == 0:
 		return fmt.Sprintf("%d loads on time", c.loads)
@@ -367,13 +360,13 @@ func (c *jobsController) lateReason(now time.Time, harm harmEvidence) string {
 // the PLTs say, so that a starving run backs off; frequent ordinary
 // lateness shrinks unless enough late loads show it harmless (with too
 // few pairs, as before there was any evidence: frequency alone).
-func (c *jobsController) shrinkReason(now time.Time, harm harmEvidence) (string, float64, bool) {
+func (c *Controller) shrinkReason(now time.Time, harm harmEvidence) (string, float64, bool) {
 	if c.loads == 0 {
 		return "", 0, false
 	}
 	n := float64(c.loads)
 	if c.severe >= lateShrinkMin && float64(c.severe) > (lateShrinkShare+c.machineSevere(now))*n && !c.stallsAreTheHosts() {
-		return fmt.Sprintf("%d of %d loads over %.0f ms late: the machine stalls", c.severe, c.loads, severeLateMs), float64(c.severe) / n, true
+		return fmt.Sprintf("%d of %d loads over %.0f ms late: the machine stalls", c.severe, c.loads, stats.SevereLateMs), float64(c.severe) / n, true
 	}
 	if c.late >= lateShrinkMin && float64(c.late) > (lateShrinkShare+c.machineLate(now))*n && !harm.harmlessEnough() {
 		return fmt.Sprintf("%d of %d loads late, %s", c.late, c.loads, harm), float64(c.late) / n, false
@@ -383,12 +376,12 @@ func (c *jobsController) shrinkReason(now time.Time, harm harmEvidence) (string,
 
 // learnMachineLate records share as the lateness (severe or not) the
 // machine causes whatever the testbeds, after a shrink that did not help.
-func (c *jobsController) learnMachineLate(now time.Time, share float64, sev bool) {
+func (c *Controller) learnMachineLate(now time.Time, share float64, sev bool) {
 	kind := "late"
 	if sev {
 		c.severeHold = nextHold(c.severeHold)
 		c.severeBaseline, c.severeTill = share, now.Add(c.severeHold)
-		kind = fmt.Sprintf("over %.0f ms late", severeLateMs)
+		kind = fmt.Sprintf("over %.0f ms late", stats.SevereLateMs)
 	} else {
 		c.baselineHold = nextHold(c.baselineHold)
 		c.baseline, c.baselineTill = share, now.Add(c.baselineHold)
@@ -411,7 +404,7 @@ func nextHold(prev time.Duration) time.Duration {
 // size ran a little late. A size that runs late again is held off twice
 // as long each time (up to maxCeilingHold), so that probing the machine's
 // limit settles instead of swinging every ceilingHold.
-func (c *jobsController) shrink(now time.Time, share float64, sev bool) {
+func (c *Controller) shrink(now time.Time, share float64, sev bool) {
 	hold := ceilingHold
 	if c.ceiling > 0 && c.size >= c.ceiling {
 		hold = min(2*max(c.hold, ceilingHold), maxCeilingHold)
@@ -431,8 +424,8 @@ func (c *jobsController) shrink(now time.Time, share float64, sev bool) {
 // one: enough loads, nearly none late (or late loads shown harmless) and
 // nearly none stalled, idle CPU, memory to spare, and a size below every
 // limit.
-func (c *jobsController) canGrow(now time.Time, harm harmEvidence) bool {
-	if now.Sub(c.changed) < c.rules.cooldown || c.loads < max(c.rules.growMinLoads, 3*c.size) {
+func (c *Controller) canGrow(now time.Time, harm harmEvidence) bool {
+	if now.Sub(c.changed) < c.rules.Cooldown || c.loads < max(c.rules.GrowMinLoads, 3*c.size) {
 		return false
 	}
 	n := float64(c.loads)
@@ -455,14 +448,14 @@ func (c *jobsController) canGrow(now time.Time, harm harmEvidence) bool {
 // testbeds (learned when shrinking did not help; forgotten after
 // ceilingHold, as the machine's other load changes); machineSevere the
 // same for severe lateness.
-func (c *jobsController) machineLate(now time.Time) float64 {
+func (c *Controller) machineLate(now time.Time) float64 {
 	if now.Before(c.baselineTill) {
 		return c.baseline
 	}
 	return 0
 }
 
-func (c *jobsController) machineSevere(now time.Time) float64 {
+func (c *Controller) machineSevere(now time.Time) float64 {
 	if now.Before(c.severeTill) {
 		return c.severeBaseline
 	}
@@ -470,7 +463,7 @@ func (c *jobsController) machineSevere(now time.Time) float64 {
 }
 
 // growLimit is the largest size growth may reach now.
-func (c *jobsController) growLimit(now time.Time) int {
+func (c *Controller) growLimit(now time.Time) int {
 	lim := c.limit
 	if c.ceiling > 0 && now.Before(c.ceilingTill) {
 		lim = min(lim, c.ceiling-1)
@@ -479,7 +472,7 @@ func (c *jobsController) growLimit(now time.Time) int {
 }
 
 // lateShare is the share of the recent loads whose emulator ran late.
-func (c *jobsController) lateShare() float64 {
+func (c *Controller) lateShare() float64 {
 	if len(c.recent) == 0 {
 		return 0
 	}
@@ -489,7 +482,7 @@ func (c *jobsController) lateShare() float64 {
 // status is the progress display's note: "auto: link-bound, 0.2% late",
 // with the harm evidence once loads ran late ("auto: link-bound, 12.0%
 // late, PLT shift +0.1% over 140 pairs: harmless").
-func (c *jobsController) status() string {
+func (c *Controller) status() string {
 	s := "auto: " + c.bound
 	if len(c.recent) > 0 {
 		s += fmt.Sprintf(", %.1f%% late", 100*c.lateShare())
@@ -508,7 +501,7 @@ func (c *jobsController) status() string {
 // idle) -> 15 (at 5m30s: 5 of 80 loads late, PLT shift +3.0% over 120
 // pairs: harmful)". The times let a replay of the run (the ETA's) follow
 // its size.
-func (c *jobsController) trace() string {
+func (c *Controller) trace() string {
 	parts := make([]string, len(c.history))
 	for i, st := range c.history {
 		parts[i] = fmt.Sprint(st.size)

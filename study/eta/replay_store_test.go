@@ -1,4 +1,4 @@
-package study
+package eta
 
 import (
 	"database/sql"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/event"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
 )
@@ -148,7 +149,7 @@ func replayConditions(db *sql.DB) (map[string]replayLoad, error) {
 		if err := json.Unmarshal([]byte(cj), &c); err != nil {
 			return nil, fmt.Errorf("condition %s: %w", hash, err)
 		}
-		l := replayLoad{proto: c.Proto, serial: groupIsBrowser(spec.Group{Conds: []spec.Cond{{Condition: c}}})}
+		l := replayLoad{proto: c.Proto, serial: isBrowser(c.Client)}
 		if m := manifests[spec.ManifestKey(c)]; m != nil {
 			l.modelledMs = float64(spec.ModelledWall(m, c)) / float64(time.Millisecond)
 		}
@@ -181,6 +182,12 @@ func replaySessions(db *sql.DB, name string) (map[int64]*replaySession, error) {
 		out[id] = &replaySession{name: fmt.Sprintf("%s#%d", name, id), begin: begin, testbeds: max(jobs, 1), auto: auto != "", sizes: sizeChanges(auto)}
 	}
 	return out, rows.Err()
+}
+
+// isBrowser tells a bench whose client is a real browser (it runs alone).
+func isBrowser(client string) bool {
+	cl, _ := probe.LookupClient(client)
+	return cl.Browser
 }
 
 // replayEvent is one thing the runner told its progress.
@@ -291,15 +298,15 @@ func replayETA(s replaySession, eta replayEstimator) (points []replayPoint, wors
 		l := s.loads[ev.load]
 		switch ev.kind {
 		case evBench:
-			eta.benchOpened(l.group, ev.build)
+			eta.BenchOpened(l.group, ev.build)
 			continue
 		case evStart:
-			eta.loadStarted(int64(ev.load), l.group, etaLoad{l.proto, l.modelledMs}, l.retry, ev.at)
+			eta.Observe(event.Load{ID: int64(ev.load), Bench: l.group, Cond: l.cond, Proto: l.proto, ModelledMs: l.modelledMs, Serial: l.serial, Retry: l.retry, Started: ev.at})
 			testbeds.add(ev.at, 1)
 			continue
 		}
 		testbeds.add(ev.at, -1)
-		eta.loadDone(int64(ev.load), l.end.Sub(l.start))
+		eta.Observe(event.Load{ID: int64(ev.load), Bench: l.group, Cond: l.cond, Proto: l.proto, Retry: l.retry, Started: l.start, End: true, Took: l.end.Sub(l.start), Failed: l.failed})
 		done++
 		share := float64(done) / float64(total)
 		if ev.at.Sub(begin) > (end.Sub(begin))*9/10 && next >= len(replayShares) {
@@ -310,7 +317,7 @@ func replayETA(s replaySession, eta replayEstimator) (points []replayPoint, wors
 			continue // every load would be slow and say no more
 		}
 		truth := end.Sub(ev.at)
-		got, ok := eta.timeLeft(ev.at, testbeds.at(ev.at))
+		got, ok := eta.TimeLeft(ev.at, testbeds.at(ev.at))
 		e := math.Inf(1)
 		if ok && truth > 0 {
 			e = float64(got)/float64(truth) - 1
@@ -398,22 +405,21 @@ func (r *replayTestbeds) at(now time.Time) int {
 	return n
 }
 
-// replayEstimator is what the replay asks of an ETA (etaModel; the
+// replayEstimator is what the replay asks of an ETA (Model; the
 // estimator before it, for the comparison in BENCHMARKS.md).
 type replayEstimator interface {
-	benchOpened(key string, d time.Duration)
-	loadStarted(id int64, key string, l etaLoad, retry bool, start time.Time)
-	loadDone(id int64, took time.Duration)
-	timeLeft(now time.Time, testbeds int) (time.Duration, bool)
+	BenchOpened(key string, d time.Duration)
+	Observe(ev event.Load)
+	TimeLeft(now time.Time, testbeds int) (time.Duration, bool)
 }
 
 // planReplay plans a session's loads as the runner plans them: the
 // benches in the order they started, each with its first attempts.
-func planReplay(s replaySession) *etaModel {
+func planReplay(s replaySession) *Model {
 	type bench struct {
 		serial bool
 		conds  map[string]bool
-		loads  []etaLoad
+		loads  []Load
 	}
 	var order []string
 	benches := map[string]*bench{}
@@ -426,13 +432,13 @@ func planReplay(s replaySession) *etaModel {
 		}
 		b.conds[l.cond] = true
 		if !l.retry {
-			b.loads = append(b.loads, etaLoad{l.proto, l.modelledMs})
+			b.loads = append(b.loads, Load{l.proto, l.modelledMs})
 		}
 	}
 	eta := newETA()
 	for _, k := range order {
 		b := benches[k]
-		eta.planBench(k, b.serial, len(b.conds), b.loads)
+		eta.PlanBench(k, b.serial, len(b.conds), b.loads)
 	}
 	return &eta
 }

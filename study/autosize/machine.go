@@ -1,4 +1,4 @@
-package study
+package autosize
 
 import (
 	"os"
@@ -47,10 +47,10 @@ func idleShare(prev, cur cpuTimes) float64 {
 }
 
 // memAvailableMiB is /proc/meminfo's MemAvailable (0 when unknown).
-func memAvailableMiB() int { return meminfoMiB("MemAvailable:") }
+func memAvailableMiB() int { return MeminfoMiB("MemAvailable:") }
 
-// meminfoMiB is a /proc/meminfo field ("MemTotal:") in MiB, 0 when unknown.
-func meminfoMiB(field string) int {
+// MeminfoMiB is a /proc/meminfo field ("MemTotal:") in MiB, 0 when unknown.
+func MeminfoMiB(field string) int {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
 		return 0
@@ -64,14 +64,16 @@ func meminfoMiB(field string) int {
 	return 0
 }
 
-// machineSampler turns successive /proc readings into machineSamples.
-type machineSampler struct {
+// Sampler turns successive /proc readings into machineSamples.
+type Sampler struct {
 	prev cpuTimes
 	ok   bool
 }
 
-func (s *machineSampler) sample() machineSample {
-	m := machineSample{IdleCPU: -1, MemAvailMiB: memAvailableMiB()}
+// Sample reads the machine now: the idle CPU share since the previous
+// Sample (-1 on the first) and the memory available.
+func (s *Sampler) Sample() Machine {
+	m := Machine{IdleCPU: -1, MemAvailMiB: memAvailableMiB()}
 	cur, ok := readCPUTimes()
 	if ok && s.ok {
 		m.IdleCPU = idleShare(s.prev, cur)

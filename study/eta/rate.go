@@ -1,8 +1,8 @@
-package study
+package eta
 
 import "time"
 
-// etaBusy measures how much of the testbeds' time the recent past really
+// busyLog measures how much of the testbeds' time the recent past really
 // spent loading: the loads' time within the window (a bench that runs
 // alone occupies every testbed while it loads) over the window times the
 // testbeds. The layout (layOut) assumes every testbed loads all the time
@@ -10,28 +10,28 @@ import "time"
 // below the testbeds it counts, stalls of a loaded machine, builds longer
 // than the mean) does not, and the work left at the pace truly reached is
 // then the longer, truer estimate.
-type etaBusy struct {
-	spans []etaSpan // finished loads, in the order they ended
+type busyLog struct {
+	spans []span    // finished loads, in the order they ended
 	first time.Time // the first load's start
 }
 
-type etaSpan struct {
+type span struct {
 	start, end time.Time
 	serial     bool
 }
 
-// etaBusyWindow is how far back the pace is measured: long enough to hold
+// busyWindow is how far back the pace is measured: long enough to hold
 // many loads of every size, short enough to follow -j auto's changes.
-const etaBusyWindow = 2 * time.Minute
+const busyWindow = 2 * time.Minute
 
 // add records a finished load.
-func (b *etaBusy) add(start, end time.Time, serial bool) {
+func (b *busyLog) add(start, end time.Time, serial bool) {
 	if b.first.IsZero() || start.Before(b.first) {
 		b.first = start
 	}
-	b.spans = append(b.spans, etaSpan{start, end, serial})
+	b.spans = append(b.spans, span{start, end, serial})
 	cut := 0 // drop what a window ending at the latest end cannot reach
-	for cut < len(b.spans) && end.Sub(b.spans[cut].end) > etaBusyWindow {
+	for cut < len(b.spans) && end.Sub(b.spans[cut].end) > busyWindow {
 		cut++
 	}
 	b.spans = b.spans[cut:]
@@ -40,14 +40,14 @@ func (b *etaBusy) add(start, end time.Time, serial bool) {
 // share is the share of the testbeds' time spent loading over the window
 // ending at now, running loads included; false while the window holds
 // fewer than minLoads finished loads.
-func (b *etaBusy) share(now time.Time, running []etaSpan, testbeds, minLoads int) (float64, bool) {
-	from := later(now.Add(-etaBusyWindow), b.first)
+func (b *busyLog) share(now time.Time, running []span, testbeds, minLoads int) (float64, bool) {
+	from := later(now.Add(-busyWindow), b.first)
 	if b.first.IsZero() || !now.After(from) {
 		return 0, false
 	}
 	var ms float64
 	n := 0
-	add := func(s etaSpan) {
+	add := func(s span) {
 		w := 1.0
 		if s.serial {
 			w = float64(testbeds)

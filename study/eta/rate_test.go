@@ -1,4 +1,4 @@
-package study
+package eta
 
 import (
 	"testing"
@@ -11,24 +11,24 @@ import (
 func TestETAPaceOfHalfTheTestbeds(t *testing.T) {
 	e := newETA()
 	begin := time.Unix(1000, 0)
-	var left []etaLoad
+	var left []Load
 	for i := 0; i < 40; i++ {
-		left = append(left, etaLoad{"https", 1000})
+		left = append(left, Load{"https", 1000})
 	}
-	e.planBench("a", false, 1, left[:20])
-	e.planBench("b", false, 1, left[20:])
-	e.benchOpened("a", 0)
-	e.benchOpened("b", 0)
+	e.PlanBench("a", false, 1, left[:20])
+	e.PlanBench("b", false, 1, left[20:])
+	e.BenchOpened("a", 0)
+	e.BenchOpened("b", 0)
 	// 2 loads at a time, 1 s each, for 10 s: 20 loads done, 20 left.
 	id := int64(0)
 	for s := 0; s < 10; s++ {
 		for _, key := range []string{"a", "b"} {
 			id++
-			etaDone(&e, id, key, etaLoad{"https", 1000}, begin.Add(time.Duration(s)*time.Second), time.Second)
+			etaDone(&e, id, key, Load{"https", 1000}, begin.Add(time.Duration(s)*time.Second), time.Second)
 		}
 	}
 	now := begin.Add(10 * time.Second)
-	got, ok := e.timeLeft(now, 4)
+	got, ok := e.TimeLeft(now, 4)
 	if !ok {
 		t.Fatal("no estimate")
 	}
@@ -44,19 +44,19 @@ func TestETAPaceOfHalfTheTestbeds(t *testing.T) {
 func TestETAPaceOfBusyTestbedsKeepsTheLayout(t *testing.T) {
 	e := newETA()
 	begin := time.Unix(1000, 0)
-	loads := make([]etaLoad, 16)
+	loads := make([]Load, 16)
 	for i := range loads {
-		loads[i] = etaLoad{"https", 1000}
+		loads[i] = Load{"https", 1000}
 	}
-	e.planBench("a", false, 1, loads[:8])
-	e.planBench("b", false, 1, loads[8:])
-	e.benchOpened("a", 0)
-	e.benchOpened("b", 0)
+	e.PlanBench("a", false, 1, loads[:8])
+	e.PlanBench("b", false, 1, loads[8:])
+	e.BenchOpened("a", 0)
+	e.BenchOpened("b", 0)
 	for s := 0; s < 4; s++ {
 		etaDone(&e, int64(2*s+1), "a", loads[0], begin.Add(time.Duration(s)*time.Second), time.Second)
 		etaDone(&e, int64(2*s+2), "b", loads[0], begin.Add(time.Duration(s)*time.Second), time.Second)
 	}
-	if got, _ := e.timeLeft(begin.Add(4*time.Second), 2); got != 4*time.Second {
+	if got, _ := e.TimeLeft(begin.Add(4*time.Second), 2); got != 4*time.Second {
 		t.Errorf("time left %s, want 4s (4 runs left on each of 2 busy testbeds)", got)
 	}
 }
@@ -64,7 +64,7 @@ func TestETAPaceOfBusyTestbedsKeepsTheLayout(t *testing.T) {
 // A load of a bench that runs alone occupies every testbed: a run of
 // browser benches one after the other is not a run of idle testbeds.
 func TestETAPaceCountsALoadAloneAsEveryTestbed(t *testing.T) {
-	var b etaBusy
+	var b busyLog
 	begin := time.Unix(1000, 0)
 	for s := 0; s < 10; s++ {
 		b.add(begin.Add(time.Duration(s)*time.Second), begin.Add(time.Duration(s+1)*time.Second), true)
@@ -80,15 +80,15 @@ func TestETAPaceCountsALoadAloneAsEveryTestbed(t *testing.T) {
 
 // The window forgets: loads before it do not count, running loads do.
 func TestETAPaceWindow(t *testing.T) {
-	var b etaBusy
+	var b busyLog
 	begin := time.Unix(1000, 0)
 	b.add(begin, begin.Add(time.Second), false) // long before the window
 	at := begin.Add(time.Hour)
 	for s := 0; s < 4; s++ {
-		st := at.Add(-etaBusyWindow + time.Duration(s)*etaBusyWindow/4)
-		b.add(st, st.Add(etaBusyWindow/4), false)
+		st := at.Add(-busyWindow + time.Duration(s)*busyWindow/4)
+		b.add(st, st.Add(busyWindow/4), false)
 	}
-	running := []etaSpan{{start: at.Add(-etaBusyWindow / 2)}}
+	running := []span{{start: at.Add(-busyWindow / 2)}}
 	u, ok := b.share(at, running, 2, 4)
 	// One testbed busy all the window, the other half of it: 0.75.
 	if !ok || u < 0.749 || u > 0.751 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/autosize"
 	"github.com/spdylab/spdylab/study/store"
 )
 
@@ -45,7 +46,7 @@ func lateOpener(log *loadLog, delay time.Duration, late func() bool) Opener {
 // machine with idle CPU, asking the sizer every millisecond, and checks
 // that every probe was stored once: workers that stopped between runs
 // left nothing behind. It returns the session's JobsAuto and Jobs.
-func autoRun(t *testing.T, late func(open int) bool, rules jobsRules) (string, int) {
+func autoRun(t *testing.T, late func(open int) bool, rules autosize.Rules) (string, int) {
 	t.Helper()
 	defer func(d time.Duration) { jobsTick = d }(jobsTick)
 	jobsTick = time.Millisecond
@@ -58,10 +59,10 @@ func autoRun(t *testing.T, late func(open int) bool, rules jobsRules) (string, i
 		return late(log.open)
 	}
 	r := &Runner{Study: s, Store: st, Open: lateOpener(log, 3*time.Millisecond, lateNow), Jobs: JobsAuto, WorkDir: filepath.Join(dir, "w"),
-		machine: func() machineSample { return machineSample{IdleCPU: 0.9, MemAvailMiB: 64 << 10} }, rules: &rules}
+		machine: func() autosize.Machine { return autosize.Machine{IdleCPU: 0.9, MemAvailMiB: 64 << 10} }, rules: &rules}
 	sum, err := r.Run(context.Background())
 	want := len(s.Conditions) * s.Runs
-	if err != nil || sum.Done != want || sum.Failed != 0 {
+	if err != nil || sum.Attempts != want || sum.Failed != 0 {
 		t.Fatalf("%+v, %v; want %d loads done", sum, err, want)
 	}
 	probes, _ := st.Probes(false)
@@ -98,7 +99,7 @@ func sizesOf(t *testing.T, trace string) []int {
 
 // Loads on time on an idle machine: the runner adds testbeds as it runs.
 func TestAutoJobsGrowWhileRunning(t *testing.T) {
-	trace, jobs := autoRun(t, func(int) bool { return false }, jobsRules{growMinLoads: 2})
+	trace, jobs := autoRun(t, func(int) bool { return false }, autosize.Rules{GrowMinLoads: 2})
 	t.Logf("sizes: %s", trace)
 	sizes := sizesOf(t, trace)
 	if len(sizes) < 2 || sizes[len(sizes)-1] <= sizes[0] {
@@ -128,7 +129,7 @@ func TestAutoJobsShrinkOnLateLoads(t *testing.T) {
 		}
 		return seen[open]%16 < lateIn16[open]
 	}
-	trace, _ := autoRun(t, late, jobsRules{growMinLoads: 20, cooldown: time.Hour})
+	trace, _ := autoRun(t, late, autosize.Rules{GrowMinLoads: 20, Cooldown: time.Hour})
 	t.Logf("sizes: %s", trace)
 	sizes := sizesOf(t, trace)
 	for i := 1; i < len(sizes); i++ {
@@ -147,19 +148,19 @@ func TestAutoJobsStartFromTheModelledWork(t *testing.T) {
 	s := mustParse(t, tinyStudy)
 	st, dir := newTestStore(t, s)
 	r := &Runner{Study: s, Store: st, Jobs: JobsAuto, WorkDir: filepath.Join(dir, "w"), pages: page.Cache{},
-		machine: func() machineSample { return machineSample{IdleCPU: -1} }}
+		machine: func() autosize.Machine { return autosize.Machine{IdleCPU: -1} }}
 	tasks, _, err := r.plan()
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.modelWeights(tasks)
-	j := r.newJobSizer(tasks, time.Now())
-	if j.ctl == nil || j.ctl.bound == "CPU-bound" || j.size < 2 {
-		t.Errorf("auto sizer %+v: want at least 2 testbeds for link-bound loads", j)
+	j := r.newRunEnv(tasks, time.Now())
+	if j.ctl == nil || strings.HasPrefix(j.ctl.How(), "CPU-bound") || j.size < 2 {
+		t.Errorf("auto size %d (%s): want at least 2 testbeds for link-bound loads", j.size, j.how())
 	}
 	r.Jobs = 5
-	if j := r.newJobSizer(tasks, time.Now()); j.ctl != nil || j.size != 5 || j.trace() != "" {
-		t.Errorf("-j 5 gave %+v", j)
+	if j := r.newRunEnv(tasks, time.Now()); j.ctl != nil || j.size != 5 || j.trace() != "" {
+		t.Errorf("-j 5 gave %d testbeds (auto: %v, trace %q)", j.size, j.ctl != nil, j.trace())
 	}
 }
 
@@ -170,7 +171,7 @@ func TestAutoJobsSayWhatTheyChose(t *testing.T) {
 	var log, prog strings.Builder
 	cfg := RunConfig{Study: s, Out: filepath.Join(t.TempDir(), "out"), Resume: true, Jobs: JobsAuto, Open: fakeOpener(&loadLog{}, 0, nil), Log: &log, Progress: &prog}
 	sum, err := RunInto(context.Background(), cfg)
-	if err != nil || sum.Done != len(s.Conditions)*s.Runs {
+	if err != nil || sum.Attempts != len(s.Conditions)*s.Runs {
 		t.Fatalf("%+v, %v", sum, err)
 	}
 	if !regexp.MustCompile(`\(estimate \S+ at \d+ testbeds to start with; -j auto: (link-bound|mixed|CPU-bound) loads, their wall time modelled at [0-9.]+x their CPU time\)`).MatchString(log.String()) {

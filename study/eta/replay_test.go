@@ -1,4 +1,4 @@
-package study
+package eta
 
 import (
 	"fmt"
@@ -7,23 +7,25 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spdylab/spdylab/study/store"
 )
 
 // replayStoreDirs are the finished stores the replay reads: every output
 // directory under $SPDYLAB_ETA_STORES (a colon-separated list of folders;
-// by default the lab machine's /work/runs and ../out) that holds a store
+// by default the lab machine's /work/runs and the repository's out/) that holds a store
 // and is not in use by a run (its run lock names a process).
 func replayStoreDirs() []string {
 	roots := filepath.SplitList(os.Getenv("SPDYLAB_ETA_STORES"))
 	if len(roots) == 0 {
-		roots = []string{"/work/runs", "../out"}
+		roots = []string{"/work/runs", "../../out"}
 	}
 	var dirs []string
 	for _, root := range roots {
 		matches, _ := filepath.Glob(filepath.Join(root, "*", "results.db"))
 		for _, m := range matches {
 			dir := filepath.Dir(m)
-			if lock, err := os.ReadFile(filepath.Join(dir, RunLockName)); err == nil && strings.TrimSpace(string(lock)) != "" {
+			if lock, err := os.ReadFile(filepath.Join(dir, store.RunLockName)); err == nil && strings.TrimSpace(string(lock)) != "" {
 				continue // being written, or its run was killed
 			}
 			dirs = append(dirs, dir)

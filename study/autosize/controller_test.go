@@ -1,4 +1,4 @@
-package study
+package autosize
 
 import (
 	"fmt"
@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/stats"
+	"github.com/spdylab/spdylab/study/event"
 )
 
 var t0 = time.Unix(1_000_000, 0)
 
 // idle is a machine with most of its CPU idle and memory to spare.
-var idle = machineSample{IdleCPU: 0.6, MemAvailMiB: 32 << 10}
+var idle = Machine{IdleCPU: 0.6, MemAvailMiB: 32 << 10}
 
 // lateLoad is a load of no known condition (no harm evidence), its
 // emulator late (p99 5 ms) or on time.
@@ -27,7 +28,7 @@ func lateLoad(isLate bool) loadFeedback {
 
 // feed gives the controller n loads started at now, every lateEvery-th
 // one late (0: none), and lets it decide at now.
-func feed(c *jobsController, now time.Time, n, lateEvery int) (int, bool) {
+func feed(c *Controller, now time.Time, n, lateEvery int) (int, bool) {
 	for i := 1; i <= n; i++ {
 		c.observe(now, lateLoad(lateEvery > 0 && i%lateEvery == 0))
 	}
@@ -37,22 +38,22 @@ func feed(c *jobsController, now time.Time, n, lateEvery int) (int, bool) {
 func TestJobsStartFromWhatTheLoadsWaitOn(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		w     jobsWork
-		m     machineSample
+		w     Work
+		m     Machine
 		size  int
 		bound string
 	}{
 		// 60 s loads using 0.5 s of CPU: capped at 8 per CPU.
-		{"long links", jobsWork{WallMs: 60000, CPUMs: 500}, idle, 16, "link-bound"},
+		{"long links", Work{WallMs: 60000, CPUMs: 500}, idle, 16, "link-bound"},
 		// 2 s per 0.4 s of CPU: 2 CPUs x 5 x 0.5.
-		{"20 ms links", jobsWork{WallMs: 2000, CPUMs: 400}, idle, 5, "link-bound"},
+		{"20 ms links", Work{WallMs: 2000, CPUMs: 400}, idle, 5, "link-bound"},
 		// Loopback: a load is its CPU time.
-		{"0 ms links", jobsWork{WallMs: 450, CPUMs: 400}, idle, 1, "CPU-bound"},
-		{"browsers only", jobsWork{}, idle, 1, "CPU-bound"},
+		{"0 ms links", Work{WallMs: 450, CPUMs: 400}, idle, 1, "CPU-bound"},
+		{"browsers only", Work{}, idle, 1, "CPU-bound"},
 		// Memory for three testbeds beyond the floor.
-		{"little memory", jobsWork{WallMs: 60000, CPUMs: 500}, machineSample{IdleCPU: -1, MemAvailMiB: memFloorMiB + 3*testbedMemMiB}, 3, "link-bound"},
+		{"little memory", Work{WallMs: 60000, CPUMs: 500}, Machine{IdleCPU: -1, MemAvailMiB: memFloorMiB + 3*testbedMemMiB}, 3, "link-bound"},
 	} {
-		c := newJobsController(tc.w, 2, tc.m, t0)
+		c := newController(tc.w, 2, tc.m, t0)
 		if c.size != tc.size || c.bound != tc.bound {
 			t.Errorf("%s: %d testbeds, %s; want %d, %s", tc.name, c.size, c.bound, tc.size, tc.bound)
 		}
@@ -62,7 +63,7 @@ func TestJobsStartFromWhatTheLoadsWaitOn(t *testing.T) {
 // On time and with idle CPU, the testbeds grow step by step, a cooldown
 // apart, up to MaxJobs and no further.
 func TestJobsGrowWhileLoadsStayOnTime(t *testing.T) {
-	c := newJobsController(jobsWork{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+	c := newController(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
 	now, last := t0, c.size
 	var changes []time.Time
 	for i := 0; i < 200; i++ {
@@ -81,8 +82,8 @@ func TestJobsGrowWhileLoadsStayOnTime(t *testing.T) {
 		t.Errorf("grew to %d, want %d; sizes %s", last, MaxJobs, c.trace())
 	}
 	for i := 1; i < len(changes); i++ {
-		if d := changes[i].Sub(changes[i-1]); d < defaultJobsRules.cooldown {
-			t.Errorf("changes %s apart, want at least %s", d, defaultJobsRules.cooldown)
+		if d := changes[i].Sub(changes[i-1]); d < DefaultRules.Cooldown {
+			t.Errorf("changes %s apart, want at least %s", d, DefaultRules.Cooldown)
 		}
 	}
 	if !strings.HasPrefix(c.trace(), "auto 16 -> 20 (at 25s: 50 loads on time, CPU 60% idle) -> ") {
@@ -93,12 +94,12 @@ func TestJobsGrowWhileLoadsStayOnTime(t *testing.T) {
 // Busy CPUs or late loads in the band between the grow and shrink shares
 // keep the size where it is.
 func TestJobsHoldWhenBusyOrInTheBand(t *testing.T) {
-	c := newJobsController(jobsWork{WallMs: 2000, CPUMs: 400}, 2, idle, t0)
+	c := newController(Work{WallMs: 2000, CPUMs: 400}, 2, idle, t0)
 	start := c.size
 	now := t0
 	for i := 0; i < 50; i++ {
 		now = now.Add(time.Minute)
-		c.sample(machineSample{IdleCPU: 0.1, MemAvailMiB: 32 << 10})
+		c.sample(Machine{IdleCPU: 0.1, MemAvailMiB: 32 << 10})
 		if n, _ := feed(c, now, 50, 0); n != start {
 			t.Fatalf("%d testbeds with the CPU 90%% busy, want %d", n, start)
 		}
@@ -118,7 +119,7 @@ func TestJobsHoldWhenBusyOrInTheBand(t *testing.T) {
 // late is not reached again for a while, and loads started before the
 // change do not count against the new size.
 func TestJobsShrinkOnLateReleases(t *testing.T) {
-	c := newJobsController(jobsWork{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+	c := newController(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
 	now := t0.Add(time.Minute)
 	n, changed := feed(c, now, 100, 40) // 2 of 100 late
 	if !changed || n != 12 {
@@ -166,7 +167,7 @@ func TestJobsShrinkOnLateReleases(t *testing.T) {
 // and 12, and changes at most once every few minutes.
 func TestJobsSettleAtTheMachinesCapacity(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	c := newJobsController(jobsWork{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+	c := newController(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
 	now := t0
 	changes := 0
 	for i := 0; i < 1440; i++ { // two hours, a decision every 5 s
@@ -196,11 +197,11 @@ func TestJobsSettleAtTheMachinesCapacity(t *testing.T) {
 // changes twice without fresh loads in between.
 func TestJobsStayWithinBounds(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	c := newJobsController(jobsWork{WallMs: 9000, CPUMs: 500}, 4, idle, t0)
+	c := newController(Work{WallMs: 9000, CPUMs: 500}, 4, idle, t0)
 	now := t0
 	for i := 0; i < 5000; i++ {
 		now = now.Add(time.Duration(rng.Intn(10)) * time.Second)
-		c.sample(machineSample{IdleCPU: rng.Float64(), MemAvailMiB: 500 + rng.Intn(20000)})
+		c.sample(Machine{IdleCPU: rng.Float64(), MemAvailMiB: 500 + rng.Intn(20000)})
 		n, changed := feed(c, now, rng.Intn(30), rng.Intn(60))
 		if n < 1 || n > MaxJobs {
 			t.Fatalf("step %d: %d testbeds", i, n)
@@ -218,7 +219,7 @@ func TestJobsStayWithinBounds(t *testing.T) {
 // PLTs spread 5% around their condition's, late loads shift% slower. A
 // share of the loads that grows with the testbeds (2% per testbed, as the
 // loaded 2-CPU VM ran 24-80% late at -j 12-16) runs late, and severe of
-// them (a share of all loads) stall beyond severeLateMs. Its CPUs are
+// them (a share of all loads) stall beyond stats.SevereLateMs. Its CPUs are
 // idle as idle says, or busyIdle when set.
 type lateMachine struct {
 	conds         int
@@ -226,7 +227,7 @@ type lateMachine struct {
 	busyIdle      float64
 }
 
-func (m lateMachine) run(c *jobsController, steps int) {
+func (m lateMachine) run(c *Controller, steps int) {
 	rng := rand.New(rand.NewSource(7))
 	now, k := t0, 0
 	for i := 0; i < steps; i++ {
@@ -255,9 +256,9 @@ func (m lateMachine) run(c *jobsController, steps int) {
 	}
 }
 
-func (m lateMachine) sample(c *jobsController) {
+func (m lateMachine) sample(c *Controller) {
 	if m.busyIdle > 0 {
-		c.sample(machineSample{IdleCPU: m.busyIdle, MemAvailMiB: idle.MemAvailMiB})
+		c.sample(Machine{IdleCPU: m.busyIdle, MemAvailMiB: idle.MemAvailMiB})
 		return
 	}
 	c.sample(idle)
@@ -283,7 +284,7 @@ func TestJobsWeighLatenessByItsHarm(t *testing.T) {
 		{"severe stalls, CPUs busy", lateMachine{conds: 20, severe: 0.03, busyIdle: 0.1}, false, "", "the machine stalls"},
 		{"severe stalls beside idle CPUs", lateMachine{conds: 20, severe: 0.03}, true, "harmless", "stalled beside CPUs 60% idle (the host's"},
 	} {
-		c := newJobsController(jobsWork{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+		c := newController(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
 		start := c.size
 		tc.m.run(c, 360) // half an hour
 		if grew := c.size > start; grew != tc.grow {
@@ -350,7 +351,7 @@ func TestLateHarmJudgesLikeTheReport(t *testing.T) {
 // as long, so that three hours cost a handful of shrinks, not one every
 // ceilingHold.
 func TestMachineLatenessTrustedLongerEachTime(t *testing.T) {
-	c := newJobsController(jobsWork{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+	c := newController(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
 	now := t0
 	for now.Sub(t0) < 3*time.Hour {
 		now = now.Add(5 * time.Second)
@@ -368,5 +369,26 @@ func TestMachineLatenessTrustedLongerEachTime(t *testing.T) {
 	}
 	if c.baselineHold != maxCeilingHold {
 		t.Errorf("baseline held %s after 3 h, want %s", c.baselineHold, maxCeilingHold)
+	}
+}
+
+// Observe learns from loads that ended beside other testbeds: a start or
+// a load that ran alone is no evidence, and a failed (or stalled) load
+// counts its lateness but gives no PLT to judge harm by.
+func TestObserveTakesEndedSideBySideLoads(t *testing.T) {
+	c := New(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0, DefaultRules)
+	started := t0.Add(time.Second)
+	c.Observe(event.Load{Cond: "a", Started: started, LateP99ms: 50})                                      // a start
+	c.Observe(event.Load{Cond: "a", Started: started, End: true, Serial: true, LateP99ms: 50, PLTms: 100}) // ran alone
+	if c.loads != 0 || len(c.recent) != 0 {
+		t.Fatalf("counted %d loads from a start and a load that ran alone", c.loads)
+	}
+	c.Observe(event.Load{Cond: "a", Started: started, End: true, Failed: true, Stalled: true, LateP99ms: 50, PLTms: 900})
+	c.Observe(event.Load{Cond: "a", Started: started, End: true, PLTms: 100})
+	if c.loads != 2 || c.severe != 1 || c.late != 1 {
+		t.Errorf("loads %d, late %d, severe %d; want 2 loads, the stalled one severely late", c.loads, c.late, c.severe)
+	}
+	if len(c.harm.late) != 0 || len(c.harm.onTime["a"]) != 1 {
+		t.Errorf("harm evidence %+v: want only the on-time load's PLT", c.harm)
 	}
 }

@@ -1,19 +1,19 @@
-package study
+package eta
 
 import "time"
 
-// etaScales gives each class of load its ratio of actual to modelled time
-// (see etaModel for why per class and how a class with few loads leans
+// scaleSet gives each class of load its ratio of actual to modelled time
+// (see Model for why per class and how a class with few loads leans
 // on its neighbours).
-type etaScales struct {
-	class map[etaClass]float64
-	sums  map[etaClass]etaSum // measured, running loads past their estimate included
-	proto map[etaProto]etaSum
-	all   etaSum
+type scaleSet struct {
+	class map[class]float64
+	sums  map[class]sum // measured, running loads past their estimate included
+	proto map[protoKey]sum
+	all   sum
 	prior float64
 }
 
-type etaProto struct {
+type protoKey struct {
 	serial bool
 	proto  string
 }
@@ -21,12 +21,12 @@ type etaProto struct {
 // scales measures the classes at now: the finished loads, plus each
 // running load that has already taken longer than its class's estimate,
 // counted as if it ended now (it takes at least that long).
-func (e *etaModel) scales(now time.Time, prior float64) (*etaScales, bool) {
+func (e *Model) scales(now time.Time, prior float64) (*scaleSet, bool) {
 	base := e.measure(nil, prior)
 	if base.all.modelled == 0 || base.all.actual == 0 {
 		return nil, false
 	}
-	late := map[etaClass]etaSum{}
+	late := map[class]sum{}
 	for _, r := range e.running {
 		el := float64(now.Sub(r.start)) / float64(time.Millisecond)
 		if r.ms > 0 && el > base.of(r.class)*r.ms {
@@ -43,15 +43,15 @@ func (e *etaModel) scales(now time.Time, prior float64) (*etaScales, bool) {
 	return e.measure(late, prior), true
 }
 
-func (e *etaModel) measure(extra map[etaClass]etaSum, prior float64) *etaScales {
-	sc := &etaScales{class: map[etaClass]float64{}, sums: map[etaClass]etaSum{}, proto: map[etaProto]etaSum{}, prior: prior}
-	add := func(c etaClass, s etaSum) {
+func (e *Model) measure(extra map[class]sum, prior float64) *scaleSet {
+	sc := &scaleSet{class: map[class]float64{}, sums: map[class]sum{}, proto: map[protoKey]sum{}, prior: prior}
+	add := func(c class, s sum) {
 		t := sc.sums[c]
 		t.actual, t.modelled, t.loads = t.actual+s.actual, t.modelled+s.modelled, t.loads+s.loads
 		sc.sums[c] = t
-		p := sc.proto[etaProto{c.serial, c.proto}]
+		p := sc.proto[protoKey{c.serial, c.proto}]
 		p.actual, p.modelled, p.loads = p.actual+s.actual, p.modelled+s.modelled, p.loads+s.loads
-		sc.proto[etaProto{c.serial, c.proto}] = p
+		sc.proto[protoKey{c.serial, c.proto}] = p
 		sc.all.actual, sc.all.modelled, sc.all.loads = sc.all.actual+s.actual, sc.all.modelled+s.modelled, sc.all.loads+s.loads
 	}
 	for c, s := range e.classes {
@@ -65,7 +65,7 @@ func (e *etaModel) measure(extra map[etaClass]etaSum, prior float64) *etaScales 
 
 // shrink is a measured ratio leaning on a wider one as if that had prior
 // loads of its own: a handful of loads say little about the rest.
-func shrink(s etaSum, wider, prior float64) float64 {
+func shrink(s sum, wider, prior float64) float64 {
 	if s.modelled <= 0 {
 		return wider
 	}
@@ -74,12 +74,12 @@ func shrink(s etaSum, wider, prior float64) float64 {
 
 // of is class c's ratio: its own loads, else its protocol's nearest
 // measured size, on top of its protocol's, on top of all loads'.
-func (sc *etaScales) of(c etaClass) float64 {
+func (sc *scaleSet) of(c class) float64 {
 	if k, ok := sc.class[c]; ok {
 		return k
 	}
 	k := sc.all.actual / sc.all.modelled
-	k = shrink(sc.proto[etaProto{c.serial, c.proto}], k, sc.prior)
+	k = shrink(sc.proto[protoKey{c.serial, c.proto}], k, sc.prior)
 	if s, ok := sc.sums[c]; ok && s.modelled > 0 {
 		k = shrink(s, k, sc.prior)
 	} else if n, ok := sc.nearest(c); ok {
@@ -90,9 +90,9 @@ func (sc *etaScales) of(c etaClass) float64 {
 }
 
 // nearest is the measured class of c's protocol closest in size.
-func (sc *etaScales) nearest(c etaClass) (etaSum, bool) {
+func (sc *scaleSet) nearest(c class) (sum, bool) {
 	best, found := 0, false
-	var out etaSum
+	var out sum
 	for o, s := range sc.sums {
 		if o.serial != c.serial || o.proto != c.proto || s.modelled <= 0 {
 			continue
