@@ -88,7 +88,7 @@ func openCableStore(t *testing.T) (*spec.Study, *store.Store) {
 // putExtraLoad stores r as one more run of c, in a session of its own.
 func putExtraLoad(t *testing.T, st *store.Store, s *spec.Study, c spec.Cond, r probe.Result, check probe.LinkCheck) {
 	t.Helper()
-	sess, _ := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test"))
+	sess, _ := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test", nil))
 	if _, err := st.Put(store.Probe{CondHash: c.Hash, Run: s.Runs, SessionID: sess, Result: r, Check: check}); err != nil {
 		t.Fatal(err)
 	}

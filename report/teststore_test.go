@@ -22,7 +22,7 @@ func openTestStore(t testing.TB, dir, src string) (*spec.Study, *store.Store, in
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test"))
+	sess, err := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test", nil))
 	if err != nil {
 		st.Close()
 		t.Fatal(err)

@@ -29,6 +29,10 @@ type RunConfig struct {
 	Progress, Log io.Writer
 	TTY, Quiet    bool
 	Args          string // command line, for provenance
+	// Tools are the programs the benches run whose versions the provenance
+	// records (name -> a command that prints the version). The caller knows
+	// which clients its Opener starts; the runner does not.
+	Tools map[string][]string
 
 	// BrowserJobs caps parallel benches of browser clients; BrowserAlone
 	// runs each alone instead (Runner).
@@ -69,7 +73,7 @@ func RunInto(ctx context.Context, cfg RunConfig) (Summary, error) {
 	cleanAfterKilledRun(cfg.Out, lock.PrevPID, log, cfg.Quiet)
 	r := &Runner{Study: cfg.Study, Store: st, Open: cfg.Open, Jobs: cfg.Jobs, Shard: cfg.Shard, BrowserJobs: cfg.BrowserJobs,
 		BrowserAlone: cfg.BrowserAlone,
-		WorkDir:      filepath.Join(cfg.Out, ".work"), Progress: cfg.Progress, TTY: cfg.TTY, Args: cfg.Args,
+		WorkDir:      filepath.Join(cfg.Out, ".work"), Progress: cfg.Progress, TTY: cfg.TTY, Args: cfg.Args, Tools: cfg.Tools,
 		pages: page.Cache{}}
 	if !cfg.Quiet {
 		// The estimate reuses the pages the runner opened for its schedule,

@@ -15,7 +15,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/spdylab/spdylab/browser"
 	"github.com/spdylab/spdylab/study/autosize"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
@@ -26,11 +25,12 @@ import (
 // when empty the Go build info is consulted.
 var Revision string
 
-// CollectProvenance describes this process and machine.
-func CollectProvenance(seed int64, jobs int, sh spec.Shard, args string) store.Provenance {
+// CollectProvenance describes this process and machine, with the versions
+// of the tools given (name -> a command printing the version).
+func CollectProvenance(seed int64, jobs int, sh spec.Shard, args string, tools map[string][]string) store.Provenance {
 	p := store.Provenance{Started: time.Now(), Go: runtime.Version(), Seed: seed, Jobs: jobs, Shard: sh.String(), Args: args}
 	p.Hostname, _ = os.Hostname()
-	p.Machine = collectMachine()
+	p.Machine = collectMachine(tools)
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
 		p.Kernel = unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:]) + " " + unix.ByteSliceToString(u.Machine[:])
@@ -117,7 +117,7 @@ var provenanceModules = []string{
 }
 
 // collectMachine reads what else about the host can move a measurement.
-func collectMachine() store.Machine {
+func collectMachine(tools map[string][]string) store.Machine {
 	m := store.Machine{CPUs: runtime.NumCPU(), Sysctls: map[string]string{}, Deps: map[string]string{}}
 	m.CPUModel = cpuModel()
 	m.MemMiB = memTotalMiB()
@@ -134,10 +134,6 @@ func collectMachine() store.Machine {
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		maps.Copy(m.Deps, moduleVersions(bi))
-	}
-	tools := map[string][]string{"node": {"node", "--version"}}
-	if bin, err := browser.FindBinary(""); err == nil {
-		tools["chromium"] = []string{bin, "--version"}
 	}
 	for tool, args := range tools {
 		if v := toolVersion(args...); v != "" {

@@ -10,7 +10,7 @@ import (
 )
 
 func TestProvenanceDescribesTheMachine(t *testing.T) {
-	p := CollectProvenance(7, 2, spec.Shard{}, "test")
+	p := CollectProvenance(7, 2, spec.Shard{}, "test", nil)
 	m := p.Machine
 	if p.Seed != 7 || p.Jobs != 2 || p.Revision == "" {
 		t.Errorf("provenance %+v", p)

@@ -63,7 +63,8 @@ type Runner struct {
 	// redrawn bar instead of periodic lines.
 	Progress io.Writer
 	TTY      bool
-	Args     string // command line, for provenance
+	Args     string              // command line, for provenance
+	Tools    map[string][]string // programs whose versions the provenance records (RunConfig.Tools)
 	// Announce, when set, is told the testbeds the run starts with before
 	// the first bench opens, and how they were chosen ("" for -j N).
 	Announce func(testbeds int, how string)
@@ -199,7 +200,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	}
 	r.modelWeights(tasks)
 	env := r.newRunEnv(tasks, start)
-	prov := CollectProvenance(r.Study.Seed, env.size, r.Shard, r.Args)
+	prov := CollectProvenance(r.Study.Seed, env.size, r.Shard, r.Args, r.Tools)
 	prov.JobsAuto = env.trace()
 	sess, err := r.Store.StartSession(prov)
 	if err != nil {

@@ -101,7 +101,7 @@ func (t *Tuner) runStudy(ctx context.Context, s *spec.Study) (map[string][]float
 	if t.stored > 0 {
 		t.logf("%d loads stored so far; the plan spends at most %d", t.stored, t.planned())
 	}
-	cfg := study.RunConfig{Study: s, Out: t.cfg.Out, Resume: true, Jobs: t.cfg.Jobs, Open: t.cfg.Open,
+	cfg := study.RunConfig{Study: s, Out: t.cfg.Out, Resume: true, Jobs: t.cfg.Jobs, Open: t.cfg.Open, Tools: t.cfg.Tools,
 		Progress: t.cfg.Progress, Log: t.cfg.Log, TTY: t.cfg.TTY, Quiet: true, Args: t.cfg.Args}
 	sum, err := study.RunInto(ctx, cfg)
 	if err != nil {

@@ -27,8 +27,9 @@ type Config struct {
 	Out        string
 	Jobs       int
 	Open       study.Opener
-	Progress   io.Writer // each round's progress (the runner's, with ETA)
-	Log        io.Writer // rounds and notes
+	Tools      map[string][]string // programs the benches start, for provenance (study.RunConfig.Tools)
+	Progress   io.Writer           // each round's progress (the runner's, with ETA)
+	Log        io.Writer           // rounds and notes
 	TTY        bool
 	Args       string
 }

@@ -165,7 +165,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	var signals atomic.Int32
 	removeHook := netem.OnSignal(func(os.Signal) bool { return signals.Add(1) == 1 })
 	defer removeHook()
-	cfg := study.RunConfig{Study: s, Out: f.out, Resume: f.resume, Jobs: f.jobs, BrowserJobs: f.browserJobs, BrowserAlone: f.browserAlone, Shard: sh, Open: harnessOpener(f.pcap),
+	cfg := study.RunConfig{Study: s, Out: f.out, Resume: f.resume, Jobs: f.jobs, BrowserJobs: f.browserJobs, BrowserAlone: f.browserAlone, Shard: sh, Open: harnessOpener(f.pcap), Tools: benchTools(),
 		Log: stderr, Quiet: f.quiet, TTY: isTerminal(stderr),
 		Args: strings.Join(append([]string{"spdylab", "run"}, args...), " ")}
 	if !f.quiet {

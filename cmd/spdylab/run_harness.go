@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/spdylab/spdylab/browser"
 	"github.com/spdylab/spdylab/harness"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
@@ -27,6 +28,16 @@ func harnessOpener(pcapDir string) study.Opener {
 		}
 		return b, nil
 	}
+}
+
+// benchTools are the programs beside the Go code that a run's benches may
+// start, whose versions the run's provenance records.
+func benchTools() map[string][]string {
+	tools := map[string][]string{"node": {"node", "--version"}}
+	if bin, err := browser.FindBinary(""); err == nil {
+		tools["chromium"] = []string{bin, "--version"}
+	}
+	return tools
 }
 
 // storeKeyName names a load's capture after its key in the store: the

@@ -111,7 +111,7 @@ func tuneCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "spdylab tune:", err)
 		return 1
 	}
-	f.cfg.Study, f.cfg.Open, f.cfg.Log = s, harnessOpener(""), stderr
+	f.cfg.Study, f.cfg.Open, f.cfg.Tools, f.cfg.Log = s, harnessOpener(""), benchTools(), stderr
 	f.cfg.TTY, f.cfg.Args = isTerminal(stderr), strings.Join(append([]string{"spdylab", "tune"}, args...), " ")
 	if !f.q {
 		f.cfg.Progress = stderr
