@@ -5,12 +5,12 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"github.com/spdylab/spdylab/browser"
 	"github.com/spdylab/spdylab/study/spec"
 )
 
 func TestProvenanceDescribesTheMachine(t *testing.T) {
-	p := CollectProvenance(7, 2, spec.Shard{}, "test", nil)
+	tools := map[string][]string{"echoer": {"sh", "-c", "echo echoer 1.2; echo more"}, "gone": {"/nonexistent/tool", "--version"}}
+	p := CollectProvenance(7, 2, spec.Shard{}, "test", tools)
 	m := p.Machine
 	if p.Seed != 7 || p.Jobs != 2 || p.Revision == "" {
 		t.Errorf("provenance %+v", p)
@@ -21,8 +21,11 @@ func TestProvenanceDescribesTheMachine(t *testing.T) {
 	if m.Sysctls["net.ipv4.tcp_congestion_control"] == "" || m.Sysctls["net.ipv4.tcp_rmem"] == "" {
 		t.Errorf("sysctls not read: %v", m.Sysctls)
 	}
-	if _, err := browser.FindBinary(""); err == nil && m.Deps["chromium"] == "" {
-		t.Errorf("Chromium found but its version not recorded: %v", m.Deps)
+	if m.Deps["echoer"] != "echoer 1.2" {
+		t.Errorf("a tool's version is its first line: %v", m.Deps)
+	}
+	if _, ok := m.Deps["gone"]; ok {
+		t.Errorf("a missing tool got a version: %v", m.Deps)
 	}
 }
 
