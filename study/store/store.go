@@ -192,8 +192,15 @@ func openExisting(dir string, open func(path string) (*sql.DB, error)) (*Store, 
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%s holds no spdylab results (%s missing)", dir, DBName)
 	}
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
 	db, err := open(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := quickCheck(db, path); err != nil {
+		db.Close()
 		return nil, err
 	}
 	st := &Store{db: db, Path: path}
