@@ -591,6 +591,12 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Co
 			// protocol; leave the probe for a resumed run.
 			return nil
 		}
+		if res.Failed && diskFull(res.Error) {
+			// The load could not write its capture or HAR: that says
+			// nothing of the protocol, and stored as a failed attempt it
+			// would use up the probe's attempts, so a resume would skip it.
+			return storeFailure(errors.New(res.Error))
+		}
 		res.Condition = c.Condition
 		res.Run = run
 		if res.Started.IsZero() {
@@ -640,10 +646,21 @@ func safeLoad(ctx context.Context, b Bench, proto string, run int) (res probe.Re
 // storeFailure explains a failed write to the store: when the output disk
 // is full, what to do about it (the store keeps every load written before).
 func storeFailure(err error) error {
-	if errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "disk is full") {
+	if errors.Is(err, syscall.ENOSPC) || diskFull(err.Error()) {
 		return fmt.Errorf("the output disk is full (%w); every load stored so far is kept: free space and run again with the same output directory to resume", err)
 	}
 	return err
+}
+
+// diskFull tells whether an error's text says a disk or quota is full
+// (SQLite's own message, or the errno's text after a file write).
+func diskFull(msg string) bool {
+	for _, s := range []string{"disk is full", syscall.ENOSPC.Error(), syscall.EDQUOT.Error()} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func safeOpen(ctx context.Context, open Opener, c probe.Condition, pg *page.Manifest, seed int64, dir string) (b Bench, err error) {
