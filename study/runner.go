@@ -591,6 +591,12 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Co
 			// protocol; leave the probe for a resumed run.
 			return nil
 		}
+		if bb, ok := b.(interface{ Broken() error }); ok && res.Failed && bb.Broken() != nil {
+			// The bench broke (its link emulator died): the load says
+			// nothing of the protocol and every later one would fail
+			// the same way. Stop; a resumed run loads it again.
+			return fmt.Errorf("the testbed for %s broke during a load, the run stops: %s; every load stored so far is kept: run the same command again to resume", c.Describe(), res.Error)
+		}
 		if res.Failed && diskFull(res.Error) {
 			// The load could not write its capture or HAR: that says
 			// nothing of the protocol, and stored as a failed attempt it
