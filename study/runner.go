@@ -561,14 +561,16 @@ type attemptCounts struct{ done, failed, stalled int }
 // emulator stalled (stalledLoad); the probe is loaded again.
 var StalledError = fmt.Sprintf("the link emulator stalled during the load (packets released over %.0f ms late at the 99th percentile): the load measured the machine, not the link; loaded again", severeLateMs)
 
-// stalledLoad tells whether the link emulator stalled during a successful
-// load: its release lateness over the load (p99, the worse direction) is
-// past severeLateMs, the line -j auto also counts as the whole machine
+// stalledLoad tells whether the link emulator stalled during a load: its
+// release lateness over the load (p99, the worse direction) is past
+// severeLateMs, the line -j auto also counts as the whole machine
 // stalling. Such a load's PLT measures the machine: in the stored studies
 // (0.6-4.2 % of their loads) these loads lay a median +1 to +14 % from
-// their conditions' on-time loads, and up to 1.7x.
+// their conditions' on-time loads, and up to 1.7x. A load that failed
+// meanwhile may have failed for the stall itself (a peer's handshake
+// deadline passing while the machine stood still), so it is one too.
 func stalledLoad(res probe.Result) bool {
-	return !res.Failed && max(res.Link.Down.LateP99ms, res.Link.Up.LateP99ms) > severeLateMs
+	return max(res.Link.Down.LateP99ms, res.Link.Up.LateP99ms) > severeLateMs
 }
 
 // loadProbe loads one probe, from its next attempt on, until it succeeds
@@ -613,7 +615,11 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Co
 		}
 		stalled := attempt == 0 && stalledLoad(res)
 		if stalled {
-			res.Failed, res.Error = true, StalledError
+			why := StalledError
+			if res.Failed {
+				why += "; the load itself failed: " + res.Error
+			}
+			res.Failed, res.Error = true, why
 		}
 		if !serial {
 			// A load with no other testbed beside it says nothing about
