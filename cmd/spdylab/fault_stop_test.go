@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/testutil"
-	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/store"
 )
 
@@ -97,7 +96,7 @@ func TestStoppedRunnerReloadsTheStalledLoad(t *testing.T) {
 		}
 		spanned++
 		t.Logf("load across the stop: %s run %d attempt %d, %v: failed %v %q", a.proto, a.run, a.attempt, a.duration.Round(time.Millisecond), a.failed, a.err)
-		if !a.failed || !strings.HasPrefix(a.err, study.StalledError) || a.attempt != 0 {
+		if !a.failed || !strings.HasPrefix(a.err, "the link emulator stalled during the load") || a.attempt != 0 {
 			t.Errorf("%s run %d attempt %d spanned the stop and was stored as failed=%v %q, want a failed first attempt naming the stall", a.proto, a.run, a.attempt, a.failed, a.err)
 		}
 	}
