@@ -576,6 +576,31 @@ func (b *Bench) Testbed() *netem.Testbed { return b.tb }
 // failure is reported in the Result (Failed, Error), not as a panic or a
 // hang.
 func (b *Bench) Load(ctx context.Context, proto string, run int) probe.Result {
+	// Once the link emulator is gone no packet crosses the link: the load
+	// stops at once, instead of waiting out its timeout, and says why.
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if died := b.tb.EmulatorDied(); died != nil {
+		go func() {
+			select {
+			case <-died:
+				cancel()
+			case <-lctx.Done():
+			}
+		}()
+	}
+	r := b.load(lctx, proto, run)
+	if err := b.Broken(); err != nil {
+		r.Failed, r.Error = true, fmt.Sprintf("harness: the load of %s run %d could not finish: %v", proto, run, err)
+	}
+	return r
+}
+
+// Broken says why the bench can no longer load (its link emulator died),
+// or nil.
+func (b *Bench) Broken() error { return b.tb.EmulatorErr() }
+
+func (b *Bench) load(ctx context.Context, proto string, run int) probe.Result {
 	cond := b.cond
 	cond.Proto = proto
 	res := probe.Result{Condition: cond, Run: run, Started: time.Now()}

@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -154,6 +155,18 @@ type emuProc struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	closing   atomic.Bool // close was called: an exit from then on is no death
+}
+
+// died is closed when the child has exited (killed, crashed, or closed);
+// deathErr says why when it exited before close was called, else nil.
+func (e *emuProc) died() <-chan struct{} { return e.exited }
+
+func (e *emuProc) deathErr() error {
+	if !e.dead() || e.closing.Load() {
+		return nil
+	}
+	return fmt.Errorf("netem: the link emulator process %d died (%v)%s", e.pid, e.waitErr, e.stderr.Suffix())
 }
 
 // startEmulatorProcess starts the emulator child. When routerNS is set the
@@ -426,6 +439,7 @@ func (e *emuProc) resetCounters() {
 // close asks the child to stop (it flushes the packet log and exits),
 // waits for it, and reports an error if it had died before.
 func (e *emuProc) close() error {
+	e.closing.Store(true)
 	e.closeOnce.Do(func() {
 		var errs []error
 		if e.dead() {

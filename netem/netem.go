@@ -213,6 +213,26 @@ func (tb *Testbed) Counters() probe.LinkCounters {
 	return tb.emu.counters()
 }
 
+// EmulatorDied is closed when the link emulator's process exits, after
+// which no packet crosses the link; EmulatorErr then tells why, or nil when
+// the testbed's Close stopped it. Both are nil for an emulator in this
+// process or a loopback testbed.
+func (tb *Testbed) EmulatorDied() <-chan struct{} {
+	if p, ok := tb.emu.(*emuProc); ok {
+		return p.died()
+	}
+	return nil
+}
+
+// EmulatorErr is why the link emulator's process is gone before Close
+// (killed, crashed), or nil while it runs.
+func (tb *Testbed) EmulatorErr() error {
+	if p, ok := tb.emu.(*emuProc); ok {
+		return p.deathErr()
+	}
+	return nil
+}
+
 // ResetCounters zeroes the emulator's counters.
 func (tb *Testbed) ResetCounters() {
 	if tb.emu != nil {

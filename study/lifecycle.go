@@ -60,16 +60,23 @@ func RunInto(ctx context.Context, cfg RunConfig) (Summary, error) {
 	if err := CheckHost(cfg.Study); err != nil {
 		return Summary{}, err
 	}
-	st, err := store.CreateStore(cfg.Out, cfg.Study)
-	if err != nil {
+	// The lock comes before the store: two runs started at once would
+	// otherwise create it side by side, and the second would see the
+	// first's half-made file instead of being told a run holds the
+	// directory.
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return Summary{}, err
 	}
-	defer st.Close()
 	lock, err := LockRun(cfg.Out)
 	if err != nil {
 		return Summary{}, err
 	}
 	defer lock.Release()
+	st, err := store.CreateStore(cfg.Out, cfg.Study)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer st.Close()
 	cleanAfterKilledRun(cfg.Out, lock.PrevPID, log, cfg.Quiet)
 	r := &Runner{Study: cfg.Study, Store: st, Open: cfg.Open, Jobs: cfg.Jobs, Shard: cfg.Shard, BrowserJobs: cfg.BrowserJobs,
 		BrowserAlone: cfg.BrowserAlone,

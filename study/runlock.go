@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -39,11 +40,15 @@ func LockRun(dir string) (*RunLock, error) {
 		return nil, fmt.Errorf("locking %s: %w", dir, err)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		holder := readPID(f)
-		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%s is in use by another spdylab run (pid %d); wait for it to end or choose another --out", dir, holder)
+			holder := ""
+			if pid := lockHolder(f); pid > 0 {
+				holder = fmt.Sprintf(" (pid %d)", pid)
+			}
+			f.Close()
+			return nil, fmt.Errorf("%s is in use by another spdylab run%s; wait for it to end or choose another --out", dir, holder)
 		}
+		f.Close()
 		return nil, fmt.Errorf("locking %s: %w", dir, err)
 	}
 	l := &RunLock{f: f, PrevPID: readPID(f)}
@@ -75,6 +80,21 @@ func (l *RunLock) write(s string) error {
 		return err
 	}
 	return l.f.Sync()
+}
+
+// lockHolder is the PID of the run holding f's lock, 0 if it cannot be
+// told. The holder writes it just after taking the lock, so a run refused
+// at that moment finds the file empty or naming the run before (killed):
+// it reads again until the file names a live process, for at most a
+// second.
+func lockHolder(f *os.File) int {
+	for i := 0; i < 100; i++ {
+		if pid := readPID(f); pid > 0 && unix.Kill(pid, 0) != unix.ESRCH {
+			return pid
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return 0
 }
 
 func readPID(f *os.File) int {

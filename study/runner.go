@@ -536,14 +536,16 @@ func (e *StalledError) Error() string {
 	return fmt.Sprintf("the link emulator stalled during the load (packets released over %.0f ms late at the 99th percentile): the load measured the machine, not the link; loaded again", stats.SevereLateMs)
 }
 
-// stalledLoad tells whether the link emulator stalled during a successful
-// load: its release lateness over the load (p99, the worse direction) is
-// past stats.SevereLateMs, the line -j auto also counts as the whole machine
+// stalledLoad tells whether the link emulator stalled during a load: its
+// release lateness over the load (p99, the worse direction) is past
+// stats.SevereLateMs, the line -j auto also counts as the whole machine
 // stalling. Such a load's PLT measures the machine: in the stored studies
 // (0.6-4.2 % of their loads) these loads lay a median +1 to +14 % from
-// their conditions' on-time loads, and up to 1.7x.
+// their conditions' on-time loads, and up to 1.7x. A load that failed
+// meanwhile may have failed for the stall itself (a peer's handshake
+// deadline passing while the machine stood still), so it is one too.
 func stalledLoad(res probe.Result) bool {
-	return !res.Failed && lateP99(res) > stats.SevereLateMs
+	return lateP99(res) > stats.SevereLateMs
 }
 
 // lateP99 is a load's emulator lateness p99, the worse direction.
@@ -570,6 +572,18 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Co
 			// protocol; leave the probe for a resumed run.
 			return nil
 		}
+		if bb, ok := b.(interface{ Broken() error }); ok && res.Failed && bb.Broken() != nil {
+			// The bench broke (its link emulator died): the load says
+			// nothing of the protocol and every later one would fail
+			// the same way. Stop; a resumed run loads it again.
+			return fmt.Errorf("the testbed for %s broke during a load, the run stops: %s; every load stored so far is kept: run the same command again to resume", c.Describe(), res.Error)
+		}
+		if res.Failed && diskFull(res.Error) {
+			// The load could not write its capture or HAR: that says
+			// nothing of the protocol, and stored as a failed attempt it
+			// would use up the probe's attempts, so a resume would skip it.
+			return storeFailure(errors.New(res.Error))
+		}
 		res.Condition = c.Condition
 		res.Run = run
 		if res.Started.IsZero() {
@@ -580,7 +594,11 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Co
 		}
 		stalled := attempt == 0 && stalledLoad(res)
 		if stalled {
-			res.Failed, res.Error = true, (&StalledError{LateP99ms: lateP99(res)}).Error()
+			why := (&StalledError{LateP99ms: lateP99(res)}).Error()
+			if res.Failed {
+				why += "; the load itself failed: " + res.Error
+			}
+			res.Failed, res.Error = true, why
 		}
 		if _, err := r.Store.Put(store.Probe{CondHash: c.Hash, Run: run, Attempt: attempt, SessionID: env.sess, Duration: dur, Result: res, Check: check}); err != nil {
 			return storeFailure(err)
@@ -613,10 +631,21 @@ func safeLoad(ctx context.Context, b Bench, proto string, run int) (res probe.Re
 // storeFailure explains a failed write to the store: when the output disk
 // is full, what to do about it (the store keeps every load written before).
 func storeFailure(err error) error {
-	if errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "disk is full") {
+	if errors.Is(err, syscall.ENOSPC) || diskFull(err.Error()) {
 		return fmt.Errorf("the output disk is full (%w); every load stored so far is kept: free space and run again with the same output directory to resume", err)
 	}
 	return err
+}
+
+// diskFull tells whether an error's text says a disk or quota is full
+// (SQLite's own message, or the errno's text after a file write).
+func diskFull(msg string) bool {
+	for _, s := range []string{"disk is full", syscall.ENOSPC.Error(), syscall.EDQUOT.Error()} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func safeOpen(ctx context.Context, open Opener, c probe.Condition, pg *page.Manifest, seed int64, dir string) (b Bench, err error) {

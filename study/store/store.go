@@ -192,8 +192,15 @@ func openExisting(dir string, open func(path string) (*sql.DB, error)) (*Store, 
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%s holds no spdylab results (%s missing)", dir, DBName)
 	}
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
 	db, err := open(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := quickCheck(db, path); err != nil {
+		db.Close()
 		return nil, err
 	}
 	st := &Store{db: db, Path: path}
@@ -532,7 +539,7 @@ func (st *Store) Put(p Probe) (int64, error) {
 		p.CondHash, p.Run, p.Attempt, nullID(p.SessionID), r.Condition.Proto, r.Started.UTC().Format(time.RFC3339Nano),
 		float64(p.Duration)/float64(time.Millisecond), r.Failed, r.Error, plt, tow, string(rj), packHAR(r.HAR), string(cj))
 	if err != nil {
-		return 0, fmt.Errorf("storing probe %s run %d: %w", p.CondHash, p.Run, err)
+		return 0, fmt.Errorf("storing probe %s run %d in %s: %w", p.CondHash, p.Run, st.Path, err)
 	}
 	return res.LastInsertId()
 }
@@ -556,8 +563,10 @@ func (st *Store) PutManifest(key string, m *page.Manifest) error {
 }
 
 func (st *Store) putManifestJSON(key string, j []byte) error {
-	_, err := st.db.Exec(`INSERT OR IGNORE INTO manifests(key, json) VALUES (?, ?)`, key, string(j))
-	return err
+	if _, err := st.db.Exec(`INSERT OR IGNORE INTO manifests(key, json) VALUES (?, ?)`, key, string(j)); err != nil {
+		return fmt.Errorf("storing the manifest %s in %s: %w", key, st.Path, err)
+	}
+	return nil
 }
 
 // Manifests returns every stored manifest by key. A manifest that no
