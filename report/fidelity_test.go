@@ -185,6 +185,11 @@ func TestFidelityGoalIsJudgedOnTheValidationSet(t *testing.T) {
 			t.Errorf("report.html lacks %q", w)
 		}
 	}
+	var text bytes.Buffer
+	WriteFidelityGoal(&text, a)
+	if !strings.HasPrefix(text.String(), "fidelity: validation: 1 of 4 cells within 10%") {
+		t.Errorf("spdylab report's text: %q", text.String())
+	}
 	for _, m := range a.Renderer {
 		if m.CommitLoads != 2*5 { // 2 protocols x 5 runs at 20 ms, per client
 			t.Errorf("renderer costs of %s measured on %d loads, want the 10 of the calibration cells", m.Client, m.CommitLoads)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strings"
 
@@ -88,4 +89,12 @@ func fidelityGoalTable(cells []FidelityCell) table {
 			{Text: fmt.Sprintf("%d of %d", s.Within, s.Cells), Class: cls}, {Text: fmtNum(s.MeanAbsErrPct, 1), Class: "num"}, {Text: fmtNum(s.Worst, 1), Class: "num"}})
 	}
 	return t
+}
+
+// WriteFidelityGoal prints the goal per set for `spdylab report`'s text
+// (nothing when the study has no fidelity cells).
+func WriteFidelityGoal(w io.Writer, a *Analysis) {
+	if len(a.FidelityCells) > 0 {
+		fmt.Fprintf(w, "fidelity: %s\n", FidelityGoalLine(a.FidelityCells))
+	}
 }
