@@ -13,7 +13,10 @@ import (
 // network and the page, which a loader that reacts at once does not
 // spend. They are CPU time, so their size depends on the machine and its
 // load: calibrate them from Chromium's HARs on the machine that runs the
-// study (the fidelity report prints what this run's Chromium loads show).
+// study (the fidelity report prints what this run's Chromium loads show,
+// measured on the fidelity study's calibration cells) and judge them on
+// other cells (its validation set). The chromium-modern profile's were
+// fitted on probe.ChromiumModernRendererFit.
 // Zero values spend none (Chrome 16's profile, the seed studies').
 type RendererCosts struct {
 	// CommitDelay holds the root document's bytes this long after its

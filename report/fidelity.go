@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/spdylab/spdylab/internal/stats"
@@ -30,11 +32,15 @@ type FidelityCell struct {
 	BrowserMs       float64
 	Ratio, Lo, Hi   float64 // loader / browser median and its 95% interval
 	ErrPct          float64 // 100 * (Ratio - 1)
+	// Role is the set the study declared the cell in (spec.RoleCalibration,
+	// spec.RoleValidation; "" = none): fidelityroles.go.
+	Role string
 }
 
 // FidelitySummary is one (profile, protocol, kind of page) row of the
 // summary.
 type FidelitySummary struct {
+	Role                string // the cells' set (FidelityCell.Role)
 	Profile, Proto      string
 	Pages               string // pageKind of its cells
 	Cells               int
@@ -71,6 +77,7 @@ func Fidelity(a *Analysis) ([]FidelityCell, []FidelitySummary) {
 			LoaderMs: stats.Median(samples[c.Hash]), BrowserMs: stats.Median(samples[b.Hash])}
 		fc.Ratio, fc.Lo, fc.Hi = stats.MedianRatioCI95(samples[c.Hash], samples[b.Hash])
 		fc.ErrPct = 100 * (fc.Ratio - 1)
+		fc.Role = cmp.Or(c.Role, b.Role)
 		cells = append(cells, fc)
 	}
 	return cells, summarizeFidelity(cells)
@@ -112,12 +119,12 @@ func summarizeFidelity(cells []FidelityCell) []FidelitySummary {
 			continue
 		}
 		kind := pageKind(c.Loader.Page)
-		k := c.Profile + "\x00" + c.Proto + "\x00" + kind
+		k := c.Role + "\x00" + c.Profile + "\x00" + c.Proto + "\x00" + kind
 		j, ok := idx[k]
 		if !ok {
 			j = len(out)
 			idx[k] = j
-			out = append(out, FidelitySummary{Profile: c.Profile, Proto: c.Proto, Pages: kind})
+			out = append(out, FidelitySummary{Role: c.Role, Profile: c.Profile, Proto: c.Proto, Pages: kind})
 		}
 		s := &out[j]
 		e := math.Abs(c.ErrPct)
@@ -179,8 +186,8 @@ func fidelityTables(a *Analysis) []table {
 		return nil
 	}
 	sum := table{Title: "Fidelity: loader vs Chromium",
-		Caption: fmt.Sprintf("Per browser profile, protocol and kind of page (study pages; real pages replayed over their own hosts), the loader's error against real Chromium: |loader median PLT / Chromium median PLT - 1| over the cells, mean and worst, and how many cells are within the %.0f%% goal.", FidelityGoalPct),
-		Head:    []string{"loader profile", "protocol", "pages", "cells", "mean |error| %", "worst |error| %", "worst cell", "within " + fmt.Sprintf("%.0f%%", FidelityGoalPct)}}
+		Caption: fmt.Sprintf("%s. Per set (calibration: what the loader was fitted on; validation: off it), browser profile, protocol and kind of page (study pages; real pages replayed over their own hosts), the loader's error against real Chromium: |loader median PLT / Chromium median PLT - 1| over the cells, mean and worst, and how many cells are within the %.0f%% goal.", FidelityGoalLine(cells), FidelityGoalPct),
+		Head:    []string{"set", "loader profile", "protocol", "pages", "cells", "mean |error| %", "worst |error| %", "worst cell", "within " + fmt.Sprintf("%.0f%%", FidelityGoalPct)}}
 	for _, s := range sums {
 		worst := ""
 		if s.Worst != nil {
@@ -190,24 +197,24 @@ func fidelityTables(a *Analysis) []table {
 		if s.Outside > 0 {
 			cls = "bad"
 		}
-		sum.Rows = append(sum.Rows, []cell{{Text: s.Profile}, {Text: protoClass(s.Proto)}, {Text: s.Pages}, {Text: fmt.Sprint(s.Cells), Class: "num"},
+		sum.Rows = append(sum.Rows, []cell{{Text: roleName(s.Role)}, {Text: s.Profile}, {Text: protoClass(s.Proto)}, {Text: s.Pages}, {Text: fmt.Sprint(s.Cells), Class: "num"},
 			{Text: fmtNum(s.MeanAbsErrPct, 1), Class: "num"}, {Text: fmtNum(s.WorstAbsErrPct, 1), Class: "num"}, {Text: worst},
 			{Text: fmt.Sprintf("%d of %d", s.WithinGoal, s.Cells), Class: cls}})
 	}
 	per := table{Title: "Fidelity per cell",
 		Caption: "Median PLT of the loader (at each browser profile) and of Chromium in the same condition; ratio = loader / Chromium with its 95% bootstrap interval (internal/stats). Below 1 the loader is too fast.",
-		Head:    []string{"cell", "protocol", "loader profile", "loader ms", "Chromium ms", "ratio", "95% interval", "error %"}}
+		Head:    []string{"set", "cell", "protocol", "loader profile", "loader ms", "Chromium ms", "ratio", "95% interval", "error %"}}
 	for _, c := range cells {
 		cls := "good"
 		if math.IsNaN(c.ErrPct) || math.Abs(c.ErrPct) > FidelityGoalPct {
 			cls = "bad"
 		}
-		per.Rows = append(per.Rows, []cell{{Text: cellName(a, c.Loader)}, {Text: protoClass(c.Proto)}, {Text: c.Profile},
+		per.Rows = append(per.Rows, []cell{{Text: roleName(c.Role)}, {Text: cellName(a, c.Loader)}, {Text: protoClass(c.Proto)}, {Text: c.Profile},
 			{Text: fmtNum(c.LoaderMs, 0), Class: "num"}, {Text: fmtNum(c.BrowserMs, 0), Class: "num"},
 			{Text: fmtNum(c.Ratio, 3), Class: "num"}, {Text: fmtNum(c.Lo, 3) + " – " + fmtNum(c.Hi, 3), Class: "num"},
 			{Text: fmtNum(c.ErrPct, 1), Class: cls}})
 	}
-	tabs := append([]table{sum, per}, fidelityCategoryTable(a)...) // fidelitywhy.go
+	tabs := append([]table{fidelityGoalTable(cells), sum, per}, fidelityCategoryTable(a)...) // fidelitywhy.go, fidelityroles.go
 	return append(tabs, rendererTable(a)...)
 }
 
@@ -217,8 +224,12 @@ func rendererTable(a *Analysis) []table {
 	if len(a.Renderer) == 0 {
 		return nil
 	}
+	where := "every fidelity cell"
+	if slices.ContainsFunc(a.FidelityCells, func(c FidelityCell) bool { return c.Role == spec.RoleCalibration }) {
+		where = "the calibration cells only (fit there, judge on the validation cells)"
+	}
 	t := table{Title: "Renderer costs measured in this run",
-		Caption: "From each client's HARs (loader.RendererCosts models them): commit = median time from the document's first byte to the first subresource request; dispatch = mean interval between subresource requests that waited for each other on a multiplexed protocol (Chromium sends them in batches, so the mean is its rate). Chromium's are CPU time on the machine that ran the study: give them to the loader with renderer_costs = \"COMMIT/DISPATCH\" (or spdylab load --renderer-costs).",
+		Caption: "Measured on " + where + ". From each client's HARs (loader.RendererCosts models them): commit = median time from the document's first byte to the first subresource request; dispatch = mean interval between subresource requests that waited for each other on a multiplexed protocol (Chromium sends them in batches, so the mean is its rate). Chromium's are CPU time on the machine that ran the study: give them to the loader with renderer_costs = \"COMMIT/DISPATCH\" (or spdylab load --renderer-costs).",
 		Head:    []string{"client", "commit ms", "loads", "dispatch ms", "request pairs"}}
 	for _, m := range a.Renderer {
 		t.Rows = append(t.Rows, []cell{{Text: m.Client}, {Text: fmtNum(m.CommitMs, 1), Class: "num"}, {Text: fmt.Sprint(m.CommitLoads), Class: "num"},

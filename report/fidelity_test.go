@@ -2,9 +2,11 @@ package report
 
 import (
 	"bytes"
+	stdhtml "html"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,9 +45,11 @@ func fidelityPLT(v map[string]string) float64 {
 	return 1050
 }
 
-func fillFidelityStore(t *testing.T, dir string) {
+func fillFidelityStore(t *testing.T, dir string) { fillFidelityStoreWith(t, dir, fidelityStudy) }
+
+func fillFidelityStoreWith(t *testing.T, dir, src string) {
 	t.Helper()
-	s, st, sess := openTestStore(t, dir, fidelityStudy)
+	s, st, sess := openTestStore(t, dir, src)
 	defer st.Close()
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, c := range s.Conditions {
@@ -136,6 +140,59 @@ func TestFidelitySummaryKeepsRealPagesApart(t *testing.T) {
 		w := want[s.Pages]
 		if s.Cells != 2 || math.Abs(s.MeanAbsErrPct-w[0]) > 1e-9 || s.WorstAbsErrPct != w[1] || float64(s.WithinGoal) != w[2] {
 			t.Errorf("%s: %d cells, mean %v, worst %v, within %d; want 2, %v", s.Pages, s.Cells, s.MeanAbsErrPct, s.WorstAbsErrPct, s.WithinGoal, w)
+		}
+	}
+}
+
+// TestFidelityGoalIsJudgedOnTheValidationSet: with the 20 ms cells
+// declared the calibration set and the 100 ms ones the validation set,
+// the report counts the goal per set, says "validation: N of M cells
+// within 10%", names what the renderer costs were fitted on, and
+// measures the renderer costs on the calibration cells alone.
+func TestFidelityGoalIsJudgedOnTheValidationSet(t *testing.T) {
+	src := strings.Replace(fidelityStudy, `rtt = ["20ms", "100ms"]`, `rtt = "20ms"`, 1) +
+		"[[matrix]]\nrole = \"calibration\"\n[[matrix]]\nrole = \"validation\"\nrtt = \"100ms\"\n"
+	dir := t.TempDir()
+	fillFidelityStoreWith(t, dir, src)
+	a, err := Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range a.FidelityCells {
+		want := spec.RoleCalibration
+		if c.Loader.Link.RTT == 100*time.Millisecond {
+			want = spec.RoleValidation
+		}
+		if c.Role != want {
+			t.Errorf("%v: set %q, want %q", c.Loader.Values, c.Role, want)
+		}
+	}
+	// Validation (100 ms): chrome16 20% off on both protocols,
+	// chromium-modern 5% (https, in) and 12% (h2, out): 1 of 4 within.
+	// Calibration (20 ms): chromium-modern 5% on both: 2 of 4.
+	if got, want := FidelityGoalLine(a.FidelityCells), "validation: 1 of 4 cells within 10%; calibration (in sample): 2 of 4 cells within 10%"; got != want {
+		t.Errorf("goal line %q, want %q", got, want)
+	}
+	for _, s := range a.FidelitySums {
+		if s.Role == "" {
+			t.Errorf("summary row %s/%s has no set", s.Profile, s.Proto)
+		}
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+	for _, w := range []string{"Fidelity goal: validation apart from calibration", "validation: 1 of 4 cells within 10%",
+		probe.ChromiumModernRendererFit, "calibration (in sample)", "Measured on the calibration cells only"} {
+		if !bytes.Contains(html, []byte(stdhtml.EscapeString(w))) {
+			t.Errorf("report.html lacks %q", w)
+		}
+	}
+	var text bytes.Buffer
+	WriteFidelityGoal(&text, a)
+	if !strings.HasPrefix(text.String(), "fidelity: validation: 1 of 4 cells within 10%") {
+		t.Errorf("spdylab report's text: %q", text.String())
+	}
+	for _, m := range a.Renderer {
+		if m.CommitLoads != 2*5 { // 2 protocols x 5 runs at 20 ms, per client
+			t.Errorf("renderer costs of %s measured on %d loads, want the 10 of the calibration cells", m.Client, m.CommitLoads)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/spdylab/spdylab/har"
 	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
 )
 
@@ -107,13 +109,19 @@ func (h harTimes) dispatchGaps() []float64 {
 
 // measureRenderer reads the HARs of the study's successful loads of every
 // condition that has a fidelity twin and measures each client's renderer
-// costs (none when the study has no browser conditions).
+// costs (none when the study has no browser conditions). In a study that
+// declares a calibration set, only its cells are measured: costs fitted
+// there are judged on the validation cells.
 func measureRenderer(st *store.Store, a *Analysis, cells []FidelityCell) ([]RendererMeasure, error) {
 	if len(cells) == 0 {
 		return nil, nil
 	}
+	calibrated := slices.ContainsFunc(cells, func(c FidelityCell) bool { return c.Role == spec.RoleCalibration })
 	who := map[string]string{} // condition hash -> client label
 	for _, c := range cells {
+		if calibrated && c.Role != spec.RoleCalibration {
+			continue
+		}
 		who[c.Browser.Hash] = c.Browser.ClientName()
 		who[c.Loader.Hash] = "loader " + c.Profile
 	}

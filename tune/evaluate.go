@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"maps"
+	"path/filepath"
 
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
@@ -13,6 +14,12 @@ import (
 // its default (the ablation) and the baseline given the winner's
 // transport knobs; then fills res's evaluation, ablation and transport
 // rows.
+//
+// Every one of these loads is fresh, in a store of its own (evalDir): the
+// search's loads chose the winner, so judging it on them again would
+// count the luck that made it win (a re-run of a tune judged on its
+// search store came out 5-7% lower). The evaluation's store resumes like
+// the search's, so a killed tune loads nothing twice.
 func (t *Tuner) evaluate(ctx context.Context, winner Candidate, res *Result) error {
 	res.Winner = winner
 	knobs, ablated := Ablation(winner, t.valid)
@@ -35,7 +42,9 @@ func (t *Tuner) evaluate(ctx context.Context, winner Candidate, res *Result) err
 		all = append(all, tconds...)
 	}
 	t.logf("evaluation: %d configurations x %d cells x %d runs", len(cands)+1, len(t.cells), t.cfg.Budget.MaxRuns)
-	samples, err := t.runStudy(ctx, t.studyOf(all, t.cfg.Budget.MaxRuns))
+	es := t.studyOf(all, t.cfg.Budget.MaxRuns)
+	es.Name, es.Description = es.Name+"-evaluation", "fresh loads judging the winner of "+es.Description
+	samples, err := t.runStudy(ctx, es, t.evalDir())
 	if err != nil {
 		return err
 	}
@@ -57,6 +66,9 @@ func (t *Tuner) evaluate(ctx context.Context, winner Candidate, res *Result) err
 	res.LoadsStored = t.stored
 	return nil
 }
+
+// evalDir is the evaluation's store: OUT/EvalDir.
+func (t *Tuner) evalDir() string { return filepath.Join(t.cfg.Out, EvalDir) }
 
 // transportKnobs are the winner's settings that are transport knobs the
 // baseline's protocol takes too (probe.TransportFor owns the fact).

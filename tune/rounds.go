@@ -2,7 +2,10 @@ package tune
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
@@ -26,7 +29,7 @@ func (t *Tuner) search(ctx context.Context, res *Result) (Candidate, error) {
 		}
 		s := t.studyOf(append(bases(t.train), flatten(conds)...), r.Runs)
 		t.logf("round %d/%d: %d candidates x %d training cells x %d runs", i+1, len(t.rounds), len(cands), len(t.train), r.Runs)
-		samples, err := t.runStudy(ctx, s)
+		samples, err := t.runStudy(ctx, s, t.cfg.Out)
 		if err != nil {
 			return Candidate{}, err
 		}
@@ -90,18 +93,18 @@ func (t *Tuner) isTrain(c cell) bool {
 	return false
 }
 
-// runStudy runs one step's study into OUT's one store (grown to take it)
-// through the study runner, and returns every condition's successful
-// page load times.
-func (t *Tuner) runStudy(ctx context.Context, s *spec.Study) (map[string][]float64, error) {
+// runStudy runs one step's study into the store in dir (grown to take
+// it) through the study runner, and returns every condition's successful
+// page load times in that store alone.
+func (t *Tuner) runStudy(ctx context.Context, s *spec.Study, dir string) (map[string][]float64, error) {
 	s.Conditions = dedupe(s.Conditions)
-	if err := store.Regrow(t.cfg.Out, s); err != nil {
+	if err := store.Regrow(dir, s); err != nil {
 		return nil, err
 	}
 	if t.stored > 0 {
 		t.logf("%d loads stored so far; the plan spends at most %d", t.stored, t.planned())
 	}
-	cfg := study.RunConfig{Study: s, Out: t.cfg.Out, Resume: true, Jobs: t.cfg.Jobs, Open: t.cfg.Open, Tools: t.cfg.Tools,
+	cfg := study.RunConfig{Study: s, Out: dir, Resume: true, Jobs: t.cfg.Jobs, Open: t.cfg.Open, Tools: t.cfg.Tools,
 		Progress: t.cfg.Progress, Log: t.cfg.Log, TTY: t.cfg.TTY, Quiet: true, Args: t.cfg.Args}
 	sum, err := study.RunInto(ctx, cfg)
 	if err != nil {
@@ -110,19 +113,43 @@ func (t *Tuner) runStudy(ctx context.Context, s *spec.Study) (map[string][]float
 	if sum.Skipped > 0 {
 		t.logf("%d loads were already stored and were skipped", sum.Skipped)
 	}
-	return t.samples()
+	return t.samples(dir)
 }
 
-// samples reads every condition's successful PLTs from the store.
-func (t *Tuner) samples() (map[string][]float64, error) {
-	st, err := store.OpenStore(t.cfg.Out)
+// samples reads every condition's successful PLTs from the store in dir,
+// and counts the loads of both stores.
+func (t *Tuner) samples(dir string) (map[string][]float64, error) {
+	out, n, err := readPLTs(dir)
 	if err != nil {
 		return nil, err
+	}
+	other := t.evalDir()
+	if dir == other {
+		other = t.cfg.Out
+	}
+	_, m, err := readPLTs(other)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	t.stored = n + m
+	return out, nil
+}
+
+// readPLTs is every condition's successful PLTs in the store in dir and
+// the number of loads it holds (failed attempts included);
+// os.ErrNotExist when dir holds no store.
+func readPLTs(dir string) (map[string][]float64, int, error) {
+	if _, err := os.Stat(filepath.Join(dir, store.DBName)); err != nil {
+		return nil, 0, err
+	}
+	st, err := store.OpenStore(dir)
+	if err != nil {
+		return nil, 0, err
 	}
 	defer st.Close()
 	probes, err := st.Probes(false)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	out := map[string][]float64{}
 	for _, p := range probes {
@@ -130,8 +157,7 @@ func (t *Tuner) samples() (map[string][]float64, error) {
 			out[p.CondHash] = append(out[p.CondHash], p.Result.PLTms)
 		}
 	}
-	t.stored = len(probes)
-	return out, nil
+	return out, len(probes), nil
 }
 
 // planned bounds the loads of the whole tune (search and evaluation).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -45,10 +46,13 @@ type Tuner struct {
 	variant     string
 	cells       []cell
 	train, test []cell
-	knobs       []Knob
-	leftOut     []string // the default Space's knobs and values the variant cannot take, and why
-	rounds      []Round
-	stored      int // loads in the store at the last read
+	// trainPages and testPages are the recorded pages as dealt
+	// (SplitPages); none when the study has fewer than two.
+	trainPages, testPages []string
+	knobs                 []Knob
+	leftOut               []string // the default Space's knobs and values the variant cannot take, and why
+	rounds                []Round
+	stored                int // loads in the store at the last read
 }
 
 // Prepare checks everything before any load: the study's baseline, the
@@ -94,21 +98,34 @@ func Prepare(cfg Config) (*Tuner, error) {
 	return t, err
 }
 
+// splitCells deals the cells: the recorded pages first (SplitPages: a
+// held-out page's cells are all held out), then the cells of the training
+// pages by Split, so that the training share stays --train of all cells
+// as far as the training pages hold that many.
 func (t *Tuner) splitCells() {
-	keys := make([]string, len(t.cells))
+	seed := t.cfg.Study.Seed
+	t.trainPages, t.testPages = SplitPages(recordedPages(t.cells), t.cfg.Train, seed)
+	var keys []string
 	terms := map[string][]string{}
 	byKey := map[string]cell{}
-	for i, c := range t.cells {
-		keys[i], byKey[c.Key] = c.Key, c
+	var heldPage []cell
+	for _, c := range t.cells {
+		if slices.Contains(t.testPages, c.Variant.Page) {
+			heldPage = append(heldPage, c)
+			continue
+		}
+		keys, byKey[c.Key] = append(keys, c.Key), c
 		terms[c.Key] = cellTerms(t.cfg.Study, c.Variant)
 	}
-	train, test := Split(keys, terms, t.cfg.Train, t.cfg.Study.Seed)
+	want := min(len(keys), max(1, int(math.Round(t.cfg.Train*float64(len(t.cells))))))
+	train, test := Split(keys, terms, float64(want)/float64(len(keys)), seed)
 	for _, k := range train {
 		t.train = append(t.train, byKey[k])
 	}
 	for _, k := range test {
 		t.test = append(t.test, byKey[k])
 	}
+	t.test = append(t.test, heldPage...)
 }
 
 // loadsIn turns a wall-time budget into loads by the study's estimate of
@@ -132,9 +149,12 @@ func (t *Tuner) loadsIn(d time.Duration) (int, error) {
 
 // Plan says what Run will do, for the announcement.
 func (t *Tuner) Plan() string {
-	plan := fmt.Sprintf("tune %s against %s on %d of %d cells (%d held out), %d knobs; rounds %v; budget %d loads (search %d + evaluation at most %d)",
+	plan := fmt.Sprintf("tune %s against %s on %d of %d cells (%d held out), %d knobs; rounds %v; budget %d loads (search %d + fresh evaluation at most %d)",
 		t.variant, t.cfg.Study.Baseline["protocol"], len(t.train), len(t.cells), len(t.test), len(t.knobs), t.rounds,
 		t.cfg.Budget.Loads, SearchLoads(t.rounds, len(t.train)), t.planned()-SearchLoads(t.rounds, len(t.train)))
+	if len(t.testPages) > 0 {
+		plan += fmt.Sprintf("; recorded pages: %d to train on, %d held out (never in the search): %s", len(t.trainPages), len(t.testPages), strings.Join(t.testPages, ", "))
+	}
 	if len(t.leftOut) > 0 {
 		plan += "; left out of the search space: " + strings.Join(t.leftOut, "; ")
 	}
@@ -161,7 +181,8 @@ func (t *Tuner) studyOf(conds []spec.Cond, runs int) *spec.Study {
 // tune.json and tune.html. A killed Run resumes from the store.
 func (t *Tuner) Run(ctx context.Context) (*Result, error) {
 	res := &Result{Study: t.cfg.Study.Name, Protocol: t.variant, Baseline: t.cfg.Study.Baseline["protocol"],
-		Objective: t.cfg.Objective, Plan: t.rounds, BudgetLoads: t.cfg.Budget.Loads}
+		Objective: t.cfg.Objective, Plan: t.rounds, BudgetLoads: t.cfg.Budget.Loads,
+		TrainPages: t.trainPages, TestPages: t.testPages, EvalStore: EvalDir}
 	for _, c := range t.train {
 		res.Train = append(res.Train, c.Label)
 	}

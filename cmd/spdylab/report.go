@@ -57,6 +57,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "spdylab: %s: %d conditions, %d stored loads -> %s\n", dir, len(a.Conds), a.Stored, filepath.Join(dir, report.HTMLFile))
 	report.WritePresets(stdout, report.PresetGains(a)) // a study with presets: their gains
 	report.WriteWalks(stdout, a.Walks)                 // and its walk tables
+	report.WriteFidelityGoal(stdout, a)                // loader vs Chromium: the goal per set
 	if *waterfall > 0 {
 		p, err := report.WriteWaterfall(dir, *waterfall)
 		if err != nil {

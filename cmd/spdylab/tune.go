@@ -40,7 +40,9 @@ successive halving: candidates drawn from the search space (the defaults are
 one) run a few loads per cell, the best third go on with more, until one is
 left. The winner is then loaded on every cell beside the defaults, with each
 knob put back to its default (the ablation), and against the baseline given the
-same transport knobs. Writes OUT/profile.toml (for 'spdylab load --profile' and
+same transport knobs, all on fresh loads (OUT/evaluation, none of the search's),
+with the training and the held-out cells apart. Over recorded pages, whole
+pages are held out: none of their loads is in the search. Writes OUT/profile.toml (for 'spdylab load --profile' and
 a study's profile factor), OUT/tune.html and OUT/tune.json. Every load goes
 into OUT/results.db through the study runner: run the same command again to
 resume; nothing is loaded twice. Bad knobs, values the kernel does not offer
@@ -141,18 +143,10 @@ func tuneCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "spdylab tune:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "winner: %s (profile %s)\n", res.Winner, res.Profile)
-	for _, r := range res.Evaluation {
-		fmt.Fprintf(stdout, "  %-8s objective %s on the training cells, %s held out\n", r.Name, fmtOpt(r.Objective), fmtOpt(r.Test))
+	for _, line := range res.Summary() {
+		fmt.Fprintln(stdout, line)
 	}
 	fmt.Fprintf(stdout, "wrote %s, %s, %s (%d loads stored, %s)\n", filepath.Join(f.cfg.Out, tune.ProfileFile),
 		filepath.Join(f.cfg.Out, tune.HTMLFile), filepath.Join(f.cfg.Out, tune.JSONFile), res.LoadsStored, res.Wall)
 	return 0
-}
-
-func fmtOpt(x *float64) string {
-	if x == nil {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.3f", *x)
 }

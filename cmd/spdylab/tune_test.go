@@ -86,7 +86,7 @@ func TestTuneEndToEndResumesWithoutRepeatingLoads(t *testing.T) {
 	if _, err := tn.Run(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("the stopped tune returned %v, want context.Canceled", err)
 	}
-	stored := storedAttempts(t, out)
+	stored := tuneAttempts(t, out)
 	if stored == 0 {
 		t.Fatal("the stopped tune stored no load")
 	}
@@ -100,15 +100,22 @@ func TestTuneEndToEndResumesWithoutRepeatingLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := storedAttempts(t, out)
+	total := tuneAttempts(t, out)
 	if int(second.Load()) != total-stored {
 		t.Errorf("the resumed tune loaded %d times, but only %d loads were added (%d stored before, %d after): loads repeated", second.Load(), total-stored, stored, total)
 	}
 	checkOneSuccessPerKey(t, out)
+	checkOneSuccessPerKey(t, filepath.Join(out, tune.EvalDir))
 	if len(res.Train) != 1 || len(res.Test) != 1 || len(res.Evaluation) != 2 || len(res.Ablation) != len(res.Winner.Settings) {
 		t.Errorf("result: %d train, %d test cells, %d evaluation rows, %d ablation rows for winner %v", len(res.Train), len(res.Test), len(res.Evaluation), len(res.Ablation), res.Winner)
 	}
 	checkTuneOutputs(t, out, res, dir)
+}
+
+// tuneAttempts counts the loads of a tune's two stores: the search's in
+// out and the evaluation's.
+func tuneAttempts(t *testing.T, out string) int {
+	return storedAttempts(t, out) + storedAttempts(t, filepath.Join(out, tune.EvalDir))
 }
 
 // checkOneSuccessPerKey: no (condition, run) was loaded successfully twice.
@@ -136,7 +143,8 @@ func checkOneSuccessPerKey(t *testing.T, out string) {
 }
 
 // checkTuneOutputs reads the written files back: the profile as
-// `--profile` and a study's profile factor read it.
+// `--profile` and a study's profile factor read it give the conditions
+// the evaluation loaded on every cell.
 func checkTuneOutputs(t *testing.T, out string, res *tune.Result, dir string) {
 	prof, err := studyfile.ParseProfileFile(filepath.Join(out, tune.ProfileFile))
 	if err != nil {
@@ -160,7 +168,7 @@ func checkTuneOutputs(t *testing.T, out string, res *tune.Result, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.OpenStore(out)
+	st, err := store.OpenStore(filepath.Join(out, tune.EvalDir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ var rules = map[string]rule{
 		"the runner: benches come from the caller, never the harness"},
 	"report": {with(helpers, "probe", "page", "har", "critpath", "study/spec", "study/store"),
 		"the report reads stores only: no runner, harness, testbed or study file format"},
-	"tune": {with(helpers, "probe", "netem", "study", "study/spec", "study/store", "study/studyfile"),
+	"tune": {with(helpers, "probe", "page", "netem", "study", "study/spec", "study/store", "study/studyfile"),
 		"the tuner drives the runner; it shares verdicts through internal/stats, not the report"},
 
 	// Programs: they may assemble anything.

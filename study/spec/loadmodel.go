@@ -20,9 +20,13 @@ import (
 // slow start to the page's size, HTTP/1.1's requests queued on a host's
 // few connections, and the recovery of lost packets; SCTP's user-space
 // stack pays the transfer once more. Each term's weight is fitted on
-// finished stores of loader and Chromium runs at several -j (BENCHMARKS.md;
-// TestLoadModelOnStores replays them): fitted again without each store in
-// turn, no weight moves by more than a fifth. The terms are there because
+// finished stores of loader and Chromium runs at several -j, named in
+// LoadModelFitStores (loadmodelfit.go; BENCHMARKS.md; study's
+// TestLoadModelOnStores replays stores): fitted again without each store
+// in turn, no weight moves by more than a fifth. Its error on those
+// stores is in sample; on others it is not (on study2-loss, which none
+// came from, the ETA built on it was within 12% from the first tenth of
+// the loads). The terms are there because
 // a bound scaled by one factor misjudges loads against each other by up
 // to 3x (slow links, SCTP and short RTTs pay more round trips than the
 // bound counts), and the estimate, the bench order, -j auto's first size

@@ -75,3 +75,15 @@ func TestModelledWallAddsTheBrowser(t *testing.T) {
 		t.Errorf("chromium: %v, want %v + %v", got, loaderWall, estBrowserOverhead)
 	}
 }
+
+// TestLoadModelNamesItsCalibrationStores: a replay can tell the stores
+// the model was fitted on from the others by their folders' names.
+func TestLoadModelNamesItsCalibrationStores(t *testing.T) {
+	fitted, other := SplitByFit([]string{"/work/runs/s1full", "/tmp/stores/study2-loss", "tune-rec/", "../out/fidb2", "/work/runs/fidb3"})
+	if len(fitted) != 3 || fitted[0] != "/work/runs/s1full" || fitted[1] != "tune-rec/" || fitted[2] != "../out/fidb2" {
+		t.Errorf("fitted on %v, want s1full, tune-rec and fidb2", fitted)
+	}
+	if len(other) != 2 || other[0] != "/tmp/stores/study2-loss" || other[1] != "/work/runs/fidb3" {
+		t.Errorf("other stores %v, want study2-loss and fidb3", other)
+	}
+}

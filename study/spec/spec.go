@@ -62,6 +62,10 @@ type Cond struct {
 	probe.Condition `json:"condition"`
 	Values          map[string]string `json:"values"` // factor name -> canonical value
 	Hash            string            `json:"hash"`   // hex SHA-256 prefix of the condition's JSON
+	// Role is the set the study file declared the condition in (roles.go:
+	// RoleCalibration, RoleValidation; "" = none). It sits beside the
+	// condition, not in it, so it moves no hash.
+	Role string `json:"role,omitempty"`
 }
 
 // HashCondition is a condition's identity in the store: the hex SHA-256

@@ -53,13 +53,33 @@ func TestFidelityStudy(t *testing.T) {
 	}
 	count := map[string]int{}
 	for _, c := range s.Conditions {
-		count[c.ClientName()+"/"+c.BrowserProfileName()]++
-	}
-	// 4 pages x 2 shard counts x 2 RTTs x 2 losses x 3 protocols = 96 cells.
-	for _, k := range []string{"chromium/chrome16", "loader/chrome16", "loader/chromium-modern"} {
-		if count[k] != 96 {
-			t.Errorf("%s: %d conditions, want 96 (%v)", k, count[k], count)
+		count[c.Role+" "+c.ClientName()+"/"+c.BrowserProfileName()]++
+		// The validation cells are off the calibration grid: another
+		// RTT, and another rate, loss rate or page.
+		if onGrid := c.Values["rtt"] != "60ms"; onGrid != (c.Role == spec.RoleCalibration) {
+			t.Errorf("%s: role %q at RTT %s", c.Describe(), c.Role, c.Values["rtt"])
 		}
+	}
+	// Calibration: 4 pages x 2 shard counts x 2 RTTs x 2 losses x 3
+	// protocols = 96 cells. Validation: 2 pages x 2 losses x 3 protocols
+	// at 5/1 Mbit/s, and 2 pages x 3 protocols at 10/1, both at 60 ms = 18.
+	for _, k := range []string{"chromium/chrome16", "loader/chrome16", "loader/chromium-modern"} {
+		if count[spec.RoleCalibration+" "+k] != 96 || count[spec.RoleValidation+" "+k] != 18 {
+			t.Errorf("%s: %d calibration and %d validation conditions, want 96 and 18 (%v)", k, count[spec.RoleCalibration+" "+k], count[spec.RoleValidation+" "+k], count)
+		}
+	}
+	// The calibration grid is the study as it was before the validation
+	// cells came: its conditions keep their hashes, so the study they
+	// make has the grid's old fingerprint.
+	grid := *s
+	grid.Conditions = nil
+	for _, c := range s.Conditions {
+		if c.Role == spec.RoleCalibration {
+			grid.Conditions = append(grid.Conditions, c)
+		}
+	}
+	if got := grid.Fingerprint(); got != "54693f25356d85f8389e9fd3" {
+		t.Errorf("the calibration grid's fingerprint is %s, want the 288-cell study's 54693f25356d85f8389e9fd3: a hash moved", got)
 	}
 	if s.Runs != 20 {
 		t.Errorf("runs %d, want 20", s.Runs)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/spdylab/spdylab/page"
+	"github.com/spdylab/spdylab/study/spec"
 )
 
 // corpusDir writes a folder of two pages: a recording and an imported page.
@@ -178,8 +179,8 @@ func TestFidelityRealPageMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plain.PagesOmitted != 1 || len(plain.Conditions) != 288 {
-		t.Fatalf("without --pages: %d blocks omitted, %d conditions, want 1 and 288", plain.PagesOmitted, len(plain.Conditions))
+	if plain.PagesOmitted != 1 || len(plain.Conditions) != 342 {
+		t.Fatalf("without --pages: %d blocks omitted, %d conditions, want 1 and 342 (288 calibration, 54 validation)", plain.PagesOmitted, len(plain.Conditions))
 	}
 	// Each page at 2 RTTs x 3 protocols, loaded by Chromium and by the
 	// loader at both profiles; every real-page cell has its Chromium
@@ -188,6 +189,9 @@ func TestFidelityRealPageMatrix(t *testing.T) {
 	for _, c := range s.Conditions[len(plain.Conditions):] {
 		if !page.HasOwnHosts(c.Page) {
 			t.Fatalf("condition %s after the study pages is not a real page", c.Page)
+		}
+		if c.Role != spec.RoleValidation {
+			t.Errorf("%s: role %q, want the recordings in the validation set", c.Page, c.Role)
 		}
 		if c.Shards != 0 || c.Values["loss"] != "0%" {
 			t.Errorf("%s: shards %d, loss %s; want the page's own hosts, 0%%", c.Page, c.Shards, c.Values["loss"])

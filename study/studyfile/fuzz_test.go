@@ -26,6 +26,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("name = \"x\"\nruns = 0\n"))
 	f.Add([]byte(walkStudy + "[[walk]]\nfrom = \"old\"\nto = \"new\"\nsteps = [\"iw\", \"protocol\", \"rate\"]\nalone = true\n[walk.end]\nloss = \"1%\"\n"))
 	f.Add([]byte("[[matrix]]\nrtt = [\"1ms\", \"2ms\"]\n[[exclude]]\nrtt = \"1ms\"\n"))
+	f.Add([]byte("[[matrix]]\nrole = \"calibration\"\n[[matrix]]\nrole = \"validation\"\nrtt = \"2ms\"\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s, err := Parse(src, t.TempDir())
 		if err != nil {

@@ -23,7 +23,7 @@ func TestBuiltinsParse(t *testing.T) {
 		"study3-sctp":         8 * (2*4 + 2),
 		"study4-google":       4 * 2 * (5 + 6 + 6),
 		"study5-multiplexing": 4 * 4 * 3 * 5,
-		"fidelity":            3 * 4 * 2 * 2 * 2 * 3,
+		"fidelity":            3*4*2*2*2*3 + 3*(2*2*3+2*3), // calibration grid + validation cells
 		// Nine presets and the walks' steps between them, deduplicated.
 		"study6-reconcile": 294,
 	}

@@ -73,7 +73,7 @@ func ParsePages(src []byte, dir, pages string) (*spec.Study, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, blocks, err := p.factorBlocks()
+	base, blocks, roles, err := p.factorBlocks()
 	if err != nil {
 		return nil, err
 	}
@@ -84,10 +84,12 @@ func ParsePages(src []byte, dir, pages string) (*spec.Study, error) {
 		return nil, err
 	}
 	for bi, b := range blocks {
+		p.role, p.roleWhere = roles[bi], p.blockName(bi)
 		if _, err := p.expandBlock(p.blockName(bi), b); err != nil {
 			return nil, err
 		}
 	}
+	p.role = ""
 	ran, err := p.expandPresets(base)
 	if err != nil {
 		return nil, err
@@ -118,6 +120,9 @@ type studyParser struct {
 	excl       []exclusion
 	used       []bool // per exclusion: matched a condition
 	seen       map[string]bool
+	at         map[string]int // a condition's index in s.Conditions by hash
+	// role is the role of the [[matrix]] block being expanded (roles.go).
+	role, roleWhere string
 	// varied[factor][value]: the values each factor takes in the matrix.
 	varied map[string]map[string]bool
 	// profiles are the profile factor's files by label.
@@ -192,7 +197,7 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 	}
 	values, used := expandingCanon(canon, dir, pages)
 	return &studyParser{s: s, fs: fs, lines: lines, canon: canon, values: values, corpusUsed: used, pages: pages, profiles: profiles,
-		seen: map[string]bool{}, varied: map[string]map[string]bool{}}, nil
+		seen: map[string]bool{}, at: map[string]int{}, varied: map[string]map[string]bool{}}, nil
 }
 
 // factorBlocks reads the factor lists: [factors] holds the defaults, every
@@ -200,25 +205,30 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 // blocks (and of its presets and walks, presets.go). [factors] alone is a
 // block only in a study without [[matrix]] blocks and presets. base is
 // [factors] as read.
-func (p *studyParser) factorBlocks() (base map[string][]string, blocks []map[string][]string, err error) {
+func (p *studyParser) factorBlocks() (base map[string][]string, blocks []map[string][]string, roles []string, err error) {
 	base, err = parseFactorTable(p.fs.Factors, "factors", p.lines, p.values)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(p.fs.Matrix) == 0 {
 		if len(p.fs.Presets) > 0 {
-			return base, nil, nil
+			return base, nil, nil, nil
 		}
-		return base, []map[string][]string{base}, nil
+		return base, []map[string][]string{base}, []string{""}, nil
 	}
 	for i, m := range p.fs.Matrix {
-		over, err := parseFactorTable(m, fmt.Sprintf("matrix.%d", i), p.lines, p.values)
+		table := fmt.Sprintf("matrix.%d", i)
+		m, role, err := blockRole(m, table, p.lines)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		over, err := parseFactorTable(m, table, p.lines, p.values)
 		if errors.Is(err, page.ErrNoCorpus) {
 			p.s.PagesOmitted++
 			continue
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		merged := map[string][]string{}
 		for k, v := range base {
@@ -227,9 +237,9 @@ func (p *studyParser) factorBlocks() (base map[string][]string, blocks []map[str
 		for k, v := range over {
 			merged[k] = v
 		}
-		blocks = append(blocks, merged)
+		blocks, roles = append(blocks, merged), append(roles, role)
 	}
-	return base, blocks, nil
+	return base, blocks, roles, nil
 }
 
 // blockName names the bi-th block kept of the matrix for messages.
@@ -394,9 +404,11 @@ func (p *studyParser) addPoint(v map[string]string, given func(string) bool) (st
 	c := spec.Cond{Condition: cond, Values: v}
 	c.Hash = spec.HashCondition(c.Condition)
 	if p.seen[c.Hash] {
-		return c.Hash, nil
+		return c.Hash, p.setRole(p.at[c.Hash], v, given)
 	}
 	p.seen[c.Hash] = true
+	c.Role = p.role
+	p.at[c.Hash] = len(p.s.Conditions)
 	p.s.Conditions = append(p.s.Conditions, c)
 	for n, val := range v {
 		if p.varied[n] == nil {
