@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spdylab/spdylab/study/spec"
 )
 
 // TestLoadModelOnStores measures the per-load time model (spec.ModelledWall)
@@ -20,7 +22,21 @@ func TestLoadModelOnStores(t *testing.T) {
 		t.Skip("no finished study stores (set SPDYLAB_ETA_STORES to folders of output directories)")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-22s %6s %8s %8s\n", "session", "loads", "ratio", "spread")
+	fitted, other := spec.SplitByFit(dirs)
+	for _, group := range []struct {
+		title string
+		dirs  []string
+	}{{"stores the model was fitted on (in sample)", fitted}, {"other stores (out of sample)", other}} {
+		fmt.Fprintf(&b, "\n%s: %d\n", group.title, len(group.dirs))
+		modelErrorTable(t, &b, group.dirs)
+	}
+	t.Log(b.String())
+}
+
+// modelErrorTable writes one row per session of dirs with 100 or more
+// loads: its loads, the geometric mean of measured/modelled and the spread.
+func modelErrorTable(t *testing.T, b *strings.Builder, dirs []string) {
+	fmt.Fprintf(b, "%-22s %6s %8s %8s\n", "session", "loads", "ratio", "spread")
 	for _, dir := range dirs {
 		sessions, err := readReplay(dir)
 		if err != nil {
@@ -38,10 +54,9 @@ func TestLoadModelOnStores(t *testing.T) {
 				continue
 			}
 			mean, sd := meanSD(logs)
-			fmt.Fprintf(&b, "%-22s %6d %8.2f %8.3f\n", s.name, len(logs), math.Exp(mean), sd)
+			fmt.Fprintf(b, "%-22s %6d %8.2f %8.3f\n", s.name, len(logs), math.Exp(mean), sd)
 		}
 	}
-	t.Log(b.String())
 }
 
 func meanSD(xs []float64) (mean, sd float64) {

@@ -2,6 +2,7 @@ package eta
 
 import (
 	"fmt"
+	"github.com/spdylab/spdylab/study/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,9 @@ func TestETAReplayStores(t *testing.T) {
 		t.Skip("no finished study stores to replay (set SPDYLAB_ETA_STORES to folders of output directories)")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-22s %6s %4s %8s", "session", "loads", "j", "wall")
+	// The ETA weighs loads by the load model: stores it was fitted on
+	// measure it in sample, the others out of sample.
+	fmt.Fprintf(&b, "\n%-22s %-7s %6s %4s %8s", "session", "model", "loads", "j", "wall")
 	for _, sh := range replayShares {
 		fmt.Fprintf(&b, " %6.0f%%", 100*sh)
 	}
@@ -62,7 +65,11 @@ func TestETAReplayStores(t *testing.T) {
 			if s.auto {
 				j = "auto"
 			}
-			fmt.Fprintf(&b, "%-22s %6d %4s %8s", s.name, len(s.loads), j, replayWall(s).Round(time.Second))
+			set := "other"
+			if spec.LoadModelFittedOn(dir) {
+				set = "fitted"
+			}
+			fmt.Fprintf(&b, "%-22s %-7s %6d %4s %8s", s.name, set, len(s.loads), j, replayWall(s).Round(time.Second))
 			for _, p := range points {
 				fmt.Fprintf(&b, " %+6.0f%%", 100*p.err)
 			}
