@@ -178,9 +178,8 @@ func (q *runQueue) leave() {
 // MinRunsToShare is how many runs a bench must have left for an idle
 // worker to open a second testbed for it: building one costs about a
 // load and a link check, so sharing fewer gains nothing. Without sharing,
-// the run's end waited on its longest bench alone (study3-sctp: the youm7
-// benches at 2-2.5% loss, 100 runs of 60 s, ran for 25 minutes after the
-// other benches were done, with 8 of 16 slots busy).
+// a study whose benches differ a lot in length (slow lossy pages with many
+// runs) ends on its longest bench alone while the other slots sit idle.
 const MinRunsToShare = 4
 
 type pendingProbe struct {

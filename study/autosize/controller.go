@@ -33,8 +33,8 @@ const (
 	// loads to use, leaving the rest to the emulators' timing.
 	targetCPUShare = 0.5
 	// initialPerCPU caps the initial size at this many testbeds per CPU:
-	// the feedback, not the model, takes a run beyond it (study3-sctp
-	// kept its emulators on time at -j 16 on 2 CPUs).
+	// the feedback, not the model, takes a run beyond it (network-bound
+	// studies keep their emulators on time far past one testbed per CPU).
 	initialPerCPU = 8
 	// lateShrinkShare: more late loads than this share (and at least
 	// lateShrinkMin of them) shrinks the testbeds (shrink) unless the
