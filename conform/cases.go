@@ -394,9 +394,6 @@ var sharedCases = []Case{
 			if err == errClosed {
 				ok, err = true, nil
 			}
-			if ok {
-				p.reaction = "stopped: " + p.last()
-			}
 			return ok, err
 		}},
 	{ID: "missing-pseudo-headers", Section: "3.2.1", Title: "a request without :method gets 400",

@@ -67,9 +67,9 @@ var dosCases = []Case{
 		Draft2:   Draft2{Section: "RST_STREAM"},
 		run:      rapidReset},
 	{ID: "slow-reader", Class: "slow-reader", Section: "2.6.5", rcvBuf: 4096,
-		Title: "a client that never reads while provoking PING echoes (CVE-2019-9512/9517) does not grow the server's control queue without bound",
-		Expected: "GOAWAY or close, or the server stops reading, before " + fmt.Sprint(slowReaderBytes>>20) +
-			" MiB of PINGs are taken in; memory bounded; a fresh connection served",
+		Title: "a client that never reads while provoking PING echoes (the queue behind CVE-2019-9512 and -9515) does not grow the server's control queue without bound",
+		Expected: "GOAWAY or close, or the server stops reading, before all the PINGs (" + fmt.Sprint(DefaultSlowReaderBytes>>20) +
+			" MiB by default) are taken in; memory bounded; a fresh connection served",
 		Draft2: Draft2{Section: "PING"},
 		run:    slowReader},
 	{ID: "header-inflate", Class: "header-accumulation", Section: "2.6.10",
@@ -112,10 +112,18 @@ func rapidReset(p *peer, o *Options) (bool, error) {
 	return false, nil
 }
 
-// slowReaderBytes is how many bytes of PINGs the slow reader offers: eight
-// times the largest loopback send buffer (tcp_wmem's default maximum, 4
-// MiB), so a server that reads it all must hold most echoes itself.
-const slowReaderBytes = 32 << 20
+// DefaultSlowReaderBytes is how many bytes of PINGs the slow reader
+// offers: eight times the largest loopback send buffer (tcp_wmem's default
+// maximum, 4 MiB), so a server that reads it all must hold most echoes
+// itself.
+const DefaultSlowReaderBytes = 32 << 20
+
+func (o *Options) slowReaderBytes() int {
+	if o.SlowReaderBytes <= 0 {
+		return DefaultSlowReaderBytes
+	}
+	return o.SlowReaderBytes
+}
 
 // slowReader sends PINGs and reads nothing. A server passes by ending the
 // session (GOAWAY or close, seen when the reader finally reads) or by no
@@ -126,7 +134,7 @@ func slowReader(p *peer, o *Options) (bool, error) {
 	id := uint32(1)
 	sent := 0
 	var werr error
-	for sent < slowReaderBytes {
+	for sent < o.slowReaderBytes() {
 		chunk = chunk[:0]
 		for len(chunk)+12 <= cap(chunk) {
 			chunk = append(chunk, p.ping(id)...)

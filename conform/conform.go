@@ -45,6 +45,10 @@ type Options struct {
 	MemoryLimit int64
 	// Flood is how many frames a flood case sends; 0 = DefaultFlood.
 	Flood int
+	// SlowReaderBytes is how many bytes of PINGs the slow reader offers;
+	// 0 = DefaultSlowReaderBytes. Less than the kernels' socket buffers
+	// (loopback's send buffer grows to 4 MiB) proves nothing.
+	SlowReaderBytes int
 	// Only runs just the cases with these ids (all when empty).
 	Only []string
 

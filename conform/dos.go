@@ -43,6 +43,11 @@ func runDoS(ctx context.Context, c Case, o *Options, r Result) Result {
 		r.Error = err.Error()
 	}
 	r.Received, r.Reaction = p.summary(), p.reaction
+	if r.Reaction == "" && reacted {
+		r.Reaction = "stopped: " + p.last()
+	} else if r.Reaction == "" {
+		r.Reaction = "none: no GOAWAY, RST_STREAM or close in time; last received: " + p.last()
+	}
 	served, fresh := freshGet(ctx, o)
 	r.Fresh = fresh
 	r.Memory = mw.finish()
