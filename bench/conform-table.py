@@ -70,4 +70,7 @@ for path in sorted(glob.glob(f"{out}/dos.*.json")):
         hwm = mib(m.get("hwm_growth_kib", 0)) if m.get("measured") and not m.get("error") else "-"
         reaction = (r.get("reaction") or "").replace("|", "/")[:110]
         fresh = "served" if (r.get("fresh") or "").startswith("served") else (r.get("fresh") or "-")[:60]
-        print(f"| {r['id']} | {run} | {s} | {verdict(r)} | {reaction} | {growth} | {hwm} | {fresh} |")
+        v = verdict(r)
+        if v == "FAIL" and (r.get("error") or "").startswith("failed on: "):
+            v += " (" + r["error"][len("failed on: "):] + ")"
+        print(f"| {r['id']} | {run} | {s} | {v} | {reaction} | {growth} | {hwm} | {fresh} |")

@@ -62,15 +62,35 @@ func runDoS(ctx context.Context, c Case, o *Options, r Result) Result {
 		why = append(why, "memory")
 	}
 	r.Pass = len(why) == 0
-	if !r.Pass && r.Error == "" {
-		r.Error = "failed on: " + strings.Join(why, ", ")
+	if !r.Pass {
+		r.Error = strings.TrimSuffix("failed on: "+strings.Join(why, ", ")+"; "+r.Error, "; ")
 	}
 	return r
 }
 
 // freshGet opens a new connection and GETs the path: a server an attack
-// has wedged or killed fails it.
+// has wedged or killed fails it. A server may still be shedding the
+// attacker's streams, and may count them against the client's address (as
+// spdylab's per-client stream cap does): a refusal is tried again, on a
+// new connection, until the case's wait runs out.
 func freshGet(ctx context.Context, o *Options) (bool, string) {
+	deadline := time.Now().Add(o.timeout())
+	for tries := 1; ; tries++ {
+		ok, what := freshTry(ctx, o)
+		if ok {
+			if tries > 1 {
+				what += fmt.Sprintf(" on try %d", tries)
+			}
+			return true, what
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false, fmt.Sprintf("%s (try %d, none served)", what, tries)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func freshTry(ctx context.Context, o *Options) (bool, string) {
 	p, err := dial(ctx, o, 0)
 	if err != nil {
 		return false, "no connection: " + err.Error()

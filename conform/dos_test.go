@@ -24,7 +24,7 @@ func runOnly(t *testing.T, cfg server.Config, version string, mem int64, ids ...
 	// A second is plenty on loopback; it is what a case waits for a
 	// GOAWAY the server may never send.
 	rs, err := Run(context.Background(), Options{URL: url, Version: version, Path: "/_spdylab/info",
-		ServerPID: os.Getpid(), MemoryLimit: mem, Flood: 2000, Only: ids, Timeout: time.Second})
+		ServerPID: os.Getpid(), MemoryLimit: mem, Only: ids, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
