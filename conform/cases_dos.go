@@ -153,7 +153,15 @@ func slowReader(p *peer, o *Options) (bool, error) {
 		return false, werr
 	}
 	// Now read: the GOAWAY (if any) is behind the echoes the kernels hold.
-	out, err := p.floodEnd(0, func(spdy.Frame) bool { return false })
+	// Every PING echoed means the server took them all in and kept the
+	// echoes it could not write.
+	pings, echoed := sent/12, 0
+	out, err := p.floodEnd(0, func(f spdy.Frame) bool {
+		if _, ok := f.(*spdy.PingFrame); ok {
+			echoed++
+		}
+		return echoed >= pings
+	})
 	if err != nil {
 		return false, err
 	}

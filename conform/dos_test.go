@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spdylab/spdylab/server"
 	"github.com/spdylab/spdylab/spdy"
@@ -19,12 +18,14 @@ var newCases = []string{"ping-flood", "settings-flood", "empty-frame-flood", "ra
 // the server runs in it.
 func runOnly(t *testing.T, cfg server.Config, version string, mem int64, ids ...string) map[string]Result {
 	t.Helper()
-	cfg.PlainSPDY = version
-	url := startServe(t, cfg)
-	// A second is plenty on loopback; it is what a case waits for a
-	// GOAWAY the server may never send.
-	rs, err := Run(context.Background(), Options{URL: url, Version: version, Path: "/_spdylab/info",
-		ServerPID: os.Getpid(), MemoryLimit: mem, Only: ids, Timeout: time.Second})
+	return runWith(t, cfg, Options{Version: version, MemoryLimit: mem, Only: ids})
+}
+
+func runWith(t *testing.T, cfg server.Config, o Options) map[string]Result {
+	t.Helper()
+	cfg.PlainSPDY = o.Version
+	o.URL, o.Path, o.ServerPID = startServe(t, cfg), "/_spdylab/info", os.Getpid()
+	rs, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,10 +111,12 @@ func TestFloodVerdictsFollowTheServer(t *testing.T) {
 
 // A server that queues every PING echo for a reader that never reads fails
 // the slow reader twice: on its reaction and on its memory, whose growth
-// (tens of MiB of queued echoes) is over a limit of 1 MiB.
+// (tens of MiB of queued echoes) is over a limit of 1 MiB. 8 MiB of PINGs
+// are twice what loopback's kernel buffers can hold.
 func TestSlowReaderFailsAnUnboundedQueue(t *testing.T) {
 	open := server.Config{SPDY: spdy.Config{MaxQueuedControlFrames: 1 << 30}}
-	r := runOnly(t, open, spdy.ProtoSPDY31, 1<<20, "slow-reader")["slow-reader"]
+	r := runWith(t, open, Options{Version: spdy.ProtoSPDY31, MemoryLimit: 1 << 20, SlowReaderBytes: 8 << 20,
+		Only: []string{"slow-reader"}})["slow-reader"]
 	if r.Pass || !strings.HasPrefix(r.Reaction, "kept reading") {
 		t.Fatalf("slow reader against an unbounded queue: pass %v, reaction %q, error %q", r.Pass, r.Reaction, r.Error)
 	}
