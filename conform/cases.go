@@ -122,7 +122,7 @@ const noStatus = "GOAWAY (draft 2's GOAWAY carries no status)"
 
 // cases lists every case: the ones SPDY/3 and draft 2 share (in SPDY/3
 // section order), then draft 2's own.
-var cases = append(sharedCases, draft2Cases...)
+var cases = slices.Concat(sharedCases, flowCases, dosCases, draft2Cases)
 
 var sharedCases = []Case{
 	{ID: "goaway-before-close", Section: "2.1", Title: "the server sends GOAWAY before closing when the client half-closes",
@@ -364,8 +364,9 @@ var sharedCases = []Case{
 			}
 			return p.await(replyOn(3, hasStatus))
 		}},
-	{ID: "header-bytes-bounded", Section: "2.6.7", Title: "HEADERS frames on one stream do not accumulate without bound",
-		Expected: "RST_STREAM or GOAWAY before 8 MiB of headers arrive on one stream",
+	{ID: "header-bytes-bounded", Section: "2.6.7", Class: "header-accumulation",
+		Title:    "HEADERS frames on one stream do not accumulate without bound (SPDY's CONTINUATION flood, CVE-2024-27316)",
+		Expected: "RST_STREAM or GOAWAY before 8 MiB of headers arrive on one stream; memory bounded; a fresh connection served",
 		Draft2:   Draft2{Section: "HEADERS"},
 		run: func(p *peer, o *Options) (bool, error) {
 			if err := p.get(1, o.Path, 0); err != nil {
@@ -391,7 +392,7 @@ var sharedCases = []Case{
 				return false, false
 			})
 			if err == errClosed {
-				return true, nil
+				ok, err = true, nil
 			}
 			return ok, err
 		}},

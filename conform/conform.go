@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,6 +36,21 @@ type Options struct {
 	Timeout time.Duration
 	// Path is a resource the server answers with a reply; "" = "/".
 	Path string
+	// ServerPID is the server's process id, when the caller knows it: the
+	// DoS cases then read its memory from /proc/PID/status. 0 = the memory
+	// is reported as not measured (a remote server's cannot be read).
+	ServerPID int
+	// MemoryLimit bounds a DoS case's growth of the server's resident
+	// memory, in bytes, when it is measured; 0 = DefaultMemoryLimit.
+	MemoryLimit int64
+	// Flood is how many frames a flood case sends; 0 = DefaultFlood.
+	Flood int
+	// SlowReaderBytes is how many bytes of PINGs the slow reader offers;
+	// 0 = DefaultSlowReaderBytes. Less than the kernels' socket buffers
+	// (loopback's send buffer grows to 4 MiB) proves nothing.
+	SlowReaderBytes int
+	// Only runs just the cases with these ids (all when empty).
+	Only []string
 
 	addr, host string
 	wire       uint16 // o.Version's wire version
@@ -65,6 +81,17 @@ type Result struct {
 	Expected string `json:"expected"`
 	Received string `json:"received"`
 	Error    string `json:"error,omitempty"`
+	// Class names a DoS case's attack class; its verdict also needs
+	// Memory within the limit (when measured) and Fresh served.
+	Class string `json:"class,omitempty"`
+	// Reaction is how the server met the attack: "stopped" (GOAWAY,
+	// RST_STREAM or close), "kept up" (answered everything in time) or
+	// "backpressure" (stopped reading), with details.
+	Reaction string  `json:"reaction,omitempty"`
+	Memory   *Memory `json:"memory,omitempty"`
+	// Fresh is what a new connection's GET got while the attacking
+	// connection was still open.
+	Fresh string `json:"fresh,omitempty"`
 }
 
 // Case is one check. run returns whether the server behaved; errors are
@@ -72,13 +99,20 @@ type Result struct {
 // Section, Title and Expected are SPDY/3's (spdy/3.1 and spdy/3); Draft2
 // says what the case checks under spdy/2.
 type Case struct {
-	ID       string
-	Section  string // section of the SPDY/3 draft; "" for a draft-2-only case
-	Skip     string // why a draft-2-only case does not apply to SPDY/3
+	ID      string
+	Section string // section of the SPDY/3 draft; "" for a draft-2-only case
+	Skip    string // why a draft-2-only case does not apply to SPDY/3
+	// Skip3 says why a case of SPDY/3.1's session window does not apply to
+	// spdy/3 ("" for every other case).
+	Skip3 string
+	// Class is the DoS class of an attack case ("" for a MUST case): such a
+	// case also checks the server's memory and a fresh connection.
+	Class    string
 	Title    string
 	Expected string
 	Draft2   Draft2
 	run      func(p *peer, o *Options) (bool, error)
+	rcvBuf   int // the attacking connection's receive buffer; 0 = the kernel's
 }
 
 // Draft2 places a case in "SPDY Protocol - Draft 2", which numbers no
@@ -94,6 +128,9 @@ type Draft2 struct {
 // skip, the reason it does not apply to that version.
 func (c Case) For(version string) (section, title, expected, skip string) {
 	if v, _ := spdy.LookupVersion(version); v.Wire != spdy.Version2 {
+		if c.Skip3 != "" && !v.SessionWindow {
+			return "", c.Title, c.Expected, c.Skip3
+		}
 		if c.Section == "" {
 			return "", c.Title, c.Expected, c.Skip
 		}
@@ -155,12 +192,32 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if err := o.prepare(); err != nil {
 		return nil, err
 	}
+	todo, err := selectCases(o.Only)
+	if err != nil {
+		return nil, err
+	}
 	var out []Result
-	for _, c := range cases {
+	for _, c := range todo {
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
 		out = append(out, runCase(ctx, c, &o))
+	}
+	return out, nil
+}
+
+// selectCases is every case, or those named by ids (each must exist).
+func selectCases(ids []string) ([]Case, error) {
+	if len(ids) == 0 {
+		return cases, nil
+	}
+	var out []Case
+	for _, id := range ids {
+		i := slices.IndexFunc(cases, func(c Case) bool { return c.ID == id })
+		if i < 0 {
+			return nil, fmt.Errorf("conform: no case %q (spdylab conform --list shows them)", id)
+		}
+		out = append(out, cases[i])
 	}
 	return out, nil
 }
@@ -172,7 +229,10 @@ func runCase(ctx context.Context, c Case, o *Options) Result {
 		r.Skipped, r.Received = true, "not run"
 		return r
 	}
-	p, err := dial(ctx, o)
+	if c.Class != "" {
+		return runDoS(ctx, c, o, r)
+	}
+	p, err := dial(ctx, o, 0)
 	if err != nil {
 		r.Error = err.Error()
 		r.Received = "no connection"
@@ -208,4 +268,32 @@ func Skipped(rs []Result) int {
 		}
 	}
 	return n
+}
+
+// Listed is a case as `conform --list` shows it under one version.
+type Listed struct {
+	ID       string `json:"id"`
+	Section  string `json:"section,omitempty"`
+	Title    string `json:"title"`
+	Expected string `json:"expected"`
+	Class    string `json:"class,omitempty"`
+	Skip     string `json:"skip,omitempty"`
+}
+
+// List describes every case under version ("" = spdy/3.1) without
+// running any.
+func List(version string) ([]Listed, error) {
+	if version == "" {
+		version = spdy.Versions[0].Proto
+	}
+	if _, ok := spdy.LookupVersion(version); !ok {
+		return nil, fmt.Errorf("conform: version %q is not %s", version, oneOf(spdy.VersionNames()))
+	}
+	out := make([]Listed, len(cases))
+	for i, c := range cases {
+		l := Listed{ID: c.ID, Class: c.Class}
+		l.Section, l.Title, l.Expected, l.Skip = c.For(version)
+		out[i] = l
+	}
+	return out, nil
 }

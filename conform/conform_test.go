@@ -57,7 +57,7 @@ func TestSpdylabServePassesEveryCase(t *testing.T) {
 						continue
 					}
 					if !r.Pass {
-						t.Errorf("%s (%s) %s: expected %s; received %s; %s", r.ID, r.Section, r.Title, r.Expected, r.Received, r.Error)
+						t.Errorf("%s (%s) %s: expected %s; received %s; %s; fresh %s", r.ID, r.Section, r.Title, r.Expected, r.Received, r.Error, r.Fresh)
 					}
 				}
 				if Failed(rs) != 0 || Skipped(rs) == 0 || Skipped(rs) == len(rs) {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spdylab/spdylab/spdy"
@@ -28,11 +29,39 @@ type peer struct {
 	host    string
 	wait    time.Duration
 	version uint16   // wire version: 3 (spdy/3.1, spdy/3) or 2
-	seen    []string // every frame received, for the report
+	seen    []string // the last frames received, for the report
+	nseen   int      // how many were received in all
+	// What the server said of its receive windows: SETTINGS_INITIAL_WINDOW_SIZE
+	// and the session window's WINDOW_UPDATEs (both start at 64 KiB).
+	streamWindow, sessionWindow int64
+	sessionCredits              int // WINDOW_UPDATEs for stream 0 received
+	// reaction is a DoS case's account of how the server met the attack.
+	reaction string
 }
 
-func dial(ctx context.Context, o *Options) (*peer, error) {
+// keepSeen bounds what a flood case keeps of the frames it receives.
+const keepSeen = 64
+
+func (p *peer) record(s string) {
+	p.nseen++
+	p.seen = append(p.seen, s)
+	if len(p.seen) > 2*keepSeen {
+		p.seen = append(p.seen[:0], p.seen[len(p.seen)-keepSeen:]...)
+	}
+}
+
+// dial connects to the server; rcvBuf > 0 shrinks the socket's receive
+// buffer before the handshake (the slow reader's, so the server's
+// answers back up into the server rather than into this kernel).
+func dial(ctx context.Context, o *Options, rcvBuf int) (*peer, error) {
 	d := net.Dialer{Timeout: o.timeout()}
+	if rcvBuf > 0 {
+		d.Control = func(_, _ string, c syscall.RawConn) error {
+			var serr error
+			err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, rcvBuf) })
+			return errors.Join(err, serr)
+		}
+	}
 	raw, err := d.DialContext(ctx, "tcp", o.addr)
 	if err != nil {
 		return nil, err
@@ -53,7 +82,8 @@ func dial(ctx context.Context, o *Options) (*peer, error) {
 		}
 		c = tc
 	}
-	p := &peer{conn: c, bw: &bytes.Buffer{}, host: o.host, wait: o.timeout(), version: o.wire}
+	p := &peer{conn: c, bw: &bytes.Buffer{}, host: o.host, wait: o.timeout(), version: o.wire,
+		streamWindow: 64 << 10, sessionWindow: 64 << 10}
 	dict := spdy.HeaderDictionary()
 	if p.v2() {
 		dict = spdy.HeaderDictionaryV2()
@@ -96,6 +126,14 @@ func (p *peer) pairs(kv ...string) []byte {
 		b = append(b, s...)
 	}
 	return b
+}
+
+// length is a count or length field in the session's layout.
+func (p *peer) length(n int) []byte {
+	if p.v2() {
+		return binary.BigEndian.AppendUint16(nil, uint16(n))
+	}
+	return binary.BigEndian.AppendUint32(nil, uint32(n))
 }
 
 // requestKV is a request's header pairs with the version's names for the
@@ -195,18 +233,29 @@ func (p *peer) next(deadline time.Time) (spdy.Frame, error) {
 		if err != nil {
 			var se *spdy.StreamError
 			if errors.As(err, &se) && f != nil {
-				p.seen = append(p.seen, f.String()+" (undecodable: "+se.Reason+")")
+				p.record(f.String() + " (undecodable: " + se.Reason + ")")
 				continue
 			}
 			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrUnexpectedEOF) || isReset(err) {
-				p.seen = append(p.seen, "connection closed")
+				p.record("connection closed")
 				return nil, errClosed
 			}
 			return nil, err
 		}
-		p.seen = append(p.seen, f.String())
-		switch f.(type) {
-		case *spdy.SettingsFrame, *spdy.WindowUpdateFrame:
+		p.record(f.String())
+		switch f := f.(type) {
+		case *spdy.SettingsFrame:
+			for _, e := range f.Entries {
+				if e.ID == spdy.SettingInitialWindowSize {
+					p.streamWindow = int64(e.Value)
+				}
+			}
+			continue
+		case *spdy.WindowUpdateFrame:
+			if f.Stream == 0 {
+				p.sessionWindow += int64(f.Delta)
+				p.sessionCredits++
+			}
 			continue
 		}
 		return f, nil
@@ -261,7 +310,7 @@ func (p *peer) summary() string {
 	const keep = 6
 	s := p.seen
 	if len(s) > keep {
-		s = append([]string{fmt.Sprintf("... %d earlier frames", len(s)-keep)}, s[len(s)-keep:]...)
+		s = append([]string{fmt.Sprintf("... %d earlier frames", p.nseen-keep)}, s[len(s)-keep:]...)
 	}
 	if len(s) == 0 {
 		return "nothing"

@@ -110,6 +110,7 @@ func startProcess(t *testing.T, cmd *exec.Cmd) (firstLine string, stderr *syncBu
 type nodeServer struct {
 	URL    string // https://127.0.0.1:PORT/ or http://... when plain
 	Addr   string
+	PID    int // node's process id
 	stderr *syncBuffer
 }
 
@@ -148,7 +149,7 @@ func startNodeServerArgs(t *testing.T, scheme string, args ...string) *nodeServe
 		t.Fatalf("node server said %q, want {\"port\": N}; stderr:\n%s", line, stderr)
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", hello.Port)
-	return &nodeServer{URL: scheme + "://" + addr + "/", Addr: addr, stderr: stderr}
+	return &nodeServer{URL: scheme + "://" + addr + "/", Addr: addr, PID: cmd.Process.Pid, stderr: stderr}
 }
 
 // nodeCheck is one check's report from client.js.

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
+	"os"
 	"strings"
 	"testing"
 
@@ -51,7 +53,7 @@ func TestConformCommand(t *testing.T) {
 	if rc := runConform([]string{"--version", "spdy/2", "--path", "/_spdylab/info", "http://" + l2.Addr().String() + "/"}, &out, &errOut); rc != 0 {
 		t.Fatalf("exit %d against spdylab serve, spdy/2; stderr %s; out %s", rc, errOut.String(), out.String())
 	}
-	for _, want := range []string{"draft 2 Protocol versioning", "draft 2 has no flow control", " 0 failed, 5 skipped"} {
+	for _, want := range []string{"draft 2 Protocol versioning", "draft 2 has no flow control", " 0 failed, 9 skipped"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("spdy/2 output lacks %q:\n%s", want, out.String())
 		}
@@ -98,5 +100,70 @@ func TestConformCommand(t *testing.T) {
 	}
 	if rc := runConform([]string{"ftp://x/"}, &out, &errOut); rc != 2 {
 		t.Fatalf("exit %d for a bad URL, want 2", rc)
+	}
+}
+
+// --list names every case with its section (or its skip reason) under the
+// version; --case with --server-pid runs one DoS case whose JSON carries
+// its verdict, reaction and measured memory; bad values are refused.
+func TestConformListAndDoSJSON(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if rc := runConform([]string{"--list"}, &out, &errOut); rc != 0 {
+		t.Fatalf("--list: exit %d: %s", rc, errOut.String())
+	}
+	for _, want := range []string{"rapid-reset  ", "2.6.3", "slow-reader", "SPDY/3.1 session flow control", "header-accumulation"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--list lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if rc := runConform([]string{"--list", "--version", "spdy/2", "--json"}, &out, &errOut); rc != 0 {
+		t.Fatalf("--list spdy/2: exit %d: %s", rc, errOut.String())
+	}
+	var ls []struct{ ID, Section, Skip string }
+	if err := json.Unmarshal(out.Bytes(), &ls); err != nil || len(ls) == 0 {
+		t.Fatalf("--list --json %q: %v", out.String(), err)
+	}
+	for _, l := range ls {
+		if l.ID == "data-beyond-session-window" && l.Skip == "" || l.ID == "ping-flood" && l.Section != "draft 2 PING" {
+			t.Errorf("spdy/2 listing of %s: %+v", l.ID, l)
+		}
+	}
+
+	s, err := server.New(server.Config{PlainSPDY: "spdy/3.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(l)
+	defer s.Close()
+	out.Reset()
+	args := []string{"--json", "--case", "settings-flood", "--flood", "500", "--server-pid", fmt.Sprint(os.Getpid()),
+		"--path", "/_spdylab/info", "http://" + l.Addr().String() + "/"}
+	if rc := runConform(args, &out, &errOut); rc != 0 {
+		t.Fatalf("exit %d: %s %s", rc, errOut.String(), out.String())
+	}
+	var rs []struct {
+		ID, Class, Reaction, Fresh string
+		Pass                       bool
+		Memory                     struct {
+			Measured bool
+			PID      int
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &rs); err != nil || len(rs) != 1 {
+		t.Fatalf("--json %q: %v", out.String(), err)
+	}
+	if r := rs[0]; r.ID != "settings-flood" || !r.Pass || r.Class == "" || r.Reaction == "" || r.Fresh == "" || !r.Memory.Measured || r.Memory.PID != os.Getpid() {
+		t.Errorf("settings-flood result %+v", r)
+	}
+	for _, bad := range [][]string{{"--flood", "0", "http://x:1/"}, {"--case", "nope", "http://" + l.Addr().String() + "/"}, {"--list", "--version", "spdy/9"}} {
+		errOut.Reset()
+		if rc := runConform(bad, &out, &errOut); rc != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", bad, rc, errOut.String())
+		}
 	}
 }
