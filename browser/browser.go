@@ -351,7 +351,7 @@ func (s *session) run(ctx context.Context) error {
 	if err := s.wait(ctx); err != nil {
 		return err
 	}
-	if !s.unmeasured {
+	if !s.unmeasured && !skipPaintHook {
 		s.readPaint(ctx, sid)
 	}
 	s.stopScreencast(ctx, sid)
