@@ -80,6 +80,9 @@ const paintTimeout = 5 * time.Second
 func (s *session) readPaint(ctx context.Context, sid string) {
 	ctx, cancel := context.WithTimeout(ctx, paintTimeout)
 	defer cancel()
+	if paintCostHook != nil {
+		defer func(begin time.Time) { paintCostHook("timeline", time.Since(begin)) }(time.Now())
+	}
 	var out struct {
 		Result struct {
 			Value json.RawMessage `json:"value"`
@@ -154,6 +157,10 @@ func whyNoPaint(seen *paintSeen) string {
 // what reading it costs.
 var skipPaintHook bool
 
+// paintCostHook, when set (benchmarks), hears how long the paint timeline's
+// read and the frames' Speed Index took in a load.
+var paintCostHook func(what string, d time.Duration)
+
 // frameHook, when set (tests), sees each load's frames and their clock.
 var frameHook func(raw []rawFrame, toMs func(wall float64) float64)
 
@@ -179,9 +186,13 @@ func (s *session) paint(nav *exchange) *probe.Paint {
 		if frameHook != nil {
 			frameHook(raw, toMs)
 		}
+		begin := time.Now()
 		var si float64
 		if si, err = speedIndex(raw, toMs); err == nil {
 			p.SpeedIndexMs = &si
+		}
+		if paintCostHook != nil {
+			paintCostHook("frames", time.Since(begin))
 		}
 	}
 	if err != nil {
