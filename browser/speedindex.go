@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image"
+	"image/color"
 	"image/jpeg"
 	"math"
 	"sort"
@@ -27,6 +28,21 @@ type histogram [3][256]int
 // histogramOf builds img's histogram (8-bit levels).
 func histogramOf(img image.Image) histogram {
 	var h histogram
+	if yc, ok := img.(*image.YCbCr); ok {
+		// What JPEG decodes to: read the planes directly, not through
+		// the image.Image interface a pixel at a time.
+		b := yc.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				yi, ci := yc.YOffset(x, y), yc.COffset(x, y)
+				r, g, bl := color.YCbCrToRGB(yc.Y[yi], yc.Cb[ci], yc.Cr[ci])
+				h[0][r]++
+				h[1][g]++
+				h[2][bl]++
+			}
+		}
+		return h
+	}
 	b := img.Bounds()
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {

@@ -41,3 +41,23 @@ func TestSpeedIndexOfKnownProgress(t *testing.T) {
 		t.Error("a blank last frame gave a completeness")
 	}
 }
+
+// A JPEG's planes read directly give the histogram the generic path gives.
+func TestHistogramOfYCbCrMatchesGeneric(t *testing.T) {
+	img := image.NewYCbCr(image.Rect(0, 0, 7, 5), image.YCbCrSubsampleRatio420)
+	for i := range img.Y {
+		img.Y[i] = uint8(i * 37)
+	}
+	for i := range img.Cb {
+		img.Cb[i], img.Cr[i] = uint8(i*53), uint8(200-i*11)
+	}
+	generic := image.NewRGBA(img.Bounds())
+	for y := 0; y < 5; y++ {
+		for x := 0; x < 7; x++ {
+			generic.Set(x, y, img.At(x, y))
+		}
+	}
+	if histogramOf(img) != histogramOf(generic) {
+		t.Error("the YCbCr fast path's histogram differs from the generic one")
+	}
+}

@@ -23,6 +23,9 @@ type Paint struct {
 	Frames       int      `json:"frames,omitempty"`
 	// Absent says, one reason per line, why a metric above is missing.
 	Absent string `json:"absent,omitempty"`
+	// Estimated: the metrics are the loader's estimates from its network
+	// events (loader/paint.go), not a browser's measurements.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // PaintMetrics are the paint metrics' names, as the store's columns and
