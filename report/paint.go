@@ -17,6 +17,7 @@ import (
 type PaintLoads struct {
 	values  [3][]float64 // by probe.PaintMetrics
 	loads   int          // loads with a paint record
+	est     int          // of which the loader's estimates
 	lcpURLs map[string]int
 	absent  map[string]int
 }
@@ -26,6 +27,9 @@ func (pl *PaintLoads) add(p *probe.Paint) {
 		return
 	}
 	pl.loads++
+	if p.Estimated {
+		pl.est++
+	}
 	for i, name := range probe.PaintMetrics {
 		if v := p.Metric(name); v != nil {
 			pl.values[i] = append(pl.values[i], *v)
@@ -53,10 +57,11 @@ func (pl *PaintLoads) add(p *probe.Paint) {
 // element's resources with their loads, and each reason a metric was
 // absent with its loads.
 type PaintSummary struct {
-	Loads   int                      `json:"loads"` // successful loads with paint metrics
-	Metrics map[string]PaintQuartile `json:"metrics"`
-	LCPURLs map[string]int           `json:"lcp_urls,omitempty"`
-	Absent  map[string]int           `json:"absent,omitempty"`
+	Loads     int                      `json:"loads"`               // successful loads with paint metrics
+	Estimated int                      `json:"estimated,omitempty"` // of which the loader's estimates, not a browser's measurements
+	Metrics   map[string]PaintQuartile `json:"metrics"`
+	LCPURLs   map[string]int           `json:"lcp_urls,omitempty"`
+	Absent    map[string]int           `json:"absent,omitempty"`
 }
 
 // PaintQuartile is one paint metric over the loads that measured it.
@@ -73,7 +78,7 @@ func (pl *PaintLoads) Summary() *PaintSummary {
 	if pl == nil || pl.loads == 0 {
 		return nil
 	}
-	s := &PaintSummary{Loads: pl.loads, Metrics: map[string]PaintQuartile{}, LCPURLs: pl.lcpURLs, Absent: pl.absent}
+	s := &PaintSummary{Loads: pl.loads, Estimated: pl.est, Metrics: map[string]PaintQuartile{}, LCPURLs: pl.lcpURLs, Absent: pl.absent}
 	for i, name := range probe.PaintMetrics {
 		s.Metrics[name] = quartileOf(pl.values[i])
 	}
@@ -123,8 +128,12 @@ func (s *PaintSummary) print(w io.Writer) {
 		}
 		parts = append(parts, fmt.Sprintf("%s %.1f ms", names[name], *q.Median))
 	}
+	what := "paint"
+	if s.Estimated == s.Loads {
+		what = "paint, the loader's estimates"
+	}
 	if len(parts) > 0 {
-		fmt.Fprintf(w, "  paint (medians over the loads that measured each): %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  %s (medians over the loads that measured each): %s\n", what, strings.Join(parts, ", "))
 	}
 	if len(s.LCPURLs) > 0 {
 		fmt.Fprintf(w, "  LCP element: %s\n", countedKeys(s.LCPURLs))
