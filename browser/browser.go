@@ -167,6 +167,11 @@ func Load(ctx context.Context, o Options) (probe.Result, error) {
 	if loadErr == nil && o.RepeatView {
 		loadErr = s.checkNotCached()
 	}
+	if loadErr != nil && s.pageSID != "" && !s.unmeasured && conn.closedErr() == nil {
+		// A page that never finished may never have painted: ask it why
+		// (paint.go), on the caller's context, as the load's has ended.
+		s.readPaint(ctx, s.pageSID)
+	}
 	tcp, tcpErr := s.tcpInfo(ctx)
 	s.awaitTrace(lctx)
 	if cpuHook != nil {
@@ -236,6 +241,8 @@ type session struct {
 	// page was done (paint.go); paintErr why it said nothing.
 	paintSeen *paintSeen
 	paintErr  string
+	// pageSID is the page's DevTools session once run attached it.
+	pageSID string
 }
 
 // onEvent is the DevTools event callback (the reader goroutine).
@@ -313,7 +320,7 @@ func (s *session) run(ctx context.Context) error {
 		return s.wrap(err)
 	}
 	sid := att.SessionID
-	s.targetID = target.TargetID
+	s.targetID, s.pageSID = target.TargetID, sid
 	s.col.setPage(sid)
 	traceStarted := s.startTrace(ctx, sid)
 	for _, m := range []struct {

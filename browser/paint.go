@@ -139,6 +139,18 @@ func paintOf(seen *paintSeen, readErr string, sendStart float64) *probe.Paint {
 	return p
 }
 
+// unfinishedPaint is what a failed load stores of its paints: nothing,
+// unless the page had painted nothing by then, which it says with why (a
+// stylesheet that never loaded holds every paint, and the load with it).
+func unfinishedPaint(seen *paintSeen) *probe.Paint {
+	if seen == nil || seen.FCP >= 0 {
+		return nil
+	}
+	p := &probe.Paint{}
+	p.AddAbsent("no FCP or LCP: " + whyNoPaint(seen))
+	return p
+}
+
 // whyNoPaint says what the page held when it had painted nothing.
 func whyNoPaint(seen *paintSeen) string {
 	switch {

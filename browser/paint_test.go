@@ -198,3 +198,38 @@ func TestPaintAbsentOnAnEmptyPage(t *testing.T) {
 		t.Error("the HAR has an FCP for a page that painted nothing")
 	}
 }
+
+// TestPaintAbsentBehindABlockedStylesheet: a stylesheet that never
+// arrives holds the page's every paint and its load, which fails; the
+// failed load says that the page painted nothing and why.
+func TestPaintAbsentBehindABlockedStylesheet(t *testing.T) {
+	requireChromium(t)
+	release := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<!doctype html><html><head><link rel="stylesheet" href="/never.css"></head><body><p>text held back</p></body></html>`))
+	})
+	mux.HandleFunc("/never.css", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/css")
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	t.Cleanup(func() { close(release); srv.Close() })
+	res, err := Load(context.Background(), Options{URL: "http://" + ln.Addr().String() + "/", Timeout: 3 * time.Second})
+	if err == nil {
+		t.Fatal("a load whose stylesheet never arrived succeeded")
+	}
+	if res.Paint == nil || res.Paint.FCPms != nil || !strings.Contains(res.Paint.Absent, "1 render-blocking stylesheet(s) never loaded") {
+		t.Fatalf("paint %+v: want none, naming the stylesheet that never loaded", res.Paint)
+	}
+}

@@ -1,9 +1,14 @@
 package browser
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -60,4 +65,42 @@ func TestHistogramOfYCbCrMatchesGeneric(t *testing.T) {
 	if histogramOf(img) != histogramOf(generic) {
 		t.Error("the YCbCr fast path's histogram differs from the generic one")
 	}
+}
+
+// FuzzScreencastFrames feeds Chromium's screencast events and their images
+// (outside input) through the frame decoder and the Speed Index: errors
+// are fine, panics are not, and a Speed Index is never negative.
+func FuzzScreencastFrames(f *testing.F) {
+	var white bytes.Buffer
+	jpeg.Encode(&white, image.NewGray(image.Rect(0, 0, 4, 4)), nil)
+	f.Add([]byte(`{"data":"`+base64.StdEncoding.EncodeToString(white.Bytes())+`","metadata":{"timestamp":1.5},"sessionId":3}`), white.Bytes(), 2.0)
+	f.Add([]byte(`{"data":"!!","metadata":{"timestamp":-1}}`), []byte{0xff, 0xd8}, 0.0)
+	f.Fuzz(func(t *testing.T, params, img []byte, wall float64) {
+		sc := &screencast{}
+		sc.handle(cdpEvent{Method: "Page.screencastFrame", Params: params})
+		raw, _ := sc.take()
+		raw = append(raw, rawFrame{img, wall})
+		si, err := speedIndex(raw, func(w float64) float64 { return w * 1000 })
+		if err == nil && (si < 0 || math.IsNaN(si)) {
+			t.Fatalf("Speed Index %v", si)
+		}
+	})
+}
+
+// FuzzPaintSeen decodes what the page's script answers (outside input)
+// into paint metrics: never a panic, never a metric beside its reason.
+func FuzzPaintSeen(f *testing.F) {
+	f.Add([]byte(`{"fcp":120.5,"lcp":300,"lcpURL":"https://a/b.png","lcpTag":"IMG","requestStart":3.2,"readyState":"complete","bodyText":10,"images":1,"sheetsPending":0}`), 1.5)
+	f.Add([]byte(`{"fcp":-1,"lcp":-1,"requestStart":0}`), -1.0)
+	f.Fuzz(func(t *testing.T, b []byte, sendStart float64) {
+		var seen paintSeen
+		if json.Unmarshal(b, &seen) != nil {
+			return
+		}
+		p := paintOf(&seen, "", sendStart)
+		if p.FCPms == nil && !strings.Contains(p.Absent, "FCP") {
+			t.Fatalf("no FCP and no reason: %+v", p)
+		}
+		unfinishedPaint(&seen)
+	})
 }
