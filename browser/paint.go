@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/har"
-
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -72,7 +71,7 @@ type paintSeen struct {
 }
 
 // paintTimeout bounds the paint read; the script itself waits at most
-// about 0.7 s.
+// about 0.55 s.
 const paintTimeout = 5 * time.Second
 
 // readPaint runs paintScript in the page (session sid). An error leaves the
@@ -109,8 +108,8 @@ func (s *session) readPaint(ctx context.Context, sid string) {
 }
 
 // paintOf turns what the page said into the result's paint metrics:
-// sendStart is the document's sendStart (ms after its requestTime, the PLT's
-// origin).
+// sendStart is when the document's request (the last of its redirects) was
+// sent, in ms after the PLT's origin.
 func paintOf(seen *paintSeen, readErr string, sendStart float64) *probe.Paint {
 	p := &probe.Paint{}
 	if seen == nil {
@@ -122,7 +121,7 @@ func paintOf(seen *paintSeen, readErr string, sendStart float64) *probe.Paint {
 		return p
 	}
 	onPLTClock := func(t float64) *float64 {
-		v := t - seen.RequestStart + sendStart
+		v := math.Round((t-seen.RequestStart+sendStart)*1000) / 1000 // µs, as the HAR's times
 		return &v
 	}
 	if seen.FCP >= 0 {
@@ -137,6 +136,24 @@ func paintOf(seen *paintSeen, readErr string, sendStart float64) *probe.Paint {
 		p.AddAbsent("no LCP: " + whyNoPaint(seen))
 	}
 	return p
+}
+
+// documentSent is when the request of the document the page's timeline
+// belongs to was sent, in ms after the PLT's origin: a redirected
+// navigation's last request, which keeps the first one's id. -1 when
+// unknown.
+func documentSent(nav *exchange, all []*exchange) float64 {
+	doc := nav
+	for _, x := range all {
+		if x.id == nav.id && x.start >= doc.start && !x.redirected {
+			doc = x
+		}
+	}
+	if doc.resp == nil || doc.resp.Timing == nil || doc.resp.Timing.SendStart < 0 {
+		return -1
+	}
+	t := doc.resp.Timing
+	return (t.RequestTime-networkStart(nav))*1000 + t.SendStart
 }
 
 // unfinishedPaint is what a failed load stores of its paints: nothing,
@@ -178,12 +195,8 @@ var frameHook func(raw []rawFrame, toMs func(wall float64) float64)
 
 // paint is the view's paint metrics once its load is done: FCP and LCP
 // from the page's timeline and, when frames were recorded, Speed Index.
-func (s *session) paint(nav *exchange) *probe.Paint {
-	sendStart := -1.0
-	if nav.resp != nil && nav.resp.Timing != nil {
-		sendStart = nav.resp.Timing.SendStart
-	}
-	p := paintOf(s.paintSeen, s.paintErr, sendStart)
+func (s *session) paint(nav *exchange, all []*exchange) *probe.Paint {
+	p := paintOf(s.paintSeen, s.paintErr, documentSent(nav, all))
 	sc := s.frames.Load()
 	if sc == nil {
 		return p
@@ -201,6 +214,7 @@ func (s *session) paint(nav *exchange) *probe.Paint {
 		begin := time.Now()
 		var si float64
 		if si, err = speedIndex(raw, toMs); err == nil {
+			si = math.Round(si*1000) / 1000
 			p.SpeedIndexMs = &si
 		}
 		if paintCostHook != nil {

@@ -55,7 +55,7 @@ func (s *session) result(r probe.Result, loadErr error) (probe.Result, error) {
 		loadErr = checkNegotiated(s.o.Proto, s.o.TLSVersion, t)
 	}
 	if loadErr == nil {
-		r.Paint = s.paint(nav)
+		r.Paint = s.paint(nav, all)
 		pt = withPaint(pt, r.Paint, msOf(networkStart(nav)-nav.start))
 	} else {
 		r.Paint = unfinishedPaint(s.paintSeen)
