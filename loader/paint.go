@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/spdylab/spdylab/har"
@@ -11,57 +12,80 @@ import (
 
 // The loader's estimates of a real browser's paint metrics (probe.Paint,
 // marked Estimated). The loader lays nothing out, so it estimates only
-// what its network events decide:
+// what its network events and its scan of the document decide:
 //
-//   - FCP: the document and what blocks its first render done: the
-//     stylesheets it references (and those they import) and its
-//     parser-blocking scripts, with the renderer's commit delay after the
-//     document's first byte (RendererCosts.CommitDelay). A browser paints
-//     first when those are done and the body holds something to show; the
-//     manifest's bodies are synthesized with visible text, so there is.
-//     Style, layout and raster after that are not modelled.
+//   - FCP: the document's first visible text scanned (its bytes arrived,
+//     after the renderer's commit delay, RendererCosts.CommitDelay), and
+//     every stylesheet (with those it imports) and parser-blocking script
+//     the document references before that text done: a browser renders
+//     nothing below a pending stylesheet and parses nothing past a pending
+//     script, while what comes after the first text does not hold the
+//     first paint. Style, layout and raster are not modelled. A document
+//     without visible text: none (the loader does not model image paints).
 //   - LCP: the recorded LCP element's resource (Manifest.LCPResource, which
 //     page import takes from spdylab record's HAR) done, and not before FCP.
 //     Without a recorded LCP the loader cannot know which element is the
 //     largest in the viewport, so it stores none and says so.
 //   - Speed Index needs frames the loader never draws: none, said so.
+//
+// The estimates are not in the loader's HAR, whose page timings are its
+// own events.
 
-// estimatePaint is the load's estimated paint metrics (t0: the PLT's
-// origin); nil for a failed load.
+// firstText is when and where the document's first visible text was
+// scanned.
+type firstText struct {
+	mu     sync.Mutex
+	at     time.Time
+	offset int
+}
+
+func (f *firstText) seen(offset int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.at.IsZero() {
+		f.at, f.offset = time.Now(), offset
+	}
+}
+
+func (f *firstText) get() (time.Time, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.at, f.offset
+}
+
+// estimatePaint is the load's estimated paint metrics; nil for a failed
+// load.
 func (l *load) estimatePaint(loadErr error) *probe.Paint {
 	if loadErr != nil {
 		return nil
 	}
 	p := &probe.Paint{Estimated: true}
+	defer p.AddAbsent("no Speed Index: the loader draws no frames (only a real browser gives one)")
 	doc := l.documentEntry()
-	if doc == nil || !doc.done {
-		p.AddAbsent("no FCP or LCP: the loader saw no document")
+	textAt, textOffset := l.paintText.get()
+	if doc == nil || textAt.IsZero() {
+		p.AddAbsent("no FCP or LCP: the document holds no visible text, and the loader does not model image paints")
 		return p
 	}
-	fcp := doc.end
-	if commit := doc.firstByte.Add(l.opt.Renderer.CommitDelay); commit.After(fcp) {
-		fcp = commit
-	}
+	fcp := textAt
 	for _, e := range l.entries {
-		if e.done && blocksFirstRender(e, doc) && e.end.After(fcp) {
+		if e.done && blocksFirstText(e, doc, textOffset) && e.end.After(fcp) {
 			fcp = e.end
 		}
 	}
 	v := har.Ms(fcp.Sub(l.t0))
 	p.FCPms = &v
-	switch lcp, why := l.estimateLCP(fcp); {
-	case why != "":
+	if lcp, why := l.estimateLCP(fcp); why != "" {
 		p.AddAbsent("no LCP: " + why)
-	default:
+	} else {
 		p.LCPms = &lcp
 	}
-	p.AddAbsent("no Speed Index: the loader draws no frames (only a real browser gives one)")
 	return p
 }
 
-// documentEntry is the page's document: the root, or the end of its
-// recorded redirect chain.
-func (l *load) documentEntry() *entry {
+// documentID is the page's document: the root, or the end of its recorded
+// redirect chain.
+func (l *load) documentID() int {
 	id := 0
 	for i := 0; i < len(l.m.Resources); i++ {
 		next := l.m.RedirectChild(id)
@@ -70,6 +94,12 @@ func (l *load) documentEntry() *entry {
 		}
 		id = next
 	}
+	return id
+}
+
+// documentEntry is the document's entry (after the load).
+func (l *load) documentEntry() *entry {
+	id := l.documentID()
 	for _, e := range l.entries {
 		if e.res != nil && e.res.ID == id {
 			return e
@@ -78,17 +108,19 @@ func (l *load) documentEntry() *entry {
 	return nil
 }
 
-// blocksFirstRender: a stylesheet the document (or such a stylesheet)
-// references, or a parser-blocking script of the document.
-func blocksFirstRender(e, doc *entry) bool {
+// blocksFirstText: a stylesheet the document references before its first
+// text (or one such a stylesheet imports), or a parser-blocking script it
+// references there.
+func blocksFirstText(e, doc *entry, textOffset int) bool {
 	if e.res == nil || e.res.Discovery.Kind != page.KindRef || e.parent == nil {
 		return false
 	}
+	before := e.parent == doc && e.res.Discovery.Offset < textOffset
 	switch e.typ {
 	case page.TypeCSS:
-		return e.parent == doc || blocksFirstRender(e.parent, doc) && e.parent.typ == page.TypeCSS
+		return before || e.parent.typ == page.TypeCSS && blocksFirstText(e.parent, doc, textOffset)
 	case page.TypeJS:
-		return !e.async && e.parent == doc
+		return before && !e.async
 	}
 	return false
 }
