@@ -41,7 +41,13 @@ func scanHTMLText(r io.Reader, base *url.URL, found func(reference), text func(o
 	for {
 		tt := z.Next()
 		raw := len(z.Raw())
-		if text != nil && vis.visible(tt, z) {
+		// TagName consumes the token's name: read it once, here.
+		var name []byte
+		hasAttr := false
+		if tt == html.StartTagToken || tt == html.SelfClosingTagToken || tt == html.EndTagToken {
+			name, hasAttr = z.TagName()
+		}
+		if text != nil && vis.visible(tt, name, z) {
 			text(offset)
 			text = nil
 		}
@@ -52,7 +58,6 @@ func scanHTMLText(r io.Reader, base *url.URL, found func(reference), text func(o
 			}
 			return cr.n, nil
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
 			var attrs map[string]string
 			for hasAttr {
 				var k, v []byte
@@ -93,10 +98,9 @@ type visibleText struct {
 	hidden int // depth inside title, script, style, noscript, template
 }
 
-func (v *visibleText) visible(tt html.TokenType, z *html.Tokenizer) bool {
+func (v *visibleText) visible(tt html.TokenType, name []byte, z *html.Tokenizer) bool {
 	switch tt {
 	case html.StartTagToken, html.EndTagToken:
-		name, _ := z.TagName()
 		switch a := atom.Lookup(name); a {
 		case atom.Body:
 			v.inBody = true

@@ -74,9 +74,9 @@ type load struct {
 	// paintText is when the document's first visible text was scanned
 	// (paint.go).
 	paintText firstText
-	wire     wireCounter
-	sessions tls.ClientSessionCache // nil = no resumption
-	hs       handshakes
+	wire      wireCounter
+	sessions  tls.ClientSessionCache // nil = no resumption
+	hs        handshakes
 
 	t0 time.Time // navigation start
 

@@ -128,16 +128,22 @@ func TestLoaderPaintEstimates(t *testing.T) {
 	}
 }
 
-// The scan finds the first text a browser shows: not the title, a
-// script's or a style's, nor anything in the head.
+// The scan finds the first text a browser shows (not the title, a
+// script's or a style's, nor anything in the head) and still every
+// reference.
 func TestScanFindsTheFirstVisibleText(t *testing.T) {
 	doc := "<!doctype html><html><head><title>t</title><style>p{}</style><link rel=stylesheet href=a.css></head>\n" +
 		"<body>\n <script src=b.js></script><script>var x = 1</script><noscript>n</noscript><p>shown</p><p>more</p></body></html>"
 	base, _ := url.Parse("https://h.test/")
 	at := -1
 	calls := 0
-	if _, err := scanHTMLText(strings.NewReader(doc), base, func(reference) {}, func(offset int) { at = offset; calls++ }); err != nil {
+	var refs []string
+	if _, err := scanHTMLText(strings.NewReader(doc), base, func(r reference) { refs = append(refs, r.Raw) }, func(offset int) { at = offset; calls++ }); err != nil {
 		t.Fatal(err)
+	}
+	// Looking for text must not cost the scan its references.
+	if strings.Join(refs, ",") != "a.css,b.js" {
+		t.Errorf("references %v while looking for text, want a.css and b.js", refs)
 	}
 	if want := strings.Index(doc, "shown"); at != want || calls != 1 {
 		t.Errorf("first text at %d (%d calls), want %d once", at, calls, want)
