@@ -27,11 +27,16 @@ type rawFrame struct {
 	wall float64
 }
 
+// maxFrames bounds the frames a load keeps (about 20 KB each): a page that
+// animates for the whole load sends one per display frame, and its Speed
+// Index is refused rather than its frames held without bound.
+const maxFrames = 3000
+
 // screencast collects one view's frames.
 type screencast struct {
 	mu      sync.Mutex
 	frames  []rawFrame
-	decoded error // the first frame that did not decode
+	decoded error // the first frame that did not decode, or too many frames
 	stopped bool
 }
 
@@ -60,7 +65,11 @@ func (sc *screencast) handle(ev cdpEvent) int {
 		}
 		return f.SessionID
 	}
-	if !sc.stopped {
+	switch {
+	case sc.stopped || sc.decoded != nil:
+	case len(sc.frames) == maxFrames:
+		sc.frames, sc.decoded = nil, fmt.Errorf("Chromium sent more than %d screencast frames (a page animating throughout its load)", maxFrames)
+	default:
 		sc.frames = append(sc.frames, rawFrame{b, f.Metadata.Timestamp})
 	}
 	return f.SessionID

@@ -104,3 +104,19 @@ func FuzzPaintSeen(f *testing.F) {
 		unfinishedPaint(&seen)
 	})
 }
+
+// A load that sends more frames than a load keeps gets no Speed Index,
+// with the reason, and holds no frames.
+func TestTooManyFramesAreRefused(t *testing.T) {
+	sc := &screencast{}
+	ev := cdpEvent{Method: "Page.screencastFrame", Params: []byte(`{"data":"AA==","metadata":{"timestamp":1},"sessionId":1}`)}
+	for range maxFrames + 1 {
+		if sc.handle(ev) != 1 {
+			t.Fatal("a frame went unacknowledged")
+		}
+	}
+	raw, err := sc.take()
+	if err == nil || !strings.Contains(err.Error(), "more than") || len(raw) != 0 {
+		t.Errorf("%d frames kept, error %v", len(raw), err)
+	}
+}
