@@ -64,6 +64,10 @@ type Options struct {
 	// path's compute evidence. It costs each load seconds of wall time
 	// (Tracing.start and the trace's flush), not PLT.
 	TraceMainThread bool
+	// SpeedIndex records the page's screencast frames during the load and
+	// stores its Speed Index beside FCP and LCP (Result.Paint, which every
+	// load has). The frames cost each load wall time, not PLT.
+	SpeedIndex bool
 	// Settle is how long the network must stay quiet after onload before
 	// a load without a manifest ends; 0 = 1 s. A load with a manifest
 	// whose resources are not all finished ends after Settle plus the
@@ -163,6 +167,11 @@ func Load(ctx context.Context, o Options) (probe.Result, error) {
 	if loadErr == nil && o.RepeatView {
 		loadErr = s.checkNotCached()
 	}
+	if loadErr != nil && s.pageSID != "" && !s.unmeasured && conn.closedErr() == nil {
+		// A page that never finished may never have painted: ask it why
+		// (paint.go), on the caller's context, as the load's has ended.
+		s.readPaint(ctx, s.pageSID)
+	}
 	tcp, tcpErr := s.tcpInfo(ctx)
 	s.awaitTrace(lctx)
 	if cpuHook != nil {
@@ -225,12 +234,27 @@ type session struct {
 	// unmeasured is a repeat view's first view: nothing of it is stored,
 	// so it is not traced.
 	unmeasured bool
+	// frames are the view's screencast frames (screencast.go); nil
+	// without Options.SpeedIndex. The reader goroutine hands them events.
+	frames atomic.Pointer[screencast]
+	// paintSeen is what the page's performance timeline said once the
+	// page was done (paint.go); paintErr why it said nothing.
+	paintSeen *paintSeen
+	paintErr  string
+	// pageSID is the page's DevTools session once run attached it.
+	pageSID string
 }
 
 // onEvent is the DevTools event callback (the reader goroutine).
 func (s *session) onEvent(ev cdpEvent) {
 	if t := s.trace.Load(); t != nil && strings.HasPrefix(ev.Method, "Tracing.") {
 		t.handle(ev)
+		return
+	}
+	if sc := s.frames.Load(); sc != nil && ev.Method == "Page.screencastFrame" {
+		if id := sc.handle(ev); id != 0 {
+			go s.ackFrame(ev.SessionID, id)
+		}
 		return
 	}
 	s.col.handle(ev)
@@ -296,7 +320,7 @@ func (s *session) run(ctx context.Context) error {
 		return s.wrap(err)
 	}
 	sid := att.SessionID
-	s.targetID = target.TargetID
+	s.targetID, s.pageSID = target.TargetID, sid
 	s.col.setPage(sid)
 	traceStarted := s.startTrace(ctx, sid)
 	for _, m := range []struct {
@@ -319,6 +343,9 @@ func (s *session) run(ctx context.Context) error {
 		}
 	}
 	traceStarted()
+	if err := s.startScreencast(ctx, sid); err != nil {
+		return s.wrap(err)
+	}
 	var nav struct {
 		ErrorText string `json:"errorText"`
 	}
@@ -331,6 +358,10 @@ func (s *session) run(ctx context.Context) error {
 	if err := s.wait(ctx); err != nil {
 		return err
 	}
+	if !s.unmeasured && !skipPaintHook {
+		s.readPaint(ctx, sid)
+	}
+	s.stopScreencast(ctx, sid)
 	s.endTrace(ctx)
 	return nil
 }

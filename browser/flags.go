@@ -31,15 +31,18 @@ type Profile struct {
 	NoCacheHeaders bool
 }
 
+// The window's size when the profile gives none.
+const defaultWidth, defaultHeight = 1280, 800
+
 // chromiumFlags builds the command line for one load (the profile
 // directory is added by start).
 func chromiumFlags(o *Options) ([]string, error) {
 	w, h := o.Profile.Width, o.Profile.Height
 	if w == 0 {
-		w = 1280
+		w = defaultWidth
 	}
 	if h == 0 {
-		h = 800
+		h = defaultHeight
 	}
 	args := []string{
 		"--headless",

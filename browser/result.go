@@ -54,6 +54,12 @@ func (s *session) result(r probe.Result, loadErr error) (probe.Result, error) {
 	if loadErr == nil {
 		loadErr = checkNegotiated(s.o.Proto, s.o.TLSVersion, t)
 	}
+	if loadErr == nil {
+		r.Paint = s.paint(nav, all)
+		pt = withPaint(pt, r.Paint, msOf(networkStart(nav)-nav.start))
+	} else {
+		r.Paint = unfinishedPaint(s.paintSeen)
+	}
 	comment := fmt.Sprintf("Chromium over %s; TLS seen: %s", protoName(s.o.Proto), strings.Join(keys(t.tlsSeen), ", "))
 	h := newHARLog(s.proc.version, har.NewPage(wallTime(nav.wall), s.o.URL, comment, pt), t.entries)
 	if loadErr != nil {

@@ -78,9 +78,17 @@ func NewPage(start time.Time, title, comment string, timings PageTimings) Page {
 const PageID = "page_1"
 
 // PageTimings are milliseconds since StartedDateTime; -1 = not reached.
+// The underscore fields are a real browser's paint metrics, absent when
+// not measured: first and largest contentful paint, the largest
+// contentful paint's resource (an image's URL; absent for text) and the
+// Speed Index.
 type PageTimings struct {
-	OnContentLoad float64 `json:"onContentLoad"`
-	OnLoad        float64 `json:"onLoad"`
+	OnContentLoad          float64  `json:"onContentLoad"`
+	OnLoad                 float64  `json:"onLoad"`
+	FirstContentfulPaint   *float64 `json:"_firstContentfulPaint,omitempty"`
+	LargestContentfulPaint *float64 `json:"_largestContentfulPaint,omitempty"`
+	LCPURL                 string   `json:"_largestContentfulPaintUrl,omitempty"`
+	SpeedIndex             *float64 `json:"_speedIndex,omitempty"`
 }
 
 // NotReached are the page timings of a load that did not finish.

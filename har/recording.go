@@ -35,6 +35,25 @@ type RecordedPage struct {
 type RecordedPageTimings struct {
 	OnContentLoad Number `json:"onContentLoad"`
 	OnLoad        Number `json:"onLoad"`
+	// LCP and LCPURL are the largest contentful paint and its element's
+	// resource, as spdylab record writes them (PageTimings); LCPURL is ""
+	// for a text block and when it is not a string.
+	LCP    Number    `json:"_largestContentfulPaint"`
+	LCPURL looseText `json:"_largestContentfulPaintUrl"`
+}
+
+// looseText is a string field that never fails a recording's decoding:
+// what is not a string leaves it empty.
+type looseText string
+
+func (t *looseText) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*t = looseText(s)
+	} else {
+		*t = ""
+	}
+	return nil
 }
 
 // RecordedEntry is one exchange of a recording.

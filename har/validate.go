@@ -58,6 +58,18 @@ func Validate(data []byte) error {
 						}
 					}
 				}
+				for _, k := range []string{"_firstContentfulPaint", "_largestContentfulPaint", "_speedIndex"} {
+					if x, present := pt[k]; present {
+						if f, ok := x.(float64); !ok || f < 0 {
+							v.add("%s.pageTimings.%s is %v, want a number >= 0 (ms; absent when not measured)", where, k, x)
+						}
+					}
+				}
+				if x, present := pt["_largestContentfulPaintUrl"]; present {
+					if _, ok := x.(string); !ok {
+						v.add("%s.pageTimings._largestContentfulPaintUrl is %v, want a string", where, x)
+					}
+				}
 			}
 		}
 	}

@@ -53,6 +53,7 @@ func (b *Bench) browserLoad(ctx context.Context, cond probe.Condition, res probe
 		HTTPSHosts: b.httpsHosts,
 		// The critical path's compute evidence, when the condition asks.
 		TraceMainThread: cond.MainThreadTrace,
+		SpeedIndex:      cond.SpeedIndex,
 	}
 	if b.tb.Emulated() {
 		o.Host = b.tb.Client()

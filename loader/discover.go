@@ -27,12 +27,30 @@ type reference struct {
 // io.EOF is returned as is. Malformed markup is not an error: like a
 // browser, the scan recovers and goes on.
 func scanHTML(r io.Reader, base *url.URL, found func(reference)) (int64, error) {
+	return scanHTMLText(r, base, found, nil)
+}
+
+// scanHTMLText is scanHTML that also calls text, once, at the document's
+// first visible text (outside head, title, script, style and templates):
+// what a browser can paint first (the loader's FCP estimate, paint.go).
+func scanHTMLText(r io.Reader, base *url.URL, found func(reference), text func(offset int)) (int64, error) {
 	cr := &countingReader{r: r}
 	z := html.NewTokenizer(cr)
 	offset := 0
+	var vis visibleText
 	for {
 		tt := z.Next()
 		raw := len(z.Raw())
+		// TagName consumes the token's name: read it once, here.
+		var name []byte
+		hasAttr := false
+		if tt == html.StartTagToken || tt == html.SelfClosingTagToken || tt == html.EndTagToken {
+			name, hasAttr = z.TagName()
+		}
+		if text != nil && vis.visible(tt, name, z) {
+			text(offset)
+			text = nil
+		}
 		switch tt {
 		case html.ErrorToken:
 			if err := z.Err(); !errors.Is(err, io.EOF) {
@@ -40,7 +58,6 @@ func scanHTML(r io.Reader, base *url.URL, found func(reference)) (int64, error) 
 			}
 			return cr.n, nil
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
 			var attrs map[string]string
 			for hasAttr {
 				var k, v []byte
@@ -71,6 +88,37 @@ func scanHTML(r io.Reader, base *url.URL, found func(reference)) (int64, error) 
 		}
 		offset += raw
 	}
+}
+
+// visibleText follows a token stream far enough to tell the first text a
+// browser would render: after the head ended (</head> or <body>), outside
+// elements whose text is not shown.
+type visibleText struct {
+	inBody bool
+	hidden int // depth inside title, script, style, noscript, template
+}
+
+func (v *visibleText) visible(tt html.TokenType, name []byte, z *html.Tokenizer) bool {
+	switch tt {
+	case html.StartTagToken, html.EndTagToken:
+		switch a := atom.Lookup(name); a {
+		case atom.Body:
+			v.inBody = true
+		case atom.Head:
+			if tt == html.EndTagToken {
+				v.inBody = true
+			}
+		case atom.Title, atom.Script, atom.Style, atom.Noscript, atom.Template:
+			if tt == html.StartTagToken {
+				v.hidden++
+			} else if v.hidden > 0 {
+				v.hidden--
+			}
+		}
+	case html.TextToken:
+		return v.inBody && v.hidden == 0 && strings.TrimSpace(string(z.Text())) != ""
+	}
+	return false
 }
 
 // subresource reports which attribute of a tag names a resource the browser

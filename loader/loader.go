@@ -71,9 +71,12 @@ type load struct {
 	dispatch *dispatcher
 	style    *styleGate
 	order    *scriptOrder
-	wire     wireCounter
-	sessions tls.ClientSessionCache // nil = no resumption
-	hs       handshakes
+	// paintText is when the document's first visible text was scanned
+	// (paint.go).
+	paintText firstText
+	wire      wireCounter
+	sessions  tls.ClientSessionCache // nil = no resumption
+	hs        handshakes
 
 	t0 time.Time // navigation start
 
@@ -458,12 +461,16 @@ func (l *load) bodyConsumer(e *entry) func(io.Reader) (int64, error) {
 	found := func(ref reference) { l.discovered(e, ref) }
 	switch e.typ {
 	case page.TypeHTML:
+		var text func(int)
+		if e.res != nil && e.res.ID == l.documentID() {
+			text = func(offset int) { l.paintText.seen(offset) }
+		}
 		if e.parent == nil && l.opt.Renderer.CommitDelay > 0 {
 			return func(r io.Reader) (int64, error) {
-				return scanHTML(&commitReader{ctx: l.ctx, r: r, delay: l.opt.Renderer.CommitDelay}, e.url, found)
+				return scanHTMLText(&commitReader{ctx: l.ctx, r: r, delay: l.opt.Renderer.CommitDelay}, e.url, found, text)
 			}
 		}
-		return func(r io.Reader) (int64, error) { return scanHTML(r, e.url, found) }
+		return func(r io.Reader) (int64, error) { return scanHTMLText(r, e.url, found, text) }
 	case page.TypeCSS:
 		return func(r io.Reader) (int64, error) { return scanCSS(r, e.url, found) }
 	}

@@ -50,7 +50,9 @@ func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 	}
 	r.HeaderBytesRaw, r.HeaderBytesCompressed = l.proto.headerBytes()
 	loadErr := l.loadError()
-	h := har.Document{Log: l.harLog(&r, l.measure(&r, loadErr))}
+	pt := l.measure(&r, loadErr)
+	r.Paint = l.estimatePaint(loadErr)
+	h := har.Document{Log: l.harLog(&r, pt)}
 	if loadErr != nil {
 		r.Failed = true
 		r.Error = loadErr.Error()

@@ -18,6 +18,20 @@ func FuzzScanners(f *testing.F) {
 		for name, scan := range map[string]func(*bytes.Reader, func(reference)) (int64, error){
 			"html": func(r *bytes.Reader, found func(reference)) (int64, error) { return scanHTML(r, base, found) },
 			"css":  func(r *bytes.Reader, found func(reference)) (int64, error) { return scanCSS(r, base, found) },
+			// Looking for the first text finds the same references.
+			"html+text": func(r *bytes.Reader, found func(reference)) (int64, error) {
+				var plain, withText []reference
+				scanHTML(bytes.NewReader(doc), base, func(ref reference) { plain = append(plain, ref) })
+				n, err := scanHTMLText(r, base, func(ref reference) { withText = append(withText, ref); found(ref) }, func(offset int) {
+					if offset < 0 || offset > len(doc) {
+						t.Fatalf("first text at offset %d of a %d-byte document", offset, len(doc))
+					}
+				})
+				if len(plain) != len(withText) {
+					t.Fatalf("%d references while looking for text, %d without", len(withText), len(plain))
+				}
+				return n, err
+			},
 		} {
 			n, err := scan(bytes.NewReader(doc), func(ref reference) {
 				if ref.URL == nil || (ref.URL.Scheme != "https" && ref.URL.Scheme != "http") {

@@ -41,6 +41,7 @@ var importRules = []string{
 	"headers: recorded response headers are served minus hop-by-hop, framing (length, type, encoding), location, alt-svc, content-security-policy, link, refresh, report-to and nel; recorded request headers are kept in request_headers",
 	"discovery: a parser (or preload) initiator in an HTML or CSS parent becomes a reference at the byte offset that the share of the parent's receive time elapsed at the child's request gives (line/column order references of one parent); a script initiator becomes a request made by the parent script (or the document's DOMContentLoaded script) after the time between the parent's end and the child's request; a redirect target is requested when its 3xx arrives",
 	"onload: the page's pageTimings.onLoad, moved to the root request's clock (start_ms), is onload_ms; none when not recorded (until onload then refuses the page)",
+	"lcp: the page's pageTimings._largestContentfulPaintUrl (spdylab record writes it) names the largest contentful paint's image, lcp_resource; none for a text block or when not recorded",
 	"discovery without a usable initiator (none recorded, unknown URL, an initiator not requested earlier): the HTML or CSS document still arriving when the child was requested (latest started) references it; else the script that finished last before it requests it; else the main document references it",
 }
 
@@ -182,6 +183,10 @@ func ImportHAR(b []byte, opt ImportOptions) (*Manifest, *ImportReport, error) {
 	m.Seed = 1
 	m.OnLoadMs = recordedOnload(log, pageID, recs[0].start)
 	m.Notes = append(append([]string{}, importRules...), reportNotes(rep)...)
+	var lcpNote string
+	if m.LCPResource, lcpNote = recordedLCP(log, pageID, m); lcpNote != "" {
+		m.Notes = append(m.Notes, lcpNote)
+	}
 	if err := m.Validate(); err != nil {
 		// A bug of import, not of the recording: say so.
 		return nil, nil, fmt.Errorf("page %q: internal error: the imported manifest is invalid: %w", pageID, err)

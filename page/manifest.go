@@ -193,6 +193,11 @@ type Manifest struct {
 	// OnLoadMs is the recording's onload (pageTimings.onLoad) relative to
 	// the root's request, as StartMs; 0 when none was recorded.
 	OnLoadMs float64 `json:"onload_ms,omitempty"`
+	// LCPResource is the resource of the recording's largest contentful
+	// paint element (an image; its pageTimings._largestContentfulPaintUrl,
+	// which spdylab record writes); nil when the LCP was a text block or
+	// was not recorded (the notes say which).
+	LCPResource *int `json:"lcp_resource,omitempty"`
 }
 
 // TotalBytes is the sum of all resource sizes.
@@ -372,6 +377,9 @@ func (m *Manifest) Validate() error {
 	}
 	if len(m.Resources) == 0 {
 		return errors.New("manifest lists no resources")
+	}
+	if id := m.LCPResource; id != nil && (*id < 0 || *id >= len(m.Resources)) {
+		return fmt.Errorf("lcp_resource %d: the manifest has resources 0..%d", *id, len(m.Resources)-1)
 	}
 	paths := map[string]int{}   // site files
 	targets := map[string]int{} // host + request target of recorded resources

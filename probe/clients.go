@@ -238,6 +238,9 @@ func normalizeClient(c Condition) (Condition, error) {
 	if c.MainThreadTrace && !cl.Browser {
 		return c, fmt.Errorf("main_thread_trace traces a real browser's renderer; client %s models its renderer (set client = %s, or drop main_thread_trace)", cl.Name, ClientChromium)
 	}
+	if c.SpeedIndex && !cl.Browser {
+		return c, fmt.Errorf("speed_index needs a real browser's frames; client %s draws none, so it cannot give a Speed Index (set client = %s, or drop speed_index)", cl.Name, ClientChromium)
+	}
 	c, err := normalizeRendererCosts(c, cl)
 	if err != nil {
 		return c, err

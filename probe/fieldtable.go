@@ -174,6 +174,12 @@ var Fields = []Field{
 			c.MainThreadTrace = v["main_thread_trace"] == "true"
 			return nil
 		}},
+	{Name: "speed_index", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
+		Help: "client chromium: record screencast frames during the load and store its Speed Index beside FCP and LCP (each load takes longer in wall time, not in PLT)",
+		apply: func(c *Condition, v map[string]string) error {
+			c.SpeedIndex = v["speed_index"] == "true"
+			return nil
+		}},
 	{Name: "browser_profile", Setup: true, Kind: KindString, Default: ProfileChrome16, Canon: oneOf(BrowserProfiles...), Flag: FlagLoad,
 		Help:  "the browser the loader models: " + OneOf(BrowserProfiles),
 		apply: func(c *Condition, v map[string]string) error { c.BrowserProfile = v["browser_profile"]; return nil }},

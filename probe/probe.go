@@ -130,6 +130,10 @@ type Condition struct {
 	// load (Result.MainThread), the critical path's compute evidence for
 	// client chromium. Off by default: the trace costs wall time per load.
 	MainThreadTrace bool `json:"main_thread_trace,omitempty"`
+	// SpeedIndex records a Chromium load's screencast frames and stores
+	// its Speed Index (Result.Paint); off by default, as frames cost each
+	// load wall time (BENCHMARKS.md).
+	SpeedIndex bool `json:"speed_index,omitempty"`
 	// BrowserProfile is the browser the loader models ("" = chrome16,
 	// the seed studies' browser). Real Chromium is its own profile.
 	BrowserProfile string `json:"browser_profile,omitempty"`
@@ -428,6 +432,10 @@ type Result struct {
 	// the load (mainthread.go), reduced from a DevTools trace; nil for the
 	// loader, whose renderer costs are modelled, and for older loads.
 	MainThread []BusyInterval `json:"main_thread,omitempty"`
+
+	// Paint holds a real browser's paint metrics (paint.go); nil for
+	// loads that measured none (the loader, older loads).
+	Paint *Paint `json:"paint,omitempty"`
 
 	// Breakdown is the load's critical path and its PLT by category
 	// (breakdown.go; the critpath package computes it).

@@ -74,6 +74,8 @@ type Condition struct {
 	CheckProblem                  string
 	// CritPath are the loads' critical paths by category (why.go).
 	CritPath CritPath
+	// Paint are the loads' paint metrics (paint.go).
+	Paint PaintLoads
 	// MedianProbe is the stored probe id of the successful load closest to
 	// the median PLT (for waterfalls).
 	MedianProbe int64
@@ -279,6 +281,7 @@ func (a *Analysis) collectSamples() (map[string]*sample, lateEvidence) {
 		}
 		sm.runsOK[p.Run] = true
 		c.CritPath.add(r.Breakdown)
+		c.Paint.add(r.Paint)
 		if lateMs := sm.add(p.ID, r); lateMs > LateLimitMs {
 			late.late = append(late.late, stats.CondSample{Cond: p.CondHash, Value: r.PLTms})
 		} else {

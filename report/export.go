@@ -43,6 +43,8 @@ type conditionRow struct {
 	// CritPath is the median over loads of each critical-path category
 	// (probe.Categories; why.go); absent without breakdowns.
 	CritPath map[string]float64 `json:"critical_path_median_ms,omitempty"`
+	// Paint are the paint metrics (paint.go); absent without any.
+	Paint *PaintSummary `json:"paint,omitempty"`
 }
 
 func num(f float64) *float64 {
@@ -67,6 +69,7 @@ func conditionsJSON(a *Analysis) []conditionRow {
 			Gateway: c.Gateway, Errors: c.Errors, CheckProblem: c.CheckProblem, MedianProbeID: c.MedianProbe,
 			CritPath: c.CritPath.Medians(),
 			Retries:  c.Retries,
+			Paint:    c.Paint.Summary(),
 		})
 	}
 	return rows
@@ -98,6 +101,7 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 	for _, cat := range probe.Categories {
 		head = append(head, "cp_"+cat+"_ms") // critical-path medians (why.go); empty without breakdowns
 	}
+	head = append(head, paintCSVColumns()...) // empty where no load measured them
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -137,6 +141,7 @@ func writeCSV(w *bytes.Buffer, a *Analysis) error {
 			}
 			rec = append(rec, f(v))
 		}
+		rec = append(rec, c.Paint.csvCells()...)
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

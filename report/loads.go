@@ -41,6 +41,8 @@ type LoadSummary struct {
 	// Retries is how many requests the successful loads sent again after
 	// the server did not process them (REFUSED_STREAM, GOAWAY), together.
 	Retries int `json:"retries,omitempty"`
+	// Paint are the loads' paint metrics (paint.go); absent without any.
+	Paint *PaintSummary `json:"paint,omitempty"`
 	// Against is the gain against the baseline protocol (CompareWith);
 	// absent for the baseline itself and with fewer than 2 loads a side.
 	Against *LoadGain `json:"against_baseline,omitempty"`
@@ -138,6 +140,13 @@ func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result)
 		}
 	}
 	s.CritPath = cp.Medians()
+	var paint PaintLoads
+	for _, r := range rs {
+		if !r.Failed {
+			paint.add(r.Paint)
+		}
+	}
+	s.Paint = paint.Summary()
 	s.TLS = summarizeTLS(tls)
 	s.SCTP = summarizeSCTP(rs)
 	return s
@@ -183,6 +192,7 @@ func (s LoadSummary) Print(w io.Writer) {
 		fmt.Fprintf(w, "  TLS round trips %s per load (medians; handshakes only, TCP's not counted)\n", s.TLS)
 	}
 	printCritPath(w, s.CritPath)
+	s.Paint.print(w)
 	if s.Retries > 0 {
 		fmt.Fprintf(w, "  retries %d: requests sent again after the server refused them (REFUSED_STREAM, GOAWAY), all loads together\n", s.Retries)
 	}

@@ -139,6 +139,36 @@ func TestRecordLabPage(t *testing.T) {
 			}
 		}
 	}
+	// The recording keeps its paints; the LCP element's URL (none for a
+	// text block) reaches the imported manifest.
+	var timings struct {
+		Log struct {
+			Pages []struct {
+				PageTimings struct {
+					FCP    *float64 `json:"_firstContentfulPaint"`
+					LCP    *float64 `json:"_largestContentfulPaint"`
+					LCPURL string   `json:"_largestContentfulPaintUrl"`
+				} `json:"pageTimings"`
+			} `json:"pages"`
+		} `json:"log"`
+	}
+	if err := json.Unmarshal(b, &timings); err != nil || len(timings.Log.Pages) != 1 {
+		t.Fatalf("recorded pages: %v", err)
+	}
+	pt := timings.Log.Pages[0].PageTimings
+	if pt.FCP == nil || pt.LCP == nil {
+		t.Fatalf("recorded page timings %+v: want FCP and LCP", pt)
+	}
+	imported, _, err := page.ImportHAR(b, page.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case pt.LCPURL == "" && (imported.LCPResource != nil || !strings.Contains(strings.Join(imported.Notes, "\n"), "is a text block")):
+		t.Errorf("a text LCP imported as resource %v, notes %q", imported.LCPResource, imported.Notes)
+	case pt.LCPURL != "" && (imported.LCPResource == nil || key(imported.URL(*imported.LCPResource)) != key(pt.LCPURL)):
+		t.Errorf("LCP image %s imported as resource %v", pt.LCPURL, imported.LCPResource)
+	}
 	// A failed recording writes nothing.
 	bad := filepath.Join(dir, "bad.har")
 	if code := runRecord(context.Background(), []string{pageURL, "-o", bad, "--resolve", m.Hosts[0] + "=127.0.0.1:1", "--timeout", "10s"}, &stdout, &stderr); code == 0 {

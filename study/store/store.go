@@ -63,6 +63,12 @@ CREATE TABLE IF NOT EXISTS probes (
 var columnsAdded = []struct{ table, column, decl string }{
 	{"sessions", "machine_json", "TEXT"},
 	{"sessions", "jobs_auto", "TEXT"},
+	// A real browser's paint metrics (probe.Paint), NULL when the load
+	// measured none: loads stored before them read as absent, never 0.
+	{"probes", "fcp_ms", "REAL"},
+	{"probes", "lcp_ms", "REAL"},
+	{"probes", "speed_index_ms", "REAL"},
+	{"probes", "lcp_url", "TEXT"},
 }
 
 type execQuerier interface {
@@ -534,10 +540,12 @@ func (st *Store) Put(p Probe) (int64, error) {
 	if !r.Failed {
 		plt, tow = r.PLTms, r.ToWms
 	}
-	res, err := st.db.Exec(`INSERT INTO probes(cond_hash, run, attempt, session_id, proto, started, duration_ms, failed, error, plt_ms, tow_ms, result_json, har, link_check_json)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	paint := paintColumns(r)
+	res, err := st.db.Exec(`INSERT INTO probes(cond_hash, run, attempt, session_id, proto, started, duration_ms, failed, error, plt_ms, tow_ms, result_json, har, link_check_json, fcp_ms, lcp_ms, speed_index_ms, lcp_url)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		p.CondHash, p.Run, p.Attempt, nullID(p.SessionID), r.Condition.Proto, r.Started.UTC().Format(time.RFC3339Nano),
-		float64(p.Duration)/float64(time.Millisecond), r.Failed, r.Error, plt, tow, string(rj), packHAR(r.HAR), string(cj))
+		float64(p.Duration)/float64(time.Millisecond), r.Failed, r.Error, plt, tow, string(rj), packHAR(r.HAR), string(cj),
+		paint[0], paint[1], paint[2], paint[3])
 	if err != nil {
 		return 0, fmt.Errorf("storing probe %s run %d in %s: %w", p.CondHash, p.Run, st.Path, err)
 	}
