@@ -1,0 +1,297 @@
+package findings
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/spdylab/spdylab/probe"
+	"github.com/spdylab/spdylab/report"
+	"github.com/spdylab/spdylab/study/spec"
+	"github.com/spdylab/spdylab/study/store"
+)
+
+// Row statuses. Only a current or partial row shows numbers.
+const (
+	StatusCurrent    = "current"
+	StatusPartial    = "partial"     // some loads are missing: shown, marked
+	StatusMissing    = "not run"     // no store yet
+	StatusStale      = "stale"       // the store does not match the file
+	StatusFailed     = "failed"      // the last run failed: its error, no number
+	StatusBroken     = "broken"      // the file does not parse
+	StatusNeedsPages = "needs pages" // over recordings, and none were given
+)
+
+// Row is one finding (or one walk of a walks finding) in FINDINGS.md.
+type Row struct {
+	Finding, Part          string // Part: the walk, for a walks finding
+	Question, Loads        string
+	Sample                 string   // the file's; Answer lines may say in-sample
+	Status, Reason, Note   string   // Reason: why it is not current
+	Answer, Explain        []string // one line per variant or cell
+	LateShift              string
+	Command, Store         string
+	Commits, Date, Machine string
+	Table                  string // a driver finding's output (Markdown)
+}
+
+// Shown tells whether the row carries numbers.
+func (r Row) Shown() bool { return r.Status == StatusCurrent || r.Status == StatusPartial }
+
+// studyRows reads a study finding's store (writing its report.html on the
+// way) into its rows.
+func studyRows(f *File, s *spec.Study, dir string, base Row) []Row {
+	if !hasStore(dir) {
+		base.Status, base.Reason = StatusMissing, "nothing stored yet: run "+base.Command
+		return []Row{base}
+	}
+	if st, err := readStamp(dir); err != nil || st != nil && st.State == StateFailed {
+		base.Status = StatusFailed
+		if err != nil {
+			base.Reason = err.Error()
+		} else {
+			base.Reason = "the last run failed: " + st.Error
+		}
+		return []Row{base}
+	}
+	a, err := report.Build(dir)
+	if err != nil {
+		base.Status, base.Reason = StatusFailed, "its report: "+err.Error()
+		return []Row{base}
+	}
+	base.Status = StatusCurrent
+	if got, want := storedLoads(a), len(s.Conditions)*s.Runs; got < want {
+		base.Status, base.Reason = StatusPartial, fmt.Sprintf("%d of %d loads stored: run %s to finish it", got, want, base.Command)
+	}
+	base.LateShift = lateText(a)
+	base.Commits, base.Date, base.Machine = provenance(a.Sessions)
+	switch {
+	case len(a.Walks) > 0:
+		return walkRows(a, base)
+	case len(a.FidelitySums) > 0:
+		base.Answer, base.Explain = fidelityAnswer(a)
+	default:
+		base.Answer, base.Explain = variantAnswers(a, f)
+	}
+	if len(base.Answer) == 0 {
+		base.Answer = []string{"no variant has a gain yet (too few successful loads)"}
+	}
+	return []Row{base}
+}
+
+// storedLoads counts the (condition, run) keys that have an attempt.
+func storedLoads(a *report.Analysis) int {
+	n := 0
+	for _, c := range a.Conds {
+		n += c.Loads
+	}
+	return n
+}
+
+// lateText is the emulator's late-load shift as the report judges it.
+func lateText(a *report.Analysis) string {
+	if a.LateLoads == 0 {
+		return fmt.Sprintf("no load of %d ran a late emulator", a.OKLoads)
+	}
+	s := fmt.Sprintf("%d of %d loads late; their PLTs %s from their conditions' on-time loads", a.LateLoads, a.OKLoads, a.LateShift)
+	if a.LateShift.Pairs >= report.LateJudgeMin && a.LateShift.Beyond(report.LateShiftLimit) {
+		s = "LATENESS MOVED THE RESULTS: " + s
+	}
+	return s
+}
+
+// provenance is the commits, date and machine of a store's sessions.
+func provenance(sess []store.Provenance) (commits, date, machine string) {
+	var revs []string
+	seen := map[string]bool{}
+	for _, p := range sess {
+		r := shortRev(p.Revision)
+		if !seen[r] {
+			seen[r] = true
+			revs = append(revs, r)
+		}
+	}
+	commits = strings.Join(revs, ", ")
+	if len(sess) > 0 {
+		last := sess[len(sess)-1]
+		date = last.Started.UTC().Format("2006-01-02 15:04 UTC")
+		m := last.Machine
+		machine = fmt.Sprintf("%s (%d CPUs, %s)", last.Hostname, m.CPUs, m.CPUModel)
+	}
+	return commits, date, machine
+}
+
+func shortRev(r string) string {
+	if len(r) > 12 && !strings.Contains(r[:12], "+") {
+		return r[:12] + strings.TrimLeft(r[12:], "0123456789abcdef")
+	}
+	return r
+}
+
+// variantAnswers is one line per variant: its gain over the baseline with
+// the 95% interval (one cell), or its cells' gains and verdicts (many),
+// and what its critical path says.
+func variantAnswers(a *report.Analysis, f *File) (answer, explain []string) {
+	why := report.Why(a, "")
+	for _, label := range a.Labels {
+		if label == a.BaseLabel {
+			continue
+		}
+		var cells []*report.Condition
+		for _, c := range a.Conds {
+			if c.Label == label && !c.IsBaseline && c.BaseHash != "" {
+				cells = append(cells, c)
+			}
+		}
+		if len(cells) == 0 {
+			continue
+		}
+		answer = append(answer, gainLine(a, label, cells)+" ("+f.SampleOf(label)+")")
+		if e := explainLine(label, why); e != "" {
+			explain = append(explain, e)
+		}
+	}
+	return answer, explain
+}
+
+// gainLine says a variant's gain against the baseline.
+func gainLine(a *report.Analysis, label string, cells []*report.Condition) string {
+	if len(cells) <= 4 {
+		var parts []string
+		for _, c := range cells {
+			parts = append(parts, fmt.Sprintf("%s: %s %s (PLT %s vs %s)", where(a, c), gainCI(c), c.Significance,
+				ms(c.PLT.Median), ms(a.ByHash[c.BaseHash].PLT.Median)))
+		}
+		return label + " vs " + a.BaseLabel + ": " + strings.Join(parts, "; ")
+	}
+	var won, lost, undecided int
+	var logs, gains []float64
+	for _, c := range cells {
+		switch c.Significance {
+		case report.Won:
+			won++
+		case report.Lost:
+			lost++
+		case report.Undecided:
+			undecided++
+		}
+		if c.Gain > 0 && !math.IsNaN(c.Gain) {
+			logs = append(logs, math.Log(c.Gain))
+			gains = append(gains, c.Gain)
+		}
+	}
+	if len(gains) == 0 {
+		return fmt.Sprintf("%s vs %s: %d cells, none with a gain yet", label, a.BaseLabel, len(cells))
+	}
+	sort.Float64s(gains)
+	return fmt.Sprintf("%s vs %s: %d cells, geometric mean gain %.2f (cells %.2f to %.2f); by their 95%% intervals %d won, %d lost, %d undecided",
+		label, a.BaseLabel, len(cells), math.Exp(mean(logs)), gains[0], gains[len(gains)-1], won, lost, undecided)
+}
+
+func gainCI(c *report.Condition) string {
+	if c.GainCI.TooFew || math.IsNaN(c.GainCI.Lo) {
+		return fmt.Sprintf("%.2f (too few loads for an interval)", c.Gain)
+	}
+	return fmt.Sprintf("%.2f [%.2f, %.2f]", c.Gain, c.GainCI.Lo, c.GainCI.Hi)
+}
+
+func ms(x float64) string {
+	if math.IsNaN(x) {
+		return "?"
+	}
+	return fmt.Sprintf("%.0f ms", x)
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// where is a cell's values but the baseline's factors, e.g. "page=pageA
+// loss=1%" (the variant's own factors are in its label).
+func where(a *report.Analysis, c *report.Condition) string {
+	var parts []string
+	for _, f := range a.Study.Varied {
+		if _, base := a.Study.Baseline[f]; base || f == "profile" {
+			continue
+		}
+		if v := c.Values[f]; v != "" {
+			parts = append(parts, f+"="+shortPage(v))
+		}
+	}
+	if len(parts) == 0 {
+		return "the cell"
+	}
+	return strings.Join(parts, " ")
+}
+
+// shortPage names a recording by its file, not its absolute path.
+func shortPage(v string) string {
+	if i := strings.LastIndexByte(v, '/'); i >= 0 {
+		return v[i+1:]
+	}
+	return v
+}
+
+// explainLine is the two critical-path categories whose difference from
+// the baseline is largest on average over the variant's cells.
+func explainLine(label string, why []report.WhyCell) string {
+	sum := map[string]float64{}
+	n := 0
+	for _, w := range why {
+		if w.Cond.Label != label {
+			continue
+		}
+		n++
+		for _, t := range w.Terms {
+			if !math.IsNaN(t.Diff) {
+				sum[t.Cat] += t.Diff
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	cats := make([]string, 0, len(sum))
+	for c := range sum {
+		cats = append(cats, c)
+	}
+	sort.Slice(cats, func(i, j int) bool {
+		di, dj := math.Abs(sum[cats[i]]), math.Abs(sum[cats[j]])
+		if di != dj {
+			return di > dj
+		}
+		return cats[i] < cats[j]
+	})
+	var parts []string
+	for _, c := range cats[:min(2, len(cats))] {
+		if sum[c] != 0 {
+			parts = append(parts, fmt.Sprintf("%+.0f ms %s", sum[c]/float64(n), probe.CategoryTitle(c)))
+		}
+	}
+	if len(parts) == 0 {
+		return label + ": no critical-path category differs"
+	}
+	return fmt.Sprintf("%s: %s (critical path minus the baseline's, mean over %d cells)", label, strings.Join(parts, ", "), n)
+}
+
+// fidelityAnswer is each (profile, protocol, pages) summary's distance
+// from Chromium, and the category of its worst cell's largest gap.
+func fidelityAnswer(a *report.Analysis) (answer, explain []string) {
+	for _, s := range a.FidelitySums {
+		line := fmt.Sprintf("loader (%s) vs Chromium, %s on %s pages: mean |PLT ratio - 1| %.1f%% over %d cells, worst %.1f%%; %d within the 10%% goal, %d outside",
+			s.Profile, s.Proto, s.Pages, s.MeanAbsErrPct, s.Cells, s.WorstAbsErrPct, s.WithinGoal, s.Outside)
+		if w := s.Worst; w != nil {
+			line += fmt.Sprintf(" (worst cell ratio %.2f [%.2f, %.2f])", w.Ratio, w.Lo, w.Hi)
+			if gaps := w.CategoryGaps(); len(gaps) > 0 {
+				explain = append(explain, fmt.Sprintf("%s %s worst cell: %+.0f ms %s (loader minus Chromium)", s.Profile, s.Proto, gaps[0].GapMs, probe.CategoryTitle(gaps[0].Cat)))
+			}
+		}
+		answer = append(answer, line)
+	}
+	return answer, explain
+}
