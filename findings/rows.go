@@ -64,6 +64,13 @@ func studyRows(f *File, s *spec.Study, dir string, base Row) []Row {
 	if got, want := storedLoads(a), len(s.Conditions)*s.Runs; got < want {
 		base.Status, base.Reason = StatusPartial, fmt.Sprintf("%d of %d loads stored: run %s to finish it", got, want, base.Command)
 	}
+	if failed, first := failedLoads(a); failed > 0 {
+		if failed == storedLoads(a) {
+			base.Status, base.Reason = StatusFailed, fmt.Sprintf("every one of its %d stored loads failed: %s", failed, first)
+			return []Row{base}
+		}
+		base.Note = fmt.Sprintf("%d loads failed twice and are left out (first error: %s)", failed, first)
+	}
 	base.LateShift = lateText(a)
 	base.Commits, base.Date, base.Machine = provenance(a.Sessions)
 	switch {
@@ -87,6 +94,19 @@ func storedLoads(a *report.Analysis) int {
 		n += c.Loads
 	}
 	return n
+}
+
+// failedLoads counts the keys without a successful attempt, with the
+// first error.
+func failedLoads(a *report.Analysis) (int, string) {
+	n, first := 0, ""
+	for _, c := range a.Conds {
+		n += c.Failed
+		if first == "" && len(c.Errors) > 0 {
+			first = c.Errors[0]
+		}
+	}
+	return n, first
 }
 
 // lateText is the emulator's late-load shift as the report judges it.
