@@ -115,4 +115,3 @@ func findingsRow(t *testing.T, md, name string) string {
 	t.Fatalf("FINDINGS.md has no row for %s:\n%s", name, md)
 	return ""
 }
-
