@@ -114,6 +114,9 @@ func lateText(a *report.Analysis) string {
 	if a.LateLoads == 0 {
 		return fmt.Sprintf("no load of %d ran a late emulator", a.OKLoads)
 	}
+	if a.LateShift.Pairs < 2 {
+		return fmt.Sprintf("%d of %d loads late; too few on-time loads beside them to tell a shift", a.LateLoads, a.OKLoads)
+	}
 	s := fmt.Sprintf("%d of %d loads late; their PLTs %s from their conditions' on-time loads", a.LateLoads, a.OKLoads, a.LateShift)
 	if a.LateShift.Pairs >= report.LateJudgeMin && a.LateShift.Beyond(report.LateShiftLimit) {
 		s = "LATENESS MOVED THE RESULTS: " + s
@@ -303,7 +306,7 @@ func explainLine(label string, why []report.WhyCell) string {
 // from Chromium, and the category of its worst cell's largest gap.
 func fidelityAnswer(a *report.Analysis) (answer, explain []string) {
 	for _, s := range a.FidelitySums {
-		line := fmt.Sprintf("loader (%s) vs Chromium, %s on %s pages: mean |PLT ratio - 1| %.1f%% over %d cells, worst %.1f%%; %d within the 10%% goal, %d outside",
+		line := fmt.Sprintf("loader (%s) vs Chromium, %s on %s: mean |PLT ratio - 1| %.1f%% over %d cells, worst %.1f%%; %d within the 10%% goal, %d outside",
 			s.Profile, s.Proto, s.Pages, s.MeanAbsErrPct, s.Cells, s.WorstAbsErrPct, s.WithinGoal, s.Outside)
 		if w := s.Worst; w != nil {
 			line += fmt.Sprintf(" (worst cell ratio %.2f [%.2f, %.2f])", w.Ratio, w.Lo, w.Hi)
