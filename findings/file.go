@@ -64,10 +64,16 @@ type File struct {
 	// InSample names variants (by a word of their label, e.g. a
 	// profile's name) that were chosen on these cells, and why.
 	InSample []InSample
-	Pages    string // PagesNone or PagesRequired
-	Kind     string
-	Src      []byte
-	Sum      string // SHA-256 of Src: what the stored stamp is checked against
+	// ChosenOn narrows InSample to the cells whose factor holds one of
+	// the values ("# chosen-on: page=a,b"): the others are held out.
+	ChosenOn struct {
+		Factor string
+		Values map[string]bool
+	}
+	Pages string // PagesNone or PagesRequired
+	Kind  string
+	Src   []byte
+	Sum   string // SHA-256 of Src: what the stored stamp is checked against
 	// Driver and Args: a driver finding's program (a folder of the
 	// repository, run with go run) and its arguments.
 	Driver string
@@ -138,6 +144,12 @@ func (f *File) readHeader() error {
 			continue // free comment
 		}
 		val = strings.TrimSpace(val)
+		if key == "chosen-on" {
+			if err := f.readChosenOn(val); err != nil {
+				return fmt.Errorf("line %d: %w", n, err)
+			}
+			continue
+		}
 		if key == "in-sample" {
 			word, why, _ := strings.Cut(val, ":")
 			f.InSample = append(f.InSample, InSample{Word: strings.TrimSpace(word), Why: strings.TrimSpace(why)})
@@ -145,7 +157,7 @@ func (f *File) readHeader() error {
 		}
 		p := vals[key]
 		if p == nil {
-			return fmt.Errorf("line %d: header key %q: want one of question, loads, sample, in-sample, pages, kind", n, key)
+			return fmt.Errorf("line %d: header key %q: want one of question, loads, sample, in-sample, chosen-on, pages, kind", n, key)
 		}
 		*p, last = val, p
 	}
@@ -161,6 +173,29 @@ func (f *File) readHeader() error {
 		return fmt.Errorf("header kind: %q: want %s or %s", f.Kind, KindStudy, KindDriver)
 	}
 	return nil
+}
+
+// readChosenOn reads "FACTOR=v1,v2,...".
+func (f *File) readChosenOn(val string) error {
+	factor, list, ok := strings.Cut(val, "=")
+	if !ok || strings.TrimSpace(factor) == "" || strings.TrimSpace(list) == "" {
+		return fmt.Errorf("chosen-on: %q: want FACTOR=VALUE,VALUE,...", val)
+	}
+	f.ChosenOn.Factor, f.ChosenOn.Values = strings.TrimSpace(factor), map[string]bool{}
+	for _, v := range strings.Split(list, ",") {
+		f.ChosenOn.Values[strings.TrimSpace(v)] = true
+	}
+	return nil
+}
+
+// Chosen tells whether a cell (its factor values) is one an in-sample
+// variant was chosen on: every cell unless chosen-on narrows them.
+func (f *File) Chosen(values map[string]string) bool {
+	if f.ChosenOn.Factor == "" {
+		return true
+	}
+	v := shortPage(values[f.ChosenOn.Factor])
+	return f.ChosenOn.Values[v] || f.ChosenOn.Values[strings.TrimSuffix(v, ".har")]
 }
 
 // driverFile is a driver finding's body.
@@ -222,10 +257,17 @@ func (f *File) Study(pages string, runs int) (*spec.Study, error) {
 // SampleOf says whether a variant's numbers are in-sample: the header's
 // in-sample line whose word its label holds, else the file's sample line.
 func (f *File) SampleOf(label string) string {
-	for _, s := range f.InSample {
-		if strings.Contains(label, s.Word) {
-			return "in-sample: " + s.Why
-		}
+	if s := f.inSample(label); s != nil {
+		return "in-sample: " + s.Why
 	}
 	return f.Sample
+}
+
+func (f *File) inSample(label string) *InSample {
+	for i, s := range f.InSample {
+		if strings.Contains(label, s.Word) {
+			return &f.InSample[i]
+		}
+	}
+	return nil
 }

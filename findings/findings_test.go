@@ -246,3 +246,21 @@ func TestDriverFinding(t *testing.T) {
 		t.Errorf("the earlier table was not kept aside: %v", aside)
 	}
 }
+
+func TestChosenOnSplitsCells(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "x", "# chosen-on: page=a-2019,b\n# in-sample: tuned: picked here\n"+smallFinding)
+	f, err := Read(dir, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for page, want := range map[string]bool{"har:/p/a-2019.har": true, "b": true, "har:/p/c-2019.har": false} {
+		if got := f.Chosen(map[string]string{"page": page}); got != want {
+			t.Errorf("page %s chosen %v, want %v", page, got, want)
+		}
+	}
+	writeFile(t, dir, "y", "# chosen-on: page\n"+smallFinding)
+	if _, err := Read(dir, "y"); err == nil || !strings.Contains(err.Error(), "line 1: chosen-on") {
+		t.Errorf("err %v, want one naming line 1's chosen-on", err)
+	}
+}

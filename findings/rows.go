@@ -170,12 +170,37 @@ func variantAnswers(a *report.Analysis, f *File) (answer, explain []string) {
 		if len(cells) == 0 {
 			continue
 		}
-		answer = append(answer, gainLine(a, label, cells)+" ("+f.SampleOf(label)+")")
+		answer = append(answer, sampleLines(a, f, label, cells)...)
 		if e := explainLine(label, why); e != "" {
 			explain = append(explain, e)
 		}
 	}
 	return answer, explain
+}
+
+// sampleLines is a variant's gain line, split into the cells it was
+// chosen on (in-sample) and the others (held out) when the header says
+// which cells those were.
+func sampleLines(a *report.Analysis, f *File, label string, cells []*report.Condition) []string {
+	if f.inSample(label) == nil || f.ChosenOn.Factor == "" {
+		return []string{gainLine(a, label, cells) + " (" + f.SampleOf(label) + ")"}
+	}
+	var in, out []*report.Condition
+	for _, c := range cells {
+		if f.Chosen(c.Values) {
+			in = append(in, c)
+		} else {
+			out = append(out, c)
+		}
+	}
+	var lines []string
+	if len(in) > 0 {
+		lines = append(lines, gainLine(a, label, in)+" (in-sample, the cells it was chosen on: "+f.inSample(label).Why+")")
+	}
+	if len(out) > 0 {
+		lines = append(lines, gainLine(a, label, out)+" (held-out: cells it was not chosen on)")
+	}
+	return lines
 }
 
 // gainLine says a variant's gain against the baseline.
