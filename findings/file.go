@@ -71,9 +71,12 @@ type File struct {
 		Values map[string]bool
 	}
 	Pages string // PagesNone or PagesRequired
-	Kind  string
-	Src   []byte
-	Sum   string // SHA-256 of Src: what the stored stamp is checked against
+	// By names the factors whose values the question compares ("# by:
+	// rate"): a variant's cells are summed up per value, not all together.
+	By   []string
+	Kind string
+	Src  []byte
+	Sum  string // SHA-256 of Src: what the stored stamp is checked against
 	// Driver and Args: a driver finding's program (a folder of the
 	// repository, run with go run) and its arguments.
 	Driver string
@@ -144,6 +147,14 @@ func (f *File) readHeader() error {
 			continue // free comment
 		}
 		val = strings.TrimSpace(val)
+		if key == "by" {
+			for _, b := range strings.Split(val, ",") {
+				if b = strings.TrimSpace(b); b != "" {
+					f.By = append(f.By, b)
+				}
+			}
+			continue
+		}
 		if key == "chosen-on" {
 			if err := f.readChosenOn(val); err != nil {
 				return fmt.Errorf("line %d: %w", n, err)
@@ -157,7 +168,7 @@ func (f *File) readHeader() error {
 		}
 		p := vals[key]
 		if p == nil {
-			return fmt.Errorf("line %d: header key %q: want one of question, loads, sample, in-sample, chosen-on, pages, kind", n, key)
+			return fmt.Errorf("line %d: header key %q: want one of question, loads, sample, in-sample, chosen-on, by, pages, kind", n, key)
 		}
 		*p, last = val, p
 	}

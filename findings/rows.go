@@ -170,20 +170,60 @@ func variantAnswers(a *report.Analysis, f *File) (answer, explain []string) {
 		if len(cells) == 0 {
 			continue
 		}
-		answer = append(answer, sampleLines(a, f, label, cells)...)
-		if e := explainLine(label, why); e != "" {
-			explain = append(explain, e)
+		for _, group := range groupCells(f.By, cells) {
+			name := groupName(f.By, group[0])
+			answer = append(answer, sampleLines(a, f, label, name, group)...)
+			if e := explainLine(label+name, group, why); e != "" {
+				explain = append(explain, e)
+			}
 		}
 	}
 	return answer, explain
 }
 
+// groupCells splits a variant's cells by the values of the factors the
+// question compares, in the order the values first appear.
+func groupCells(by []string, cells []*report.Condition) [][]*report.Condition {
+	if len(by) == 0 {
+		return [][]*report.Condition{cells}
+	}
+	var groups [][]*report.Condition
+	index := map[string]int{}
+	for _, c := range cells {
+		var key []string
+		for _, f := range by {
+			key = append(key, c.Values[f])
+		}
+		k := strings.Join(key, "\x00")
+		i, ok := index[k]
+		if !ok {
+			i = len(groups)
+			index[k] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], c)
+	}
+	return groups
+}
+
+// groupName is " at f=v ..." for a group of cells ("" without groups).
+func groupName(by []string, c *report.Condition) string {
+	var parts []string
+	for _, f := range by {
+		parts = append(parts, f+"="+c.Values[f])
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " at " + strings.Join(parts, " ")
+}
+
 // sampleLines is a variant's gain line, split into the cells it was
 // chosen on (in-sample) and the others (held out) when the header says
 // which cells those were.
-func sampleLines(a *report.Analysis, f *File, label string, cells []*report.Condition) []string {
+func sampleLines(a *report.Analysis, f *File, label, group string, cells []*report.Condition) []string {
 	if f.inSample(label) == nil || f.ChosenOn.Factor == "" {
-		return []string{gainLine(a, label, cells) + " (" + f.SampleOf(label) + ")"}
+		return []string{gainLine(a, label, group, cells) + " (" + f.SampleOf(label) + ")"}
 	}
 	var in, out []*report.Condition
 	for _, c := range cells {
@@ -195,25 +235,25 @@ func sampleLines(a *report.Analysis, f *File, label string, cells []*report.Cond
 	}
 	var lines []string
 	if len(in) > 0 {
-		lines = append(lines, gainLine(a, label, in)+" (in-sample, the cells it was chosen on: "+f.inSample(label).Why+")")
+		lines = append(lines, gainLine(a, label, group, in)+" (in-sample, the cells it was chosen on: "+f.inSample(label).Why+")")
 	}
 	if len(out) > 0 {
-		lines = append(lines, gainLine(a, label, out)+" (held-out: cells it was not chosen on)")
+		lines = append(lines, gainLine(a, label, group, out)+" (held-out: cells it was not chosen on)")
 	}
 	return lines
 }
 
 // gainLine says a variant's gain against the baseline.
-func gainLine(a *report.Analysis, label string, cells []*report.Condition) string {
+func gainLine(a *report.Analysis, label, group string, cells []*report.Condition) string {
 	if len(cells) <= 4 {
 		var parts []string
 		for _, c := range cells {
-			parts = append(parts, fmt.Sprintf("%s: %s %s (PLT %s vs %s)", where(a, c), gainCI(c), c.Significance,
+			parts = append(parts, fmt.Sprintf("%s: %s (PLT %s vs %s)", where(a, c), gainVerdict(c),
 				ms(c.PLT.Median), ms(a.ByHash[c.BaseHash].PLT.Median)))
 		}
 		return label + " vs " + a.BaseLabel + ": " + strings.Join(parts, "; ")
 	}
-	var won, lost, undecided int
+	var won, lost, undecided, tooFew int
 	var logs, gains []float64
 	for _, c := range cells {
 		switch c.Significance {
@@ -223,6 +263,8 @@ func gainLine(a *report.Analysis, label string, cells []*report.Condition) strin
 			lost++
 		case report.Undecided:
 			undecided++
+		case report.TooFewLoads:
+			tooFew++
 		}
 		if c.Gain > 0 && !math.IsNaN(c.Gain) {
 			logs = append(logs, math.Log(c.Gain))
@@ -230,11 +272,23 @@ func gainLine(a *report.Analysis, label string, cells []*report.Condition) strin
 		}
 	}
 	if len(gains) == 0 {
-		return fmt.Sprintf("%s vs %s: %d cells, none with a gain yet", label, a.BaseLabel, len(cells))
+		return fmt.Sprintf("%s vs %s%s: %d cells, none with a gain yet", label, a.BaseLabel, group, len(cells))
 	}
 	sort.Float64s(gains)
-	return fmt.Sprintf("%s vs %s: %d cells, geometric mean gain %.2f (cells %.2f to %.2f); by their 95%% intervals %d won, %d lost, %d undecided",
-		label, a.BaseLabel, len(cells), math.Exp(mean(logs)), gains[0], gains[len(gains)-1], won, lost, undecided)
+	s := fmt.Sprintf("%s vs %s%s: %d cells, geometric mean gain %.2f (cells %.2f to %.2f); by their 95%% intervals %d won, %d lost, %d undecided",
+		label, a.BaseLabel, group, len(cells), math.Exp(mean(logs)), gains[0], gains[len(gains)-1], won, lost, undecided)
+	if tooFew > 0 {
+		s += fmt.Sprintf(", %d with too few loads for an interval", tooFew)
+	}
+	return s
+}
+
+// gainVerdict is the gain, its interval and what the interval says.
+func gainVerdict(c *report.Condition) string {
+	if c.Significance == report.TooFewLoads || c.Significance == report.NoGain {
+		return gainCI(c)
+	}
+	return gainCI(c) + " " + string(c.Significance)
 }
 
 func gainCI(c *report.Condition) string {
@@ -268,7 +322,10 @@ func where(a *report.Analysis, c *report.Condition) string {
 			continue
 		}
 		if v := c.Values[f]; v != "" {
-			parts = append(parts, f+"="+shortPage(v))
+			if f == "page" {
+				v = shortPage(v)
+			}
+			parts = append(parts, f+"="+v)
 		}
 	}
 	if len(parts) == 0 {
@@ -286,12 +343,17 @@ func shortPage(v string) string {
 }
 
 // explainLine is the two critical-path categories whose difference from
-// the baseline is largest on average over the variant's cells.
-func explainLine(label string, why []report.WhyCell) string {
+// the baseline is largest on average over the cells (a variant's, or a
+// group of them).
+func explainLine(label string, cells []*report.Condition, why []report.WhyCell) string {
+	in := map[*report.Condition]bool{}
+	for _, c := range cells {
+		in[c] = true
+	}
 	sum := map[string]float64{}
 	n := 0
 	for _, w := range why {
-		if w.Cond.Label != label {
+		if !in[w.Cond] {
 			continue
 		}
 		n++

@@ -64,5 +64,5 @@ func rowGain(r report.WalkRow) string {
 	if r.Variant == nil {
 		return "?"
 	}
-	return gainCI(r.Variant) + " " + string(r.Variant.Significance)
+	return gainVerdict(r.Variant)
 }
