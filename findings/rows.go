@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/report"
 	"github.com/spdylab/spdylab/study/spec"
@@ -254,7 +255,7 @@ func gainLine(a *report.Analysis, label, group string, cells []*report.Condition
 		return label + " vs " + a.BaseLabel + ": " + strings.Join(parts, "; ")
 	}
 	var won, lost, undecided, tooFew int
-	var logs, gains []float64
+	var gains []float64
 	for _, c := range cells {
 		switch c.Significance {
 		case report.Won:
@@ -267,7 +268,6 @@ func gainLine(a *report.Analysis, label, group string, cells []*report.Condition
 			tooFew++
 		}
 		if c.Gain > 0 && !math.IsNaN(c.Gain) {
-			logs = append(logs, math.Log(c.Gain))
 			gains = append(gains, c.Gain)
 		}
 	}
@@ -275,8 +275,8 @@ func gainLine(a *report.Analysis, label, group string, cells []*report.Condition
 		return fmt.Sprintf("%s vs %s%s: %d cells, none with a gain yet", label, a.BaseLabel, group, len(cells))
 	}
 	sort.Float64s(gains)
-	s := fmt.Sprintf("%s vs %s%s: %d cells, geometric mean gain %.2f (cells %.2f to %.2f); by their 95%% intervals %d won, %d lost, %d undecided",
-		label, a.BaseLabel, group, len(cells), math.Exp(mean(logs)), gains[0], gains[len(gains)-1], won, lost, undecided)
+	s := fmt.Sprintf("%s vs %s%s: %d cells, geometric mean gain %s (cells %.2f to %.2f); by their 95%% intervals %d won, %d lost, %d undecided",
+		label, a.BaseLabel, group, len(cells), geoMean(a, cells), gains[0], gains[len(gains)-1], won, lost, undecided)
 	if tooFew > 0 {
 		s += fmt.Sprintf(", %d with too few loads for an interval", tooFew)
 	}
@@ -305,12 +305,36 @@ func ms(x float64) string {
 	return fmt.Sprintf("%.0f ms", x)
 }
 
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
+// geoMean is the cells' geometric mean gain with its stratified
+// bootstrap interval (stats.GeoMeanRatio) over each cell's successful
+// loads, one per run as the report counts them.
+func geoMean(a *report.Analysis, cells []*report.Condition) string {
+	plts := successfulPLTs(a)
+	var pairs []stats.Pair
+	for _, c := range cells {
+		pairs = append(pairs, stats.Pair{Num: plts[c.BaseHash], Den: plts[c.Hash]})
 	}
-	return s / float64(len(xs))
+	r := stats.GeoMeanRatio(pairs)
+	if r.TooFew || math.IsNaN(r.Lo) {
+		return fmt.Sprintf("%.2f (too few loads for an interval)", r.Ratio)
+	}
+	return fmt.Sprintf("%.2f [%.2f, %.2f]", r.Ratio, r.Lo, r.Hi)
+}
+
+// successfulPLTs are each condition's successful PLTs, the first
+// successful attempt of each run.
+func successfulPLTs(a *report.Analysis) map[string][]float64 {
+	out := map[string][]float64{}
+	seen := map[string]bool{}
+	for _, p := range a.Probes {
+		key := fmt.Sprintf("%s/%d", p.CondHash, p.Run)
+		if p.Result.Failed || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out[p.CondHash] = append(out[p.CondHash], p.Result.PLTms)
+	}
+	return out
 }
 
 // where is a cell's values but the baseline's factors, e.g. "page=pageA
