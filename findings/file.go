@@ -112,6 +112,11 @@ func Read(dir, name string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parse(name, path, src)
+}
+
+// parse reads a findings file's text (Read without the disk).
+func parse(name, path string, src []byte) (*File, error) {
 	sum := sha256.Sum256(src)
 	f := &File{Name: name, Path: path, Src: src, Sum: hex.EncodeToString(sum[:]), Kind: KindStudy}
 	if err := f.readHeader(); err != nil {
