@@ -158,28 +158,38 @@ func shortRev(r string) string {
 // and what its critical path says.
 func variantAnswers(a *report.Analysis, f *File) (answer, explain []string) {
 	why := report.Why(a, "")
-	for _, label := range a.Labels {
-		if label == a.BaseLabel {
+	var names []string
+	byName := map[string][]*report.Condition{}
+	for _, c := range a.Conds {
+		if c.IsBaseline || c.BaseHash == "" {
 			continue
 		}
-		var cells []*report.Condition
-		for _, c := range a.Conds {
-			if c.Label == label && !c.IsBaseline && c.BaseHash != "" {
-				cells = append(cells, c)
-			}
+		n := variantName(c)
+		if byName[n] == nil {
+			names = append(names, n)
 		}
-		if len(cells) == 0 {
-			continue
-		}
-		for _, group := range groupCells(f.By, cells) {
-			name := groupName(f.By, group[0])
-			answer = append(answer, sampleLines(a, f, label, name, group)...)
-			if e := explainLine(label+name, group, why); e != "" {
+		byName[n] = append(byName[n], c)
+	}
+	for _, n := range names {
+		for _, group := range groupCells(f.By, byName[n]) {
+			g := groupName(f.By, group[0])
+			answer = append(answer, sampleLines(a, f, n, g, group)...)
+			if e := explainLine(n+g, group, why); e != "" {
 				explain = append(explain, e)
 			}
 		}
 	}
 	return answer, explain
+}
+
+// variantName is a variant's label with its profile: a profile may set
+// nothing the label shows (pacing, push), and its rows must not mix with
+// the protocol's defaults.
+func variantName(c *report.Condition) string {
+	if p := c.Values["profile"]; p != "" {
+		return c.Label + " profile=" + p
+	}
+	return c.Label
 }
 
 // groupCells splits a variant's cells by the values of the factors the
@@ -247,12 +257,13 @@ func sampleLines(a *report.Analysis, f *File, label, group string, cells []*repo
 // gainLine says a variant's gain against the baseline.
 func gainLine(a *report.Analysis, label, group string, cells []*report.Condition) string {
 	if len(cells) <= 4 {
+		vary := varying(cells)
 		var parts []string
 		for _, c := range cells {
-			parts = append(parts, fmt.Sprintf("%s: %s (PLT %s vs %s)", where(a, c), gainVerdict(c),
+			parts = append(parts, fmt.Sprintf("%s%s (PLT %s vs %s)", where(a, c, vary), gainVerdict(c),
 				ms(c.PLT.Median), ms(a.ByHash[c.BaseHash].PLT.Median)))
 		}
-		return label + " vs " + a.BaseLabel + ": " + strings.Join(parts, "; ")
+		return label + " vs " + a.BaseLabel + group + ": " + strings.Join(parts, "; ")
 	}
 	var won, lost, undecided, tooFew int
 	var gains []float64
@@ -337,25 +348,39 @@ func successfulPLTs(a *report.Analysis) map[string][]float64 {
 	return out
 }
 
-// where is a cell's values but the baseline's factors, e.g. "page=pageA
-// loss=1%" (the variant's own factors are in its label).
-func where(a *report.Analysis, c *report.Condition) string {
+// where is "page=pageA loss=1%: ", a cell's values of the factors that
+// vary (but the baseline's, which the variant's label holds), or "".
+func where(a *report.Analysis, c *report.Condition, vary map[string]bool) string {
 	var parts []string
 	for _, f := range a.Study.Varied {
-		if _, base := a.Study.Baseline[f]; base || f == "profile" {
+		if _, base := a.Study.Baseline[f]; base || !vary[f] {
 			continue
 		}
-		if v := c.Values[f]; v != "" {
-			if f == "page" {
-				v = shortPage(v)
-			}
-			parts = append(parts, f+"="+v)
+		v := c.Values[f]
+		if f == "page" {
+			v = shortPage(v)
 		}
+		parts = append(parts, f+"="+v)
 	}
 	if len(parts) == 0 {
-		return "the cell"
+		return ""
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(parts, " ") + ": "
+}
+
+// varying are the factors whose values differ between the cells: what
+// tells one cell of a line from another (the rest is in the line's
+// variant and group).
+func varying(cells []*report.Condition) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range cells[1:] {
+		for f, v := range c.Values {
+			if cells[0].Values[f] != v {
+				out[f] = true
+			}
+		}
+	}
+	return out
 }
 
 // shortPage names a recording by its file, not its absolute path.
