@@ -49,11 +49,6 @@ const (
 // of recordings was given: the row says so instead of a number.
 var ErrNeedsPages = errors.New("needs --pages DIR (the shared recordings are never committed)")
 
-// pagesVar is how a findings file names one recording of the folder
-// --pages gives (har:$PAGES/NAME.har): a few small recordings keep a
-// finding within its time, where dir:$PAGES would take all of them.
-const pagesVar = "$PAGES/"
-
 // File is one findings file: its comment header and its body.
 type File struct {
 	Name     string // the file's name without .toml
@@ -243,24 +238,15 @@ func (f *File) Study(pages string, runs int) (*spec.Study, error) {
 	if f.Kind != KindStudy {
 		return nil, fmt.Errorf("%s: a %s finding is not a study", f.Path, f.Kind)
 	}
-	src := f.Src
-	usesVar := bytes.Contains(src, []byte(pagesVar))
-	usesDir := bytes.Contains(src, []byte("dir:$PAGES"))
-	if pages == "" && (f.Pages == PagesRequired || usesVar) {
+	uses := bytes.Contains(f.Src, []byte("$PAGES"))
+	if pages == "" && (f.Pages == PagesRequired || uses) {
 		return nil, ErrNeedsPages
 	}
-	if usesVar {
-		abs, err := filepath.Abs(pages)
-		if err != nil {
-			return nil, err
-		}
-		src = bytes.ReplaceAll(src, []byte(pagesVar), []byte(abs+string(filepath.Separator)))
-	}
 	corpus := ""
-	if usesDir {
+	if uses {
 		corpus = pages
 	}
-	s, err := studyfile.ParsePages(src, filepath.Dir(f.Path), corpus)
+	s, err := studyfile.ParsePages(f.Src, filepath.Dir(f.Path), corpus)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Path, err)
 	}
