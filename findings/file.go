@@ -68,10 +68,14 @@ type File struct {
 	Pages string // PagesNone or PagesRequired
 	// By names the factors whose values the question compares ("# by:
 	// rate"): a variant's cells are summed up per value, not all together.
-	By   []string
-	Kind string
-	Src  []byte
-	Sum  string // SHA-256 of Src: what the stored stamp is checked against
+	By []string
+	// Contrast names factors of two values whose effect on the gain the
+	// question is about ("# contrast: hosts"): each variant's gain at the
+	// second value over its gain at the first, with an interval.
+	Contrast []string
+	Kind     string
+	Src      []byte
+	Sum      string // SHA-256 of Src: what the stored stamp is checked against
 	// Driver and Args: a driver finding's program (a folder of the
 	// repository, run with go run) and its arguments.
 	Driver string
@@ -147,10 +151,14 @@ func (f *File) readHeader() error {
 			continue // free comment
 		}
 		val = strings.TrimSpace(val)
-		if key == "by" {
+		if key == "by" || key == "contrast" {
+			list := &f.By
+			if key == "contrast" {
+				list = &f.Contrast
+			}
 			for _, b := range strings.Split(val, ",") {
 				if b = strings.TrimSpace(b); b != "" {
-					f.By = append(f.By, b)
+					*list = append(*list, b)
 				}
 			}
 			continue
@@ -168,7 +176,7 @@ func (f *File) readHeader() error {
 		}
 		p := vals[key]
 		if p == nil {
-			return fmt.Errorf("line %d: header key %q: want one of question, loads, sample, in-sample, chosen-on, by, pages, kind", n, key)
+			return fmt.Errorf("line %d: header key %q: want one of question, loads, sample, in-sample, chosen-on, by, contrast, pages, kind", n, key)
 		}
 		*p, last = val, p
 	}

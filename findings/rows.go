@@ -170,7 +170,9 @@ func variantAnswers(a *report.Analysis, f *File) (answer, explain []string) {
 		}
 		byName[n] = append(byName[n], c)
 	}
+	plts := successfulPLTs(a)
 	for _, n := range names {
+		answer = append(answer, contrastLines(a, f, n, byName[n], plts)...)
 		for _, group := range groupCells(f.By, byName[n]) {
 			g := groupName(f.By, group[0])
 			answer = append(answer, sampleLines(a, f, n, g, group)...)

@@ -38,3 +38,17 @@ func TestGeoMeanRatio(t *testing.T) {
 		t.Errorf("no cells: %+v", r)
 	}
 }
+
+func TestGeoMeanContrast(t *testing.T) {
+	a, b := twoSamples(20, 1500, 1000, 10) // gain near 1.5
+	c, d := twoSamples(20, 1000, 1000, 10) // gain near 1
+	r := GeoMeanContrast([]Pair{{a, b}}, []Pair{{c, d}})
+	want := MedianRatio(a, b).Ratio / MedianRatio(c, d).Ratio
+	if math.Abs(r.Ratio-want) > 1e-12 || !r.Above(1) {
+		t.Errorf("contrast %+v, want %v with its interval above 1", r, want)
+	}
+	same := GeoMeanContrast([]Pair{{a, b}}, []Pair{{a, b}})
+	if same.Ratio != 1 || !(same.Lo < 1 && same.Hi > 1) {
+		t.Errorf("a setting against itself: %+v, want 1 inside its interval", same)
+	}
+}
