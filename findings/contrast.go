@@ -125,3 +125,28 @@ func contrastVerdict(r stats.RatioCI) string {
 	}
 	return "no change shown: the interval holds 1"
 }
+
+// trendLines answer how a variant's gain moves along a factor (the
+// header's "# trend: rate"): one line per variant with each value's
+// geometric mean gain over the cells at that value and its interval.
+func trendLines(a *report.Analysis, f *File, name string, cells []*report.Condition, plts map[string][]float64) []string {
+	var out []string
+	for _, tf := range f.Trend {
+		var vals []string
+		at := map[string][]stats.Pair{}
+		for _, c := range cells {
+			v := c.Values[tf]
+			if at[v] == nil {
+				vals = append(vals, v)
+			}
+			at[v] = append(at[v], stats.Pair{Num: plts[c.BaseHash], Den: plts[c.Hash]})
+		}
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			parts[i] = fmt.Sprintf("%s %s", v, ratioText(stats.GeoMeanRatio(at[v])))
+		}
+		out = append(out, fmt.Sprintf("%s vs %s by %s (geometric mean gain over the %d cells at each): %s",
+			name, a.BaseLabel, tf, len(at[vals[0]]), strings.Join(parts, "; ")))
+	}
+	return out
+}

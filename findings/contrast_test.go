@@ -54,3 +54,17 @@ func TestContrastLines(t *testing.T) {
 		t.Errorf("a factor of one value: %q", lines)
 	}
 }
+
+func TestTrendLines(t *testing.T) {
+	plts := map[string][]float64{}
+	var cells []*report.Condition
+	for _, rate := range []string{"1mbit", "10mbit"} {
+		h := "c" + rate
+		cells = append(cells, &report.Condition{Cond: spec.Cond{Hash: h, Values: map[string]string{"rate": rate}}, BaseHash: h + "-base"})
+		plts[h], plts[h+"-base"] = loads(10, 1000), loads(10, map[string]float64{"1mbit": 1000, "10mbit": 2000}[rate])
+	}
+	lines := trendLines(&report.Analysis{BaseLabel: "https"}, &File{Trend: []string{"rate"}}, "spdy/3", cells, plts)
+	if len(lines) != 1 || !strings.Contains(lines[0], "1mbit 1.00 [") || !strings.Contains(lines[0], "10mbit 2.00 [") {
+		t.Fatalf("lines %q", lines)
+	}
+}

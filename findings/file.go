@@ -73,9 +73,12 @@ type File struct {
 	// question is about ("# contrast: hosts"): each variant's gain at the
 	// second value over its gain at the first, with an interval.
 	Contrast []string
-	Kind     string
-	Src      []byte
-	Sum      string // SHA-256 of Src: what the stored stamp is checked against
+	// Trend names factors along which the question follows the gain
+	// ("# trend: rate"): each value's mean gain over its cells.
+	Trend []string
+	Kind  string
+	Src   []byte
+	Sum   string // SHA-256 of Src: what the stored stamp is checked against
 	// Driver and Args: a driver finding's program (a folder of the
 	// repository, run with go run) and its arguments.
 	Driver string
@@ -133,6 +136,7 @@ func parse(name, path string, src []byte) (*File, error) {
 // not a comment; a line "#   more" continues the previous key's value.
 func (f *File) readHeader() error {
 	vals := map[string]*string{"question": &f.Question, "loads": &f.Loads, "sample": &f.Sample, "pages": &f.Pages, "kind": &f.Kind}
+	lists := map[string]*[]string{"by": &f.By, "contrast": &f.Contrast, "trend": &f.Trend}
 	var last *string
 	sc := bufio.NewScanner(bytes.NewReader(f.Src))
 	for n := 1; sc.Scan(); n++ {
@@ -151,11 +155,8 @@ func (f *File) readHeader() error {
 			continue // free comment
 		}
 		val = strings.TrimSpace(val)
-		if key == "by" || key == "contrast" {
-			list := &f.By
-			if key == "contrast" {
-				list = &f.Contrast
-			}
+		if lists[key] != nil {
+			list := lists[key]
 			for _, b := range strings.Split(val, ",") {
 				if b = strings.TrimSpace(b); b != "" {
 					*list = append(*list, b)
@@ -176,7 +177,7 @@ func (f *File) readHeader() error {
 		}
 		p := vals[key]
 		if p == nil {
-			return fmt.Errorf("line %d: header key %q: want one of question, loads, sample, in-sample, chosen-on, by, contrast, pages, kind", n, key)
+			return fmt.Errorf("line %d: header key %q: want one of question, loads, sample, in-sample, chosen-on, by, contrast, trend, pages, kind", n, key)
 		}
 		*p, last = val, p
 	}

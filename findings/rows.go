@@ -172,6 +172,7 @@ func variantAnswers(a *report.Analysis, f *File) (answer, explain []string) {
 	}
 	plts := successfulPLTs(a)
 	for _, n := range names {
+		answer = append(answer, trendLines(a, f, n, byName[n], plts)...)
 		answer = append(answer, contrastLines(a, f, n, byName[n], plts)...)
 		for _, group := range groupCells(f.By, byName[n]) {
 			g := groupName(f.By, group[0])
