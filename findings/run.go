@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -131,6 +132,11 @@ func runOne(ctx context.Context, opt Options, name string) []Row {
 		return []Row{base}
 	}
 	base.Question, base.Loads, base.Sample = f.Question, f.Loads, f.Sample
+	if !bytes.Contains(f.Src, []byte("$PAGES")) {
+		noPages := opt
+		noPages.Pages = ""
+		base.Command = findingCommand(noPages, name)
+	}
 	if opt.Runs > 0 {
 		base.Loads = fmt.Sprintf("%d per cell (a quick --runs %d pass; the file asks for: %s)", opt.Runs, opt.Runs, f.Loads)
 	}
@@ -179,7 +185,7 @@ func staleNote(dir string) string {
 // runStudy runs the finding's missing loads into dir, stamping the folder
 // before and after so that a failure is shown as one.
 func runStudy(ctx context.Context, opt Options, f *File, s *spec.Study, dir string) error {
-	st := &Stamp{File: f.Path, FileSum: f.Sum, Fingerprint: s.Fingerprint(), Pages: opt.Pages, Runs: opt.Runs,
+	st := &Stamp{File: f.Path, FileSum: f.Sum, Fingerprint: s.Fingerprint(), Pages: s.Pages, Runs: opt.Runs,
 		State: StateRunning, Command: findingCommand(opt, f.Name), Revision: revision(), Started: opt.now()}
 	if err := writeStamp(dir, st); err != nil {
 		return err

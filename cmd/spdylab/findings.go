@@ -70,6 +70,9 @@ func findingsCmd(args []string, stdout, stderr io.Writer) int {
 	rep, err := findings.Run(ctx, opt)
 	if err != nil {
 		fmt.Fprintln(stderr, "spdylab findings:", err)
+		if ctx.Err() != nil {
+			return 130
+		}
 		return 1
 	}
 	bad := 0
