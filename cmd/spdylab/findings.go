@@ -46,7 +46,7 @@ func findingsCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opt.Dir, "dir", findings.DefaultDir, "the folder of findings files")
 	fs.StringVar(&opt.Out, "out", findings.DefaultOut, "output folder: one store per finding, FINDINGS.md, findings.html")
 	fs.IntVar(&opt.Runs, "runs", 0, "loads per cell instead of each file's (1: a quick pass to check the pipeline)")
-	fs.StringVar(&opt.Pages, "pages", "", "folder of the shared recordings for the findings over real pages ("+findings.ErrNeedsPages.Error()+" without it)")
+	fs.StringVar(&opt.Pages, "pages", "", "folder of the shared recordings, for the findings over real pages (without it their rows say they need it)")
 	fs.BoolVar(&opt.NoRun, "no-run", false, "run nothing: write FINDINGS.md from the stores as they are")
 	fs.Var((*jobsFlag)(&opt.Jobs), "j", "parallel testbeds: N, or auto (the default), as for spdylab run")
 	pos, err := parseInterspersed(fs, args)
