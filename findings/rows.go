@@ -74,6 +74,11 @@ func studyRows(f *File, s *spec.Study, dir string, base Row) []Row {
 	}
 	base.LateShift = lateText(a)
 	base.Commits, base.Date, base.Machine = provenance(a.Sessions)
+	if n := strings.Count(base.Commits, ", ") + 1; n > 1 {
+		// A resumed run keeps its loads whatever commit made them; the
+		// row says so rather than claim one commit's numbers.
+		base.Note = strings.TrimPrefix(base.Note+"; ", "; ") + fmt.Sprintf("its loads come from %d commits (%s): a run resumed across commits", n, base.Commits)
+	}
 	switch {
 	case len(a.Walks) > 0:
 		return walkRows(a, base)
