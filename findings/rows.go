@@ -62,7 +62,12 @@ func studyRows(f *File, s *spec.Study, dir string, base Row) []Row {
 		return []Row{base}
 	}
 	base.Status = StatusCurrent
-	if got, want := storedLoads(a), len(s.Conditions)*s.Runs; got < want {
+	got, want := storedLoads(a), len(s.Conditions)*s.Runs
+	if got == 0 {
+		base.Status, base.Reason = StatusMissing, "no load stored yet: run "+base.Command
+		return []Row{base}
+	}
+	if got < want {
 		base.Status, base.Reason = StatusPartial, fmt.Sprintf("%d of %d loads stored: run %s to finish it", got, want, base.Command)
 	}
 	if failed, first := failedLoads(a); failed > 0 {
@@ -269,7 +274,7 @@ func gainLine(a *report.Analysis, label, group string, cells []*report.Condition
 		var parts []string
 		for _, c := range cells {
 			parts = append(parts, fmt.Sprintf("%s%s (PLT %s vs %s)", where(a, c, vary), gainVerdict(c),
-				ms(c.PLT.Median), ms(a.ByHash[c.BaseHash].PLT.Median)))
+				ms(c.PLT), ms(a.ByHash[c.BaseHash].PLT)))
 		}
 		return label + " vs " + a.BaseLabel + group + ": " + strings.Join(parts, "; ")
 	}
@@ -311,17 +316,21 @@ func gainVerdict(c *report.Condition) string {
 }
 
 func gainCI(c *report.Condition) string {
+	if math.IsNaN(c.Gain) {
+		return "no gain (no successful load on a side)"
+	}
 	if c.GainCI.TooFew || math.IsNaN(c.GainCI.Lo) {
 		return fmt.Sprintf("%.2f (too few loads for an interval)", c.Gain)
 	}
 	return fmt.Sprintf("%.2f [%.2f, %.2f]", c.Gain, c.GainCI.Lo, c.GainCI.Hi)
 }
 
-func ms(x float64) string {
-	if math.IsNaN(x) {
+// ms is a condition's median PLT ("?" without a successful load).
+func ms(s report.Stats) string {
+	if s.N == 0 || math.IsNaN(s.Median) {
 		return "?"
 	}
-	return fmt.Sprintf("%.0f ms", x)
+	return fmt.Sprintf("%.0f ms", s.Median)
 }
 
 // geoMean is the cells' geometric mean gain with its stratified
