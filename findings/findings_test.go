@@ -264,3 +264,19 @@ func TestChosenOnSplitsCells(t *testing.T) {
 		t.Errorf("err %v, want one naming line 1's chosen-on", err)
 	}
 }
+
+// A store that exists but holds no load yet (a run killed at its start)
+// is not run, not a row of empty numbers.
+func TestEmptyStoreIsNotRun(t *testing.T) {
+	dir := t.TempDir()
+	opt := testOptions(dir)
+	writeFile(t, dir, "x", smallFinding)
+	createStore(t, opt, "x")
+	rep, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Rows[0]; r.Status != StatusMissing || len(r.Answer) != 0 {
+		t.Fatalf("row %+v: want not run", r)
+	}
+}
