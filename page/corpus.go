@@ -31,12 +31,32 @@ const CorpusHelp = "*.har recordings, manifest *.json files, and imported pages 
 // IsCorpusSpec reports whether spec names a folder of pages.
 func IsCorpusSpec(spec string) bool { return strings.HasPrefix(spec, DirPrefix) }
 
+// CorpusPageVar names one page of the user's corpus: "har:$PAGES/NAME.har"
+// is NAME.har of the folder --pages gives. A study that needs a few small
+// recordings (to stay within its time) names them so, where dir:$PAGES
+// would take every page of the folder.
+const CorpusPageVar = "$PAGES/"
+
+// IsCorpusPage reports whether spec names one page of the user's corpus.
+func IsCorpusPage(spec string) bool { return strings.Contains(spec, CorpusPageVar) }
+
 // ExpandSpec turns one page spec into the page specs it stands for: a
 // "dir:PATH" corpus becomes one canonical spec per page in the folder (see
 // CorpusDir), the placeholder "dir:$PAGES" the pages of corpus (ErrNoCorpus
-// when corpus is ""), and any other spec itself. Relative paths are taken
+// when corpus is ""), "…$PAGES/NAME" corpus's page NAME (the same), and any
+// other spec itself. Relative paths are taken
 // from dir ("" = the current directory).
 func ExpandSpec(spec, dir, corpus string) ([]string, error) {
+	if IsCorpusPage(spec) {
+		if corpus == "" {
+			return nil, ErrNoCorpus
+		}
+		abs, err := filepath.Abs(corpus)
+		if err != nil {
+			return nil, err
+		}
+		return []string{strings.Replace(spec, CorpusPageVar, abs+string(filepath.Separator), 1)}, nil
+	}
 	if !IsCorpusSpec(spec) {
 		return []string{spec}, nil
 	}

@@ -130,3 +130,23 @@ func TestDisplayName(t *testing.T) {
 		}
 	}
 }
+
+// "har:$PAGES/NAME" is one page of the user's folder: without a folder it
+// is ErrNoCorpus (the study says to give --pages), with one it names the
+// page by its absolute path.
+func TestExpandCorpusPage(t *testing.T) {
+	if _, err := ExpandSpec("har:$PAGES/a.har", "", ""); !errors.Is(err, ErrNoCorpus) {
+		t.Fatalf("without a folder: %v, want ErrNoCorpus", err)
+	}
+	dir := t.TempDir()
+	got, err := ExpandSpec("har:$PAGES/a.har", "/elsewhere", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "har:" + filepath.Join(dir, "a.har"); len(got) != 1 || got[0] != want {
+		t.Fatalf("got %q, want [%q]", got, want)
+	}
+	if IsCorpusPage("har:/x/a.har") || !IsCorpusPage("har:$PAGES/a.har") {
+		t.Fatal("IsCorpusPage")
+	}
+}

@@ -35,35 +35,43 @@ func CollectProvenance(seed int64, jobs int, sh spec.Shard, args string, tools m
 	if unix.Uname(&u) == nil {
 		p.Kernel = unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:]) + " " + unix.ByteSliceToString(u.Machine[:])
 	}
-	p.Revision = Revision
-	if p.Revision == "" {
+	p.Revision = SourceRevision()
+	return p
+}
+
+// SourceRevision is the source revision this binary was built from: the
+// stamp the Makefile links in, else Go's VCS build info, else the work
+// tree's git revision, else "unknown".
+func SourceRevision() string {
+	rev := Revision
+	if rev == "" {
 		if bi, ok := debug.ReadBuildInfo(); ok {
 			mod := ""
 			for _, s := range bi.Settings {
 				switch s.Key {
 				case "vcs.revision":
-					p.Revision = s.Value
+					rev = s.Value
 				case "vcs.modified":
 					if s.Value == "true" {
 						mod = "+dirty"
 					}
 				}
 			}
-			if p.Revision == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-				p.Revision = bi.Main.Version
+			if rev == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+				rev = bi.Main.Version
 			}
-			if p.Revision != "" {
-				p.Revision += mod
+			if rev != "" {
+				rev += mod
 			}
 		}
 	}
-	if p.Revision == "" {
-		p.Revision = worktreeRevision()
+	if rev == "" {
+		rev = worktreeRevision()
 	}
-	if p.Revision == "" {
-		p.Revision = "unknown"
+	if rev == "" {
+		rev = "unknown"
 	}
-	return p
+	return rev
 }
 
 // worktreeRevision is the git revision of the work tree the executable

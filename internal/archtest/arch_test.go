@@ -77,6 +77,9 @@ var rules = map[string]rule{
 	"tune": {with(helpers, "probe", "page", "netem", "study", "study/spec", "study/store", "study/studyfile"),
 		"the tuner drives the runner; it shares verdicts through internal/stats, not the report"},
 
+	"findings": {with(helpers, "probe", "report", "study", "study/spec", "study/studyfile", "study/store"),
+		"runs the committed findings through the runner and shows them through the report; benches come from cmd"},
+
 	// Programs: they may assemble anything.
 	"cmd/spdylab":      {nil, "the binary: flags in, one package call, output out"},
 	"bench/dos":        {nil, "a benchmark driver"},

@@ -12,7 +12,7 @@ import (
 // page = ["dir:PATH"] (or pages = "dir:PATH") is one value per page of the
 // folder (page.ExpandSpec). A built-in study cannot know the user's folder,
 // so it writes "dir:$PAGES", which `spdylab run STUDY --pages DIR` fills
-// in. Without --pages, the [[matrix]] blocks that need it are left out (a
+// in (or "har:$PAGES/NAME.har" for one page of that folder). Without --pages, the [[matrix]] blocks that need it are left out (a
 // study's synthetic part still runs; PagesOmitted says what was dropped),
 // and a study that is nothing but such blocks is an error naming how to
 // get pages.
@@ -35,7 +35,7 @@ func factorAlias(key string) string {
 func expandingCanon(canon func(*factor, string) (string, error), dir, pages string) (func(*factor, string) ([]string, error), *bool) {
 	used := new(bool)
 	return func(f *factor, raw string) ([]string, error) {
-		if f.name != "page" || !page.IsCorpusSpec(raw) {
+		if f.name != "page" || !page.IsCorpusSpec(raw) && !page.IsCorpusPage(raw) {
 			v, err := canon(f, raw)
 			return []string{v}, err
 		}
@@ -43,7 +43,7 @@ func expandingCanon(canon func(*factor, string) (string, error), dir, pages stri
 		if err != nil {
 			return nil, err
 		}
-		*used = *used || raw == page.CorpusPlaceholder
+		*used = *used || raw == page.CorpusPlaceholder || page.IsCorpusPage(raw)
 		out := make([]string, len(specs))
 		for i, sp := range specs {
 			if out[i], err = canon(f, sp); err != nil {
