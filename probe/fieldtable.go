@@ -88,7 +88,7 @@ var Fields = []Field{
 			c.TCP.NotSentLowat = atoi(v["notsent_lowat"])
 			return nil
 		}},
-	{Name: "protocol", Setup: true, Kind: KindString, Required: true, Canon: oneOf(ProtocolNames()...),
+	{Name: "protocol", Setup: true, Kind: KindString, Required: true, Canon: canonProtocol,
 		Help:  OneOf(ProtocolNames()),
 		apply: func(c *Condition, v map[string]string) error { c.Proto = v["protocol"]; return nil }},
 	{Name: "tls", Kind: KindString, Default: DefaultTLS, Canon: oneOf(TLSVersionNames()...), Flag: FlagLoad,
