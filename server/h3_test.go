@@ -182,7 +182,7 @@ func TestH3ResumptionAndEarlyData(t *testing.T) {
 
 func TestH3RefusesWithoutTLS13(t *testing.T) {
 	for name, cfg := range map[string]Config{
-		"plain SPDY": {PlainSPDY: ProtoSPDY31},
+		"plain SPDY": {Plain: ProtoSPDY31},
 		"TLS 1.2":    {TLSMax: tls.VersionTLS12},
 	} {
 		s, err := New(cfg)

@@ -20,17 +20,17 @@ import (
 	"github.com/spdylab/spdylab/internal/tcpopt"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/server"
-	"github.com/spdylab/spdylab/spdy"
 )
 
 func init() {
 	register(command{
 		name:     "serve",
-		summary:  "serve a directory over spdy/3.1, spdy/3, spdy/2, h2 and http/1.1 (TLS+ALPN) or plain-TCP SPDY",
+		summary:  "serve a directory over spdy/3.1, spdy/3, spdy/2, h2 and http/1.1 (TLS+ALPN), or one of them over plain TCP",
 		synopsis: "spdylab serve [--root DIR] [--listen HOST:PORT] [flags]",
 		examples: []string{
 			"spdylab serve --root site --listen 127.0.0.1:8443    # then: spdylab get -k https://127.0.0.1:8443/",
 			"spdylab serve --root site --plain spdy/3 --listen 127.0.0.1:8080",
+			"spdylab serve --root site --plain https --listen 127.0.0.1:8080    # HTTP/1.1, and h2c for a client that opens with h2's preface",
 			"spdylab serve --root site --push deps --pacing on --notsent-lowat 16384 --frame-size 4096",
 		},
 		run: runServe,
@@ -53,7 +53,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "spdylab serve: %v\n", err)
 		return 1
 	}
-	if err := ex.h3.start(srv, l.Addr(), cfg.PlainSPDY != ""); err != nil {
+	if err := ex.h3.start(srv, l.Addr(), cfg.Plain != ""); err != nil {
 		srv.Close()
 		l.Close()
 		fmt.Fprintf(stderr, "spdylab serve: %v\n", err)
@@ -93,7 +93,7 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg server.Config, listen
 	keyFile := fs.String("key", "", "PEM private key `FILE` for --cert")
 	hosts := fs.String("hosts", "", "comma-separated host names the throw-away certificate covers (localhost and 127.0.0.1 always)")
 	protocols := fs.String("protocols", strings.Join(server.DefaultProtocols, ","), "ALPN protocols offered over TLS, most preferred first")
-	plain := fs.String("plain", "", "serve this SPDY version ("+probe.OneOf(spdy.VersionNames())+") over plain TCP without TLS")
+	plain := fs.String("plain", "", "serve this protocol ("+probe.OneOf(plainTCPProtocols())+") over plain TCP without TLS (https and h2 share the port: HTTP/1.1 and h2c)")
 	tlsMin := fs.String("tls-min", probe.TLS12, "lowest TLS version: "+probe.OneOf(probe.TLSVersionNames()))
 	tlsMax := fs.String("tls-max", probe.TLS13, "highest TLS version: "+probe.OneOf(probe.TLSVersionNames()))
 	maxStreams := fs.Int("max-streams", 0, "SPDY and h2 max concurrent streams advertised (0 = 100)")
@@ -146,10 +146,14 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg server.Config, listen
 	if err != nil {
 		return bad("--tls-max: %v", err)
 	}
+	plainProto, err := servePlainProtocol(*plain)
+	if err != nil {
+		return bad("--plain %q: %v", *plain, err)
+	}
 	cfg = server.Config{
 		Root:         *root,
 		Manifest:     *manifest,
-		PlainSPDY:    *plain,
+		Plain:        plainProto,
 		TLSMin:       minV,
 		TLSMax:       maxV,
 		Push:         *push,
