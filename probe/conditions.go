@@ -210,6 +210,23 @@ func ParseTLSVersion(name string) (uint16, error) {
 	return 0, fmt.Errorf("unknown TLS version %q (want %s)", name, OneOf(TLSVersionNames()))
 }
 
+// LoadTLS is the TLS version a load over proto runs when its condition
+// asks for tls: a QUIC protocol's handshake is TLS 1.3 (RFC 9001), so h3
+// loads at 1.3 whatever the condition names, the default 1.2 included (a
+// bench serves its TCP protocols at the condition's version and h3 beside
+// them); the stored condition keeps its version, so its hash holds. Other
+// protocols run tls itself. What a QUIC protocol cannot run at all (tls
+// none, 1.0, 1.1) Normalize refuses.
+func LoadTLS(proto, tls string) string {
+	if tls == "" {
+		tls = DefaultTLS
+	}
+	if p, ok := LookupProtocol(proto); ok && p.Transport == TransportQUIC && tls != TLSNone {
+		return TLS13
+	}
+	return tls
+}
+
 // TLSVersionName is the name of a crypto/tls version constant ("" when the
 // lab does not use that version).
 func TLSVersionName(id uint16) string {

@@ -101,13 +101,15 @@ type Config struct {
 	// by ALPN, whatever Protocols says: third parties of a page that never
 	// turned the protocol under test on (the lab's deploy first-party).
 	HTTP1Hosts []string
-	TLSMin     uint16 // tls.VersionTLS12 when 0
-	TLSMax     uint16 // tls.VersionTLS13 when 0
-	SPDY       spdy.Config
-	H2         H2Config
-	H3         H3Config            // HTTP/3 over UDP, served by ServeH3
-	Push       string              // PushNone (""), PushManifest or PushPreload
-	PushMap    map[string][]string // parent path -> paths to push with it (PushManifest)
+	// TLSMin and TLSMax bound TLS over TCP; h3 runs QUIC's TLS 1.3
+	// whatever they say (RFC 9001), as probe.LoadTLS has h3 loads do.
+	TLSMin  uint16 // tls.VersionTLS12 when 0
+	TLSMax  uint16 // tls.VersionTLS13 when 0
+	SPDY    spdy.Config
+	H2      H2Config
+	H3      H3Config            // HTTP/3 over UDP, served by ServeH3
+	Push    string              // PushNone (""), PushManifest or PushPreload
+	PushMap map[string][]string // parent path -> paths to push with it (PushManifest)
 	// Hints is HintsNone ("") or HintsDeps: a document's SPDY response
 	// lists its direct children in X-Associated-Content (deps.go).
 	Hints string
