@@ -184,7 +184,7 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 			return readProfileFactor(raw, s.Dir, profiles)
 		case "trace_down", "trace_up":
 			// Like manifest paths, taken from the study file's folder.
-			if raw != "" && !filepath.IsAbs(raw) && dir != "" {
+			if !probe.IsNone(raw) && !filepath.IsAbs(raw) && dir != "" {
 				raw = filepath.Join(s.Dir, raw)
 			}
 		}
