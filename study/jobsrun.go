@@ -54,9 +54,8 @@ func (r *Runner) newJobSizer(tasks []task, now time.Time) *jobSizer {
 		for _, pps := range t.pending {
 			for _, pp := range pps {
 				c := t.group.Conds[pp.cond]
-				if m := r.pages.Opened(c.Page, c.Shards, c.ShardMode); m != nil && r.weight[c.Hash] > 0 {
-					w.WallMs += r.weight[c.Hash]
-					w.CPUMs += modelledCPUMs(m)
+				if m := r.pages.Opened(c.Page, c.Shards, c.ShardMode); m != nil {
+					w.add(r.weight[c.Hash], m)
 				}
 			}
 		}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -24,18 +23,6 @@ import (
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/studyfile"
 )
-
-// defaultJobs is the number of parallel benches `spdylab studies` assumes
-// for its estimates (spdylab run sizes them itself by default: -j auto,
-// study/jobsctl.go). The loads are
-// bound by the emulated network, not the CPU: on a 2-core machine, with the
-// link emulator in its own process, quick's per-condition medians at -j 4,
-// 6 and 8 stayed within the noise of two -j 1 runs; study1-cablelabs at
-// -j 8 showed no systematic shift against -j 1 (+0.8 ± 2.1 %), left the
-// CPUs about half idle, and its emulator ran late in no more loads than at
-// -j 1 (BENCHMARKS.md, "study runner"). Four per CPU, at most 8; each load's
-// stored emulator lateness says when a machine cannot keep up.
-var defaultJobs = min(8, 4*runtime.NumCPU())
 
 func init() {
 	register(command{name: "run", summary: "run a study (default: quick) and write OUT/report.html", run: runCmd,
