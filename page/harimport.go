@@ -69,7 +69,7 @@ type ImportReport struct {
 
 // ImportHARFile reads file and imports one page of it.
 func ImportHARFile(file string, opt ImportOptions) (*Manifest, *ImportReport, error) {
-	b, err := readHARFile(file)
+	b, err := ReadHARFile(file)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -134,7 +134,7 @@ type recorded struct {
 
 // ImportHAR imports one page of a HAR.
 func ImportHAR(b []byte, opt ImportOptions) (*Manifest, *ImportReport, error) {
-	log, err := parseHAR(b)
+	log, err := ParseHAR(b)
 	if err != nil {
 		return nil, nil, err
 	}

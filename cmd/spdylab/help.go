@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/spdylab/spdylab/probe"
 )
 
 // Help texts. Every command's -h prints the same parts in the same order:
@@ -117,4 +119,10 @@ func flagHelp(f *flag.Flag) string {
 // subcommands (page, link, har): synopsis, examples and about.
 func printCommandHelp(w io.Writer, name, about string) {
 	printHelp(w, flag.NewFlagSet(name, flag.ContinueOnError), about, nil)
+}
+
+// unknownSubcommand is the usage error of a word that is not one of the
+// subcommands of command name: it names the word and the subcommands.
+func unknownSubcommand(stderr io.Writer, name, word string, subs ...string) int {
+	return usageError(stderr, name, "unknown subcommand %q (want %s)", word, probe.OneOf(subs))
 }

@@ -65,7 +65,7 @@ func runPage(args []string, stdout, stderr io.Writer) int {
 		printCommandHelp(stdout, "page", pageAbout())
 		return 0
 	}
-	return usageError(stderr, "page", "unknown subcommand %q", args[0])
+	return unknownSubcommand(stderr, "page", args[0], "list", "gen", "show", "import")
 }
 
 // pageFlags are the generator flags gen and show share.
