@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,6 +53,9 @@ func ParseFile(path string) (*spec.Study, error) { return parseFile(path, "") }
 
 func parseFile(path, pages string) (*spec.Study, error) {
 	src, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &NotFoundError{Name: path, File: true}
+	}
 	if err != nil {
 		return nil, err
 	}
