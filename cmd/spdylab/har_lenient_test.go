@@ -91,3 +91,40 @@ func TestUnknownSubcommandsAreNamed(t *testing.T) {
 		}
 	}
 }
+
+// page show's host table lines up whatever the host names' length: every
+// row's count ends where the header's does.
+func TestPageShowAlignsLongHostNames(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "odd.har")
+	os.WriteFile(file, []byte(oddRecording()), 0o644)
+	site := filepath.Join(dir, "site")
+	var out, errb bytes.Buffer
+	if code := runPage([]string{"import", file, "-o", site}, &out, &errb); code != 0 {
+		t.Fatalf("page import: exit %d: %s", code, errb.String())
+	}
+	out.Reset()
+	if code := runPage([]string{"show", site}, &out, &errb); code != 0 {
+		t.Fatalf("page show: exit %d: %s", code, errb.String())
+	}
+	_, table, ok := strings.Cut(out.String(), "\nhost ")
+	if !ok {
+		t.Fatalf("no host table:\n%s", out.String())
+	}
+	lines := strings.Split("host "+table, "\n")
+	end := strings.Index(lines[0], "count") + len("count")
+	rows := 0
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		if len(f) != 3 || !strings.Contains(f[0], ".") {
+			break
+		}
+		rows++
+		if i := strings.Index(l, " "+f[1]+" ") + 1 + len(f[1]); i != end {
+			t.Errorf("row %q: count ends at column %d, the header's at %d", l, i, end)
+		}
+	}
+	if rows < 2 || !strings.Contains(out.String(), longHost) {
+		t.Errorf("host table has %d rows (want the long host among them):\n%s", rows, out.String())
+	}
+}
