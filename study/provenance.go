@@ -34,35 +34,44 @@ func CollectProvenance(seed int64, jobs int, sh spec.Shard, args string) store.P
 	if unix.Uname(&u) == nil {
 		p.Kernel = unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:]) + " " + unix.ByteSliceToString(u.Machine[:])
 	}
-	p.Revision = Revision
-	if p.Revision == "" {
+	p.Revision = SourceRevision()
+	return p
+}
+
+// SourceRevision is the spdylab source revision this binary was built
+// from: Revision when the build stamped it (make build), else the Go
+// build's VCS stamp or module version, else the git revision of the work
+// tree the executable lives in, else "unknown".
+func SourceRevision() string {
+	rev := Revision
+	if rev == "" {
 		if bi, ok := debug.ReadBuildInfo(); ok {
 			mod := ""
 			for _, s := range bi.Settings {
 				switch s.Key {
 				case "vcs.revision":
-					p.Revision = s.Value
+					rev = s.Value
 				case "vcs.modified":
 					if s.Value == "true" {
 						mod = "+dirty"
 					}
 				}
 			}
-			if p.Revision == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-				p.Revision = bi.Main.Version
+			if rev == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+				rev = bi.Main.Version
 			}
-			if p.Revision != "" {
-				p.Revision += mod
+			if rev != "" {
+				rev += mod
 			}
 		}
 	}
-	if p.Revision == "" {
-		p.Revision = worktreeRevision()
+	if rev == "" {
+		rev = worktreeRevision()
 	}
-	if p.Revision == "" {
-		p.Revision = "unknown"
+	if rev == "" {
+		rev = "unknown"
 	}
-	return p
+	return rev
 }
 
 // worktreeRevision is the git revision of the work tree the executable
@@ -144,6 +153,16 @@ func collectMachine() store.Machine {
 		}
 	}
 	return m
+}
+
+// ModuleVersions are this binary's versions of the modules a run's
+// provenance records (provenanceModules: quic-go, x/net, netlink, SQLite),
+// by module path; `spdylab version` prints them.
+func ModuleVersions() map[string]string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return moduleVersions(bi)
+	}
+	return map[string]string{}
 }
 
 // moduleVersions picks provenanceModules out of a binary's build info
