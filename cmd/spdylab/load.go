@@ -119,7 +119,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fields := probe.RegisterFieldFlags(fs, probe.FlagLoad, map[string]string{"page": "pageA"})
-	protos := fs.String("proto", probe.ProtoSPDY31, "protocol(s), comma-separated: "+strings.Join(probe.ProtocolNames(), ", ")+" (several are interleaved load by load; "+probe.AliasHelp()+")")
+	protos := fs.String("proto", probe.ProtoSPDY31, probe.OneOf(probe.ProtocolNames())+"; several, comma-separated, are interleaved load by load ("+probe.AliasHelp()+")")
 	fs.IntVar(&req.runs, "runs", 20, "loads per protocol")
 	fs.StringVar(&req.harDir, "har", "", "write one HAR file per load into `dir`")
 	fs.BoolVar(&req.asJSON, "json", false, "print a JSON summary per protocol instead of tables")
@@ -130,7 +130,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	profileFile := fs.String("profile", "", "apply a profile `file` (spdylab tune writes one): its settings win over the flags; every --proto must be one it names")
 	pcapDir := fs.String("pcap", "", "write one pcap file per load into `dir` (<page>-<proto>-runNNN.pcap): the packets on the client's side of the emulated link")
 	link := netem.RegisterFlags(fs)
-	setHelp(fs, loadAbout(), loadFlagGroups...)
+	setShortHelp(fs, loadShort(), loadCommonFlags, loadAbout(), loadFlagGroups...)
 	if err := parseFlags(fs, args); err != nil {
 		return req, flagExit(err)
 	}
