@@ -33,6 +33,8 @@ const harAbout = `check  validates each file against HAR 1.2 (required fields, t
 show   prints the entries in start order: offset from the page start, the
        phases (ms), status, size, connection, priority (_priority as the
        file wrote it: a number, or a name such as Chrome's "VeryHigh") and URL.
+       It reads a file as 'spdylab page import' does (recorders' odd fields
+       shown as "-") and notes when the file is not valid HAR 1.2.
 `
 
 func runHAR(args []string, stdout, stderr io.Writer) int {
