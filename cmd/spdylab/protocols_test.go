@@ -34,6 +34,10 @@ func TestEveryCommandTakesTheProtocolNamesAndAliases(t *testing.T) {
 	if _, _, status := getParseFlags([]string{"--proto", "spdy/3.1+sctp", "https://127.0.0.1/"}, &errb); status != 2 || !strings.Contains(errb.String(), "get does not speak spdy/3.1+sctp (want https, spdy/3.1") {
 		t.Errorf("get --proto spdy/3.1+sctp: status %d, %s", status, errb.String())
 	}
+	tf, status := parseTuneFlags([]string{"quick", "--budget", "10", "--protocol", "HTTP/1.1"}, io.Discard)
+	if status != -1 || tf.cfg.Protocol != probe.ProtoHTTPS {
+		t.Errorf("tune --protocol HTTP/1.1: status %d, protocol %q", status, tf.cfg.Protocol)
+	}
 	s, err := studyfile.Parse([]byte("name = \"aliases\"\nruns = 1\n[baseline]\nprotocol = \"http/1.1\"\n[factors]\npage = [\"pageA\"]\nprotocol = [\"http/1.1\", \"spdy/3.1\"]\n"), "")
 	if err != nil {
 		t.Fatal(err)

@@ -96,13 +96,13 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 }
 
 // studyNotFoundHint adds to a study that is not found what a study may be
-// and where the others are listed.
-func studyNotFoundHint(err error) error {
+// and where the others are listed (cmd: the command that was given it).
+func studyNotFoundHint(cmd string, err error) error {
 	var nf *studyfile.NotFoundError
 	if !errors.As(err, &nf) {
 		return err
 	}
-	return fmt.Errorf("%w: a study is a built-in name or a FILE.toml ('spdylab studies' lists the built-in ones with their size; 'spdylab run -h' for help)", err)
+	return fmt.Errorf("%w: a study is a built-in name or a FILE.toml ('spdylab studies' lists the built-in ones with their size; 'spdylab %s -h' for help)", err, cmd)
 }
 
 // addProfile puts the profile in file beside the study's own settings.
@@ -129,7 +129,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	s, err := studyfile.LoadPages(f.study, f.pages)
 	if err != nil {
-		fmt.Fprintln(stderr, "spdylab run:", studyNotFoundHint(err))
+		fmt.Fprintln(stderr, "spdylab run:", studyNotFoundHint("run", err))
 		return 1
 	}
 	if f.profile != "" {

@@ -8,7 +8,7 @@ import (
 )
 
 // A study file that does not exist (or a name no built-in study has) says
-// so and where to look: spdylab studies, spdylab run -h.
+// so and where to look: spdylab studies, spdylab run -h (tune -h).
 func TestRunMissingStudyPointsToHelp(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nosuch.toml")
 	for _, name := range []string{missing, "nosuch"} {
@@ -19,5 +19,13 @@ func TestRunMissingStudyPointsToHelp(t *testing.T) {
 				t.Errorf("run %s: exit %d, stderr %q does not mention %s", name, code, msg, want)
 			}
 		}
+	}
+}
+
+func TestTuneMissingStudyPointsToHelp(t *testing.T) {
+	var errb strings.Builder
+	code := tuneCmd([]string{"nosuch.toml", "--budget", "10"}, io.Discard, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "no study file nosuch.toml") || !strings.Contains(errb.String(), "'spdylab tune -h'") {
+		t.Errorf("tune nosuch.toml: exit %d, stderr %q", code, errb.String())
 	}
 }
