@@ -70,7 +70,7 @@ func loadStudies(names []string, pages string, stderr io.Writer) ([]*spec.Study,
 			err = study.CheckHost(s) // a factor value this kernel cannot run
 		}
 		if err != nil {
-			fmt.Fprintln(stderr, "spdylab studies:", err)
+			fmt.Fprintln(stderr, "spdylab studies:", studyNotFoundHint("studies", err))
 			ok = false
 			continue
 		}
