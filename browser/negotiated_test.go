@@ -21,7 +21,10 @@ func TestCheckNegotiated(t *testing.T) {
 		t                tally
 		wantErr          string // "" = passes
 	}{
-		{"h3 at TLS 1.3 (QUIC reported as TLS 1.3)", "h3", "1.3", seen([]string{tlsOfSecurityDetails("QUIC")}, []string{"h3"}), ""},
+		{"h3 at TLS 1.3", "h3", "1.3", seen([]string{"QUIC"}, []string{"h3"}), ""},
+		{"h3 under the default TLS 1.2: QUIC runs 1.3", "h3", "1.2", seen([]string{"QUIC"}, []string{"h3"}), ""},
+		{"h3 at 1.2 beside a third party's HTTPS at 1.2", "h3", "1.2", seen([]string{"QUIC", "TLS 1.2"}, []string{"h3"}), ""},
+		{"h3 at 1.2, a TCP connection not capped", "h3", "1.2", seen([]string{"QUIC", "TLS 1.3"}, []string{"h3"}), "negotiated TLS 1.3"},
 		{"h3 fell back to TCP", "h3", "1.3", seen([]string{"TLS 1.3"}, []string{"h3", "h2"}), "fetched page resources over h2"},
 		{"h2 capped at 1.2", "h2", "1.2", seen([]string{"TLS 1.2"}, []string{"h2"}), ""},
 		{"servers not capped", "h2", "1.2", seen([]string{"TLS 1.3"}, []string{"h2"}), "negotiated TLS 1.3"},

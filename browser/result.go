@@ -85,7 +85,7 @@ func (s *session) result(r probe.Result, loadErr error) (probe.Result, error) {
 type tally struct {
 	entries             []harEntry
 	lastByte, firstSend float64         // CDP clock, seconds
-	tlsSeen             map[string]bool // TLS versions as securityDetails names them ("TLS 1.3")
+	tlsSeen             map[string]bool // TLS versions as securityDetails names them ("TLS 1.3", "QUIC")
 	protoSeen           map[string]bool // ALPN of the page's responses as Chromium reports it ("h2", "h3")
 }
 
@@ -118,7 +118,7 @@ func (s *session) tally(r *probe.Result, all []*exchange, nav *exchange) tally {
 			conns[e.Connection] = true
 		}
 		if x.resp != nil && x.resp.SecurityDetails != nil {
-			t.tlsSeen[tlsOfSecurityDetails(x.resp.SecurityDetails.Protocol)] = true
+			t.tlsSeen[x.resp.SecurityDetails.Protocol] = true // "QUIC" kept: checkNegotiated tells them apart
 		}
 		// Hosts that keep HTTPS speak HTTP/1.1 by design (their servers
 		// offer nothing else): not a fallback.
@@ -163,13 +163,16 @@ func networkStart(nav *exchange) float64 {
 
 // tlsOfSecurityDetails is the TLS version of a securityDetails protocol:
 // Chromium names a QUIC connection's "QUIC", and QUIC always runs TLS 1.3
-// (RFC 9001), so an h3 load at TLS 1.3 passes the version check.
+// (RFC 9001).
 func tlsOfSecurityDetails(protocol string) string {
-	if protocol == "QUIC" {
+	if protocol == quicSecurity {
 		return tlsName(probe.TLS13)
 	}
 	return protocol
 }
+
+// quicSecurity is securityDetails' protocol of a QUIC connection.
+const quicSecurity = "QUIC"
 
 // checkNegotiated fails a load whose connections did not run what the
 // condition asked for: the TLS version (Chromium cannot be capped at TLS
@@ -177,8 +180,14 @@ func tlsOfSecurityDetails(protocol string) string {
 // from QUIC to TCP, or from h2 to HTTP/1.1, without failing the page; such
 // a load would be counted under the wrong protocol).
 func checkNegotiated(proto, tlsVersion string, t tally) error {
-	if want := tlsName(tlsVersion); want != "" {
+	if tlsVersion != "" {
 		for _, v := range keys(t.tlsSeen) {
+			// A QUIC connection runs the version a load over QUIC runs
+			// (probe.LoadTLS: 1.3); the others the condition's.
+			want := tlsName(tlsVersion)
+			if v == quicSecurity {
+				want, v = tlsName(probe.LoadTLS(proto, tlsVersion)), tlsOfSecurityDetails(v)
+			}
 			if v != want {
 				return fmt.Errorf("browser: the load asked for %s but a connection negotiated %s (Chromium cannot be capped at TLS 1.2; cap the servers)", want, v)
 			}

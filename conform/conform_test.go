@@ -23,7 +23,7 @@ func startServe(t *testing.T, cfg server.Config) string {
 	go s.Serve(l)
 	t.Cleanup(func() { s.Close() })
 	scheme := "https://"
-	if cfg.PlainSPDY != "" {
+	if cfg.Plain != "" {
 		scheme = "http://"
 	}
 	return scheme + l.Addr().String() + "/"
@@ -38,7 +38,7 @@ func TestSpdylabServePassesEveryCase(t *testing.T) {
 			name := v + "/tls"
 			cfg := server.Config{}
 			if plain {
-				name, cfg.PlainSPDY = v+"/plain", v
+				name, cfg.Plain = v+"/plain", v
 			}
 			t.Run(name, func(t *testing.T) {
 				url := startServe(t, cfg)

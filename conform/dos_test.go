@@ -14,7 +14,7 @@ var newCases = []string{"ping-flood", "settings-flood", "empty-frame-flood", "ra
 	"header-bytes-bounded", "data-beyond-stream-window", "data-beyond-session-window", "window-update-zero", "session-window-overflow"}
 
 // runOnly runs the named cases against a plain-TCP spdylab server built
-// from cfg (its PlainSPDY set to version), measuring this process's memory:
+// from cfg (its Plain set to version), measuring this process's memory:
 // the server runs in it.
 func runOnly(t *testing.T, cfg server.Config, version string, mem int64, ids ...string) map[string]Result {
 	t.Helper()
@@ -23,7 +23,7 @@ func runOnly(t *testing.T, cfg server.Config, version string, mem int64, ids ...
 
 func runWith(t *testing.T, cfg server.Config, o Options) map[string]Result {
 	t.Helper()
-	cfg.PlainSPDY = o.Version
+	cfg.Plain = o.Version
 	o.URL, o.Path, o.ServerPID = startServe(t, cfg), "/_spdylab/info", os.Getpid()
 	rs, err := Run(context.Background(), o)
 	if err != nil {
@@ -130,7 +130,7 @@ func TestSlowReaderFailsAnUnboundedQueue(t *testing.T) {
 // with the reason, and does not decide the verdict; an unknown case id is
 // refused by name.
 func TestMemoryNotMeasuredWithoutPID(t *testing.T) {
-	url := startServe(t, server.Config{PlainSPDY: spdy.ProtoSPDY31})
+	url := startServe(t, server.Config{Plain: spdy.ProtoSPDY31})
 	rs, err := Run(context.Background(), Options{URL: url, Path: "/_spdylab/info", Only: []string{"ping-flood"}, Flood: 100})
 	if err != nil {
 		t.Fatal(err)

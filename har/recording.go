@@ -73,6 +73,45 @@ type RecordedEntry struct {
 	InitiatorLine   Number          `json:"_initiator_line"`
 	InitiatorColumn Number          `json:"_initiator_column"`
 	ContentEncoding string          `json:"_contentEncoding"` // WebPageTest
+	// What `har show` prints besides: the connection, the priority as
+	// written (Priority reads it), spdylab's push flag and error.
+	Connection  Text            `json:"connection"`
+	RawPriority json.RawMessage `json:"_priority"`
+	Pushed      Text            `json:"_pushed"`
+	Error       Text            `json:"_error"`
+}
+
+// Priority is the entry's _priority (a number or a name), nil when it is
+// absent or neither.
+func (e *RecordedEntry) Priority() *Priority {
+	raw := bytes.TrimSpace(e.RawPriority)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var p Priority
+	if json.Unmarshal(raw, &p) != nil {
+		return nil
+	}
+	return &p
+}
+
+// Text is a string some recorders write as a number or a bool
+// ("connection": 1234): it keeps those as written; objects, arrays and
+// null leave it empty rather than failing the whole file.
+type Text string
+
+// UnmarshalJSON never fails.
+func (t *Text) UnmarshalJSON(b []byte) error {
+	*t = ""
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*t = Text(s)
+		return nil
+	}
+	if v := strings.TrimSpace(string(b)); v != "" && v != "null" && v[0] != '{' && v[0] != '[' {
+		*t = Text(v)
+	}
+	return nil
 }
 
 // RecordedRequest is the request half of a recorded entry.

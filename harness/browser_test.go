@@ -69,23 +69,27 @@ func TestChromiumBenchLoadsOverH3(t *testing.T) {
 	if _, err := browser.FindBinary(""); err != nil {
 		t.Skipf("no Chromium: %v", err)
 	}
-	c := probe.Condition{Page: "pageC", Client: probe.ClientChromium, TLS: probe.TLS13,
-		Link: probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 1e6}}
-	b := openBench(t, c, Options{})
-	r := b.Load(context.Background(), probe.ProtoH3, 0)
-	if r.Failed {
-		t.Fatal(r.Error)
-	}
-	if r.Resources != len(b.Manifest().Resources) {
-		t.Fatalf("%d of %d resources", r.Resources, len(b.Manifest().Resources))
-	}
-	var doc har.Document
-	if err := json.Unmarshal(r.HAR, &doc); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range doc.Log.Entries {
-		if e.Response.HTTPVersion != har.HTTPVersion(probe.ProtoH3) && !strings.HasSuffix(e.Request.URL, "favicon.ico") {
-			t.Errorf("%s answered over %q", e.Request.URL, e.Response.HTTPVersion)
+	// At the default TLS 1.2 too: the TCP servers are capped at 1.2, h3
+	// runs QUIC's 1.3 (probe.LoadTLS).
+	for _, v := range []string{probe.TLS13, probe.DefaultTLS} {
+		c := probe.Condition{Page: "pageC", Client: probe.ClientChromium, TLS: v,
+			Link: probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 1e6}}
+		b := openBench(t, c, Options{})
+		r := b.Load(context.Background(), probe.ProtoH3, 0)
+		if r.Failed {
+			t.Fatalf("tls %s: %s", v, r.Error)
+		}
+		if r.Resources != len(b.Manifest().Resources) || r.Condition.TLS != v {
+			t.Fatalf("tls %s: %d of %d resources, stored tls %q", v, r.Resources, len(b.Manifest().Resources), r.Condition.TLS)
+		}
+		var doc har.Document
+		if err := json.Unmarshal(r.HAR, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range doc.Log.Entries {
+			if e.Response.HTTPVersion != har.HTTPVersion(probe.ProtoH3) && !strings.HasSuffix(e.Request.URL, "favicon.ico") {
+				t.Errorf("tls %s: %s answered over %q", v, e.Request.URL, e.Response.HTTPVersion)
+			}
 		}
 	}
 }

@@ -305,7 +305,7 @@ func TestServeCommandRejectsBadFlags(t *testing.T) {
 	}{
 		{[]string{"--protocols", "spdy/3.1,gopher"}, `unknown protocol "gopher"`},
 		{[]string{"--push", "sometimes"}, `push policy "sometimes"`},
-		{[]string{"--plain", "h2"}, `plain-TCP SPDY version "h2"`},
+		{[]string{"--plain", "h3"}, `--plain "h3": h3 does not run over plain TCP`},
 		{[]string{"--max-streams", "-1"}, "--max-streams -1"},
 		{[]string{"--cert", "x.pem"}, "--cert and --key go together"},
 		{[]string{"--root", "/nonexistent/spdylab-site"}, "root"},

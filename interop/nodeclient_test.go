@@ -72,7 +72,7 @@ func TestNodeClientAgainstOurServer(t *testing.T) {
 				SPDY:    ic.spdyConfig(spdy.Config{Trace: frames.trace}),
 			}
 			if ic.plain {
-				cfg.PlainSPDY = ic.proto
+				cfg.Plain = ic.proto
 			} else {
 				cfg.Protocols = []string{ic.proto}
 			}

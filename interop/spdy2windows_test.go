@@ -63,7 +63,7 @@ func TestSPDY2AutoDetectsNode(t *testing.T) {
 func TestSPDY2AutoServesNodeClient(t *testing.T) {
 	requireNode(t)
 	w := &windowWatch{frames: newFrameLog(), windowed: map[uint32]bool{}}
-	cfg := server.Config{Root: pushSite(t), PlainSPDY: spdy.ProtoSPDY2, SPDY: spdy.Config{Version: spdy.ProtoSPDY2, Trace: w.trace}}
+	cfg := server.Config{Root: pushSite(t), Plain: spdy.ProtoSPDY2, SPDY: spdy.Config{Version: spdy.ProtoSPDY2, Trace: w.trace}}
 	s := startOurServer(t, cfg)
 	rep := runNodeClient(t, s.URL(), true, "--window", "65536", "--protocol", spdy.ProtoSPDY2, "--checks", "get,upload,concurrent,slow")
 	requireChecks(t, rep, "get", "upload", "concurrent", "slow")

@@ -107,15 +107,12 @@ func newLoad(t Target, o Options) (*load, error) {
 	if err := probe.CheckProtocol(o.Proto); err != nil {
 		return nil, fmt.Errorf("loader: %w", err)
 	}
-	ver, err := tlsVersion(o.TLSVersion)
+	ver, err := tlsVersion(probe.LoadTLS(o.Proto, o.TLSVersion)) // h3: QUIC's 1.3
 	if err != nil {
 		return nil, fmt.Errorf("loader: %w", err)
 	}
 	if err := checkPlaintext(o); err != nil {
 		return nil, fmt.Errorf("loader: %w", err)
-	}
-	if o.Proto == probe.ProtoH3 {
-		ver = tls.VersionTLS13 // QUIC carries TLS 1.3 only
 	}
 	if p, _ := probe.LookupProtocol(o.Proto); o.EarlyData && !p.EarlyData {
 		return nil, fmt.Errorf("loader: early data (0-RTT) needs %s: Go's crypto/tls has no client 0-RTT over TCP, so %s cannot send it", probe.OneOf(probe.EarlyDataProtocols()), o.Proto)

@@ -26,7 +26,7 @@ func TestLoadOverSCTPOnLoopback(t *testing.T) {
 	addr := pc.LocalAddr().String()
 	pc.Close() // ListenAndServeSCTP reopens the port
 	for _, knobs := range []probe.SCTP{{}, {NoControlStream: true, NoBundleCookie: true, Streams: 3, CongestionControl: "htcp"}} {
-		srv, err := server.New(server.Config{Root: st.dir, PlainSPDY: probe.ProtoSPDY31})
+		srv, err := server.New(server.Config{Root: st.dir, Plain: probe.ProtoSPDY31})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -70,7 +70,7 @@ type ImportReport struct {
 
 // ImportHARFile reads file and imports one page of it.
 func ImportHARFile(file string, opt ImportOptions) (*Manifest, *ImportReport, error) {
-	b, err := readHARFile(file)
+	b, err := ReadHARFile(file)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -135,7 +135,7 @@ type recorded struct {
 
 // ImportHAR imports one page of a HAR.
 func ImportHAR(b []byte, opt ImportOptions) (*Manifest, *ImportReport, error) {
-	log, err := parseHAR(b)
+	log, err := ParseHAR(b)
 	if err != nil {
 		return nil, nil, err
 	}

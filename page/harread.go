@@ -23,8 +23,8 @@ const MaxHARBytes = 512 << 20
 // than this is not a page load).
 const MaxHAREntries = 200000
 
-// readHARFile reads a HAR file, refusing one larger than MaxHARBytes.
-func readHARFile(file string) ([]byte, error) {
+// ReadHARFile reads a HAR file, refusing one larger than MaxHARBytes.
+func ReadHARFile(file string) ([]byte, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
@@ -43,8 +43,11 @@ func readHARFile(file string) ([]byte, error) {
 	return b, nil
 }
 
-// parseHAR decodes a HAR; syntax errors name the line and column.
-func parseHAR(b []byte) (*har.RecordedLog, error) {
+// ParseHAR decodes a HAR as import reads it, leniently (har.Recording:
+// numbers written as strings, nulls, odd fields left unset; what HAR 1.2
+// would refuse but a recorder wrote), within MaxHAREntries; syntax errors
+// name the line and column. `spdylab har show` reads with it too.
+func ParseHAR(b []byte) (*har.RecordedLog, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, errors.New("empty file: not a HAR")
 	}

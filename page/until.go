@@ -99,7 +99,7 @@ func hasOnload(spec string) (bool, error) {
 
 // harHasOnload reads only the pages of a HAR file (harPageHasOnload).
 func harHasOnload(file, pageID string) (bool, error) {
-	b, err := readHARFile(file)
+	b, err := ReadHARFile(file)
 	if err != nil {
 		return false, err
 	}

@@ -40,8 +40,6 @@ func chromiumCannot(p Protocol, tls string) string {
 		return "Chromium removed SPDY in version 51 (2016) in favour of HTTP/2; load SPDY with client " + ClientLoader
 	case tls == TLSNone:
 		return "the lab's pages are https-only for Chromium (plaintext " + p.Name + " is the loader's); use tls 1.2 or 1.3"
-	case p.Name == ProtoH3 && tls == TLS12:
-		return "HTTP/3 always runs TLS 1.3; use tls 1.3"
 	}
 	return ""
 }
@@ -87,9 +85,7 @@ func CheckClientProtocol(client, proto, tls string) error {
 	if !ok {
 		return CheckProtocol(proto)
 	}
-	if tls == "" {
-		tls = DefaultTLS
-	}
+	tls = LoadTLS(p.Name, tls)
 	if why := cl.cannot(p, tls); why != "" {
 		return fmt.Errorf("client %s cannot load %s (tls %s): %s", cl.Name, p.Name, tls, why)
 	}

@@ -85,3 +85,27 @@ func TestNormalizeRendererCosts(t *testing.T) {
 		t.Errorf("chromium with loader renderer costs: %v", err)
 	}
 }
+
+// h3 loads at TLS 1.3 (QUIC's) whatever the condition's version, so
+// Chromium takes it under the default 1.2; the stored condition keeps
+// its version (and hash); plaintext and the TCP protocols keep theirs.
+func TestH3LoadsAtTLS13WhateverTheDefault(t *testing.T) {
+	c, err := Normalize(Condition{Page: "pageA", Proto: ProtoH3, TLS: DefaultTLS, Client: ClientChromium})
+	if err != nil {
+		t.Fatalf("chromium h3 at the default tls: %v", err)
+	}
+	if c.TLS != DefaultTLS {
+		t.Errorf("stored tls %q, want the condition's %q", c.TLS, DefaultTLS)
+	}
+	for _, tc := range []struct{ proto, tls, want string }{
+		{ProtoH3, TLS12, TLS13}, {ProtoH3, "", TLS13}, {ProtoH3, TLS13, TLS13}, {ProtoH3, TLSNone, TLSNone},
+		{ProtoH2, TLS12, TLS12}, {ProtoHTTPS, "", DefaultTLS}, {ProtoSPDY31, TLSNone, TLSNone},
+	} {
+		if got := LoadTLS(tc.proto, tc.tls); got != tc.want {
+			t.Errorf("LoadTLS(%s, %q) = %q, want %q", tc.proto, tc.tls, got, tc.want)
+		}
+	}
+	if err := CheckClientProtocol(ClientChromium, ProtoH3, TLSNone); err == nil {
+		t.Error("chromium h3 without TLS accepted")
+	}
+}

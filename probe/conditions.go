@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -42,6 +43,11 @@ type Protocol struct {
 	// (h2: RFC 7540 9.2; h3: QUIC's TLS 1.3), so 2012's TLS (stack.go)
 	// cannot apply to them.
 	ModernTLS bool
+	// Aliases are other spellings users type for the protocol (the ALPN
+	// token where it differs from Name: `get` and servers speak ALPN).
+	// Input accepts them (ParseProtocol) and stores Name; messages list
+	// Names only.
+	Aliases []string
 }
 
 // SPDY tells whether p is a SPDY draft.
@@ -53,7 +59,7 @@ func (p Protocol) SPDY() bool { return p.SPDYVersion != "" }
 // The SPDY entries' ALPN and SPDYVersion are spdy.Versions' (probe imports
 // nothing of spdylab; loader's TestProbeSPDYProtocolsAreSPDYVersions checks).
 var Protocols = []Protocol{
-	{Name: ProtoHTTPS, ALPN: "http/1.1", PlainTCPOption: true},
+	{Name: ProtoHTTPS, ALPN: "http/1.1", PlainTCPOption: true, Aliases: []string{"http/1.1", "http1.1"}},
 	{Name: ProtoSPDY31, ALPN: "spdy/3.1", SPDYVersion: "3.1", Multiplexed: true, PlainTCPOption: true, SessionWindow: true},
 	{Name: ProtoSPDY3, ALPN: "spdy/3", SPDYVersion: "3", Multiplexed: true, PlainTCPOption: true},
 	{Name: ProtoSPDY2, ALPN: "spdy/2", SPDYVersion: "2", Multiplexed: true, PlainTCPOption: true},
@@ -116,7 +122,7 @@ func ProtocolNames() []string {
 }
 
 // CheckProtocol returns an error naming the valid protocols unless name is
-// one of them.
+// one of them (by Name: a stored or canonical spelling).
 func CheckProtocol(name string) error {
 	if name == "" {
 		return fmt.Errorf("no protocol given (want %s)", OneOf(ProtocolNames()))
@@ -125,6 +131,41 @@ func CheckProtocol(name string) error {
 		return fmt.Errorf("unknown protocol %q (want %s)", name, OneOf(ProtocolNames()))
 	}
 	return nil
+}
+
+// ParseProtocol reads a protocol as a user writes it: its Name or one of
+// its Aliases, any case, so every command and study file takes the same
+// words. The result's Name is the one spelling to store; an error lists
+// the Names.
+func ParseProtocol(name string) (Protocol, error) {
+	v := strings.ToLower(strings.TrimSpace(name))
+	for _, p := range Protocols {
+		if p.Name == v || slices.Contains(p.Aliases, v) {
+			return p, nil
+		}
+	}
+	return Protocol{}, CheckProtocol(name)
+}
+
+// AliasHelp says which other spellings name which protocol, for help
+// texts: "http/1.1 or http1.1 is https".
+func AliasHelp() string {
+	var parts []string
+	for _, p := range Protocols {
+		if len(p.Aliases) > 0 {
+			parts = append(parts, OneOf(p.Aliases)+" is "+p.Name)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// canonProtocol is the protocol factor's Canon: ParseProtocol's Name.
+func canonProtocol(v string) (string, error) {
+	p, err := ParseProtocol(v)
+	if err != nil {
+		return oneOf(ProtocolNames()...)(v) // its error lists the Names
+	}
+	return p.Name, nil
 }
 
 // TLS versions a condition may ask for. TLS12 is the default: the full
@@ -167,6 +208,23 @@ func ParseTLSVersion(name string) (uint16, error) {
 		}
 	}
 	return 0, fmt.Errorf("unknown TLS version %q (want %s)", name, OneOf(TLSVersionNames()))
+}
+
+// LoadTLS is the TLS version a load over proto runs when its condition
+// asks for tls: a QUIC protocol's handshake is TLS 1.3 (RFC 9001), so h3
+// loads at 1.3 whatever the condition names, the default 1.2 included (a
+// bench serves its TCP protocols at the condition's version and h3 beside
+// them); the stored condition keeps its version, so its hash holds. Other
+// protocols run tls itself. What a QUIC protocol cannot run at all (tls
+// none, 1.0, 1.1) Normalize refuses.
+func LoadTLS(proto, tls string) string {
+	if tls == "" {
+		tls = DefaultTLS
+	}
+	if p, ok := LookupProtocol(proto); ok && p.Transport == TransportQUIC && tls != TLSNone {
+		return TLS13
+	}
+	return tls
 }
 
 // TLSVersionName is the name of a crypto/tls version constant ("" when the

@@ -13,7 +13,7 @@ func TestProtocolsAreUniqueAndFindable(t *testing.T) {
 			t.Fatalf("bad or duplicate protocol entry %+v", p)
 		}
 		seen[p.Name] = true
-		if got, ok := LookupProtocol(p.Name); !ok || got != p {
+		if got, ok := LookupProtocol(p.Name); !ok || got.Name != p.Name || got.ALPN != p.ALPN {
 			t.Fatalf("LookupProtocol(%q) = %+v, %v", p.Name, got, ok)
 		}
 	}
@@ -22,6 +22,38 @@ func TestProtocolsAreUniqueAndFindable(t *testing.T) {
 	}
 	if p, _ := LookupProtocol(ProtoHTTPS); p.SPDY() || p.Multiplexed || p.ALPN != "http/1.1" {
 		t.Fatalf("https facts wrong: %+v", p)
+	}
+}
+
+// Every command reads protocols with ParseProtocol: a name or an alias
+// (http/1.1 for https), any case, gives the one stored name; no spelling
+// names two protocols; an unknown one is refused with the names alone.
+func TestParseProtocolTakesAliases(t *testing.T) {
+	owner := map[string]string{}
+	for _, p := range Protocols {
+		for _, s := range append([]string{p.Name}, p.Aliases...) {
+			if o, dup := owner[s]; dup {
+				t.Errorf("%q names both %s and %s", s, o, p.Name)
+			}
+			owner[s] = p.Name
+		}
+	}
+	for in, want := range map[string]string{"https": ProtoHTTPS, "http/1.1": ProtoHTTPS, " HTTP/1.1 ": ProtoHTTPS, "H2": ProtoH2, "spdy/3.1": ProtoSPDY31} {
+		p, err := ParseProtocol(in)
+		if err != nil || p.Name != want {
+			t.Errorf("ParseProtocol(%q) = %q, %v; want %s", in, p.Name, err, want)
+		}
+	}
+	_, err := ParseProtocol("http/2")
+	if err == nil || strings.Contains(err.Error(), "http1.1") || !strings.Contains(err.Error(), "spdy/3.1+sctp") {
+		t.Errorf("ParseProtocol(http/2): %v; want the names, not the aliases", err)
+	}
+	f, _ := LookupField("protocol")
+	if got, err := f.Canon("http/1.1"); err != nil || got != ProtoHTTPS {
+		t.Errorf("the protocol factor reads http/1.1 as %q, %v", got, err)
+	}
+	if !strings.Contains(AliasHelp(), "http/1.1") {
+		t.Errorf("AliasHelp %q does not name http/1.1", AliasHelp())
 	}
 }
 

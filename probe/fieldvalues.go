@@ -49,6 +49,27 @@ func canonNonEmpty(v string) (string, error) {
 	return v, nil
 }
 
+// None is how a study file or a flag says "no model" for a setting whose
+// absence is its default (ge_down, ge_up: Bernoulli loss; trace_down,
+// trace_up: the fixed rate). Its canonical spelling is empty, as if not
+// given, so the stored condition (and its hash) is the one without it. A
+// trace file named none is written ./none.
+const None = "none"
+
+// IsNone tells whether v says None (or is empty).
+func IsNone(v string) bool {
+	v = strings.TrimSpace(v)
+	return v == "" || v == None
+}
+
+// canonTrace is a delivery trace's file, or None.
+func canonTrace(v string) (string, error) {
+	if IsNone(v) {
+		return "", nil
+	}
+	return canonNonEmpty(v)
+}
+
 func canonRate(v string) (string, error) {
 	bps, err := units.ParseRate(v)
 	if err != nil {
@@ -96,6 +117,9 @@ func canonLoss(v string) (string, error) {
 }
 
 func canonGE(v string) (string, error) {
+	if IsNone(v) {
+		return "", nil
+	}
 	g, err := ParseGE(v)
 	if err != nil {
 		return "", err

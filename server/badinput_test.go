@@ -36,7 +36,7 @@ func TestSPDYAnswersBadFramesAtOnce(t *testing.T) {
 			cfg := Config{SPDY: spdy.Config{FrameReadTimeout: -1}}
 			name := strings.ReplaceAll(v, "/", "_") + " over TLS"
 			if plain {
-				cfg.PlainSPDY, name = v, strings.ReplaceAll(v, "/", "_")+" over plain TCP"
+				cfg.Plain, name = v, strings.ReplaceAll(v, "/", "_")+" over plain TCP"
 			}
 			s := startServer(t, cfg)
 			for _, c := range cases {

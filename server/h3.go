@@ -91,9 +91,6 @@ func (s *Server) newH3Server() (*http3.Server, error) {
 	if s.tls == nil {
 		return nil, errors.New("server: h3 needs TLS, and this server serves plain-TCP SPDY")
 	}
-	if s.cfg.TLSMax < tls.VersionTLS13 {
-		return nil, fmt.Errorf("server: h3 needs TLS 1.3, and the maximum version is %#x", s.cfg.TLSMax)
-	}
 	h := s.cfg.H3
 	if h.MaxStreams < 0 {
 		return nil, fmt.Errorf("server: h3 max streams %d is negative", h.MaxStreams)

@@ -59,7 +59,7 @@ func waitClosed(t *testing.T, c net.Conn) []byte {
 
 func TestConnectionCap(t *testing.T) {
 	var logs syncBuffer
-	s := startServer(t, Config{PlainSPDY: ProtoSPDY31, MaxConns: 2, Log: log.New(&logs, "", 0)})
+	s := startServer(t, Config{Plain: ProtoSPDY31, MaxConns: 2, Log: log.New(&logs, "", 0)})
 	first := dial(t, s, ProtoSPDY31, nil)
 	dial(t, s, ProtoSPDY31, nil)
 	if got := waitClosed(t, rawDial(t, s)); len(got) != 0 {
@@ -97,7 +97,7 @@ func TestConnectionCap(t *testing.T) {
 // served.
 func TestPerClientConnectionCap(t *testing.T) {
 	var logs syncBuffer
-	s := startServer(t, Config{PlainSPDY: ProtoSPDY31, MaxConns: 10, MaxConnsPerClient: 2, Log: log.New(&logs, "", 0)})
+	s := startServer(t, Config{Plain: ProtoSPDY31, MaxConns: 10, MaxConnsPerClient: 2, Log: log.New(&logs, "", 0)})
 	dial(t, s, ProtoSPDY31, nil)
 	dial(t, s, ProtoSPDY31, nil)
 	if got := waitClosed(t, rawDial(t, s)); len(got) != 0 {
@@ -131,7 +131,7 @@ func dialOtherClient(t *testing.T, s *Server) *spdy.ClientConn {
 
 func TestIdleAndHandshakeTimeouts(t *testing.T) {
 	t.Run("idle SPDY session gets GOAWAY and is closed", func(t *testing.T) {
-		s := startServer(t, Config{PlainSPDY: ProtoSPDY31, SPDY: spdy.Config{IdleTimeout: 50 * time.Millisecond}})
+		s := startServer(t, Config{Plain: ProtoSPDY31, SPDY: spdy.Config{IdleTimeout: 50 * time.Millisecond}})
 		got := waitClosed(t, rawDial(t, s))
 		fr := spdy.NewFramer(nil, bytes.NewReader(got), 0)
 		for {
@@ -199,7 +199,7 @@ func TestConnectionCapsFollowTheSite(t *testing.T) {
 // served, and a finished handler frees its slot.
 func TestPerClientStreamCap(t *testing.T) {
 	var logs syncBuffer
-	s := startServer(t, Config{PlainSPDY: ProtoSPDY31, MaxStreamsPerClient: 2, Log: log.New(&logs, "", 0)})
+	s := startServer(t, Config{Plain: ProtoSPDY31, MaxStreamsPerClient: 2, Log: log.New(&logs, "", 0)})
 	var uploads []*io.PipeWriter
 	for range 2 { // two uploads that do not finish, on two sessions
 		c := dial(t, s, ProtoSPDY31, nil)

@@ -86,9 +86,10 @@ type Config struct {
 	// Protocols lists the ALPN protocols offered over TLS, most preferred
 	// first: a subset of spdy/3.1, spdy/3, spdy/2, h2, http/1.1. Empty = DefaultProtocols.
 	Protocols []string
-	// PlainSPDY, when set to a SPDY version, serves that version over plain
-	// TCP without TLS (and nothing else).
-	PlainSPDY string
+	// Plain, when set, makes Serve serve this protocol over plain TCP
+	// without TLS (and nothing else): one of Protocols, as ServePlain
+	// takes it (http/1.1 and h2 share a listener that answers both).
+	Plain string
 	// Certificate for TLS; nil = a throw-away self-signed one for HostNames.
 	Certificate *tls.Certificate
 	// Certificates, when set, replace Certificate: one per host name, and
@@ -100,13 +101,15 @@ type Config struct {
 	// by ALPN, whatever Protocols says: third parties of a page that never
 	// turned the protocol under test on (the lab's deploy first-party).
 	HTTP1Hosts []string
-	TLSMin     uint16 // tls.VersionTLS12 when 0
-	TLSMax     uint16 // tls.VersionTLS13 when 0
-	SPDY       spdy.Config
-	H2         H2Config
-	H3         H3Config            // HTTP/3 over UDP, served by ServeH3
-	Push       string              // PushNone (""), PushManifest or PushPreload
-	PushMap    map[string][]string // parent path -> paths to push with it (PushManifest)
+	// TLSMin and TLSMax bound TLS over TCP; h3 runs QUIC's TLS 1.3
+	// whatever they say (RFC 9001), as probe.LoadTLS has h3 loads do.
+	TLSMin  uint16 // tls.VersionTLS12 when 0
+	TLSMax  uint16 // tls.VersionTLS13 when 0
+	SPDY    spdy.Config
+	H2      H2Config
+	H3      H3Config            // HTTP/3 over UDP, served by ServeH3
+	Push    string              // PushNone (""), PushManifest or PushPreload
+	PushMap map[string][]string // parent path -> paths to push with it (PushManifest)
 	// Hints is HintsNone ("") or HintsDeps: a document's SPDY response
 	// lists its direct children in X-Associated-Content (deps.go).
 	Hints string
@@ -209,7 +212,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DepsMap != nil {
 		s.depsMap = cfg.DepsMap
 	}
-	if cfg.PlainSPDY == "" {
+	if cfg.Plain == "" {
 		if s.tls, err = cfg.tlsConfig(); err != nil {
 			s.closeRoot()
 			return nil, err
@@ -235,8 +238,8 @@ func (cfg *Config) normalize() error {
 			return fmt.Errorf("server: protocol %q listed twice", p)
 		}
 	}
-	if cfg.PlainSPDY != "" && !slices.Contains(spdyVersions, cfg.PlainSPDY) {
-		return fmt.Errorf("server: plain-TCP SPDY version %q is not one of %s", cfg.PlainSPDY, strings.Join(spdyVersions, ", "))
+	if cfg.Plain != "" && !slices.Contains(cfg.Protocols, cfg.Plain) {
+		return fmt.Errorf("server: plain-TCP protocol %q is not one of %s", cfg.Plain, strings.Join(cfg.Protocols, ", "))
 	}
 	switch cfg.Push {
 	case "":
@@ -354,7 +357,7 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // Serve accepts connections on l until Shutdown or an accept error. The
 // first listener served determines URL().
-func (s *Server) Serve(l net.Listener) error { return s.serve(l, s.cfg.PlainSPDY) }
+func (s *Server) Serve(l net.Listener) error { return s.serve(l, s.cfg.Plain) }
 
 // serve is Serve and ServePlain: plain is "" for TLS with ALPN, else the
 // protocol every connection on l speaks over plain TCP (plain.go).

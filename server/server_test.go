@@ -82,7 +82,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}{
 		{Config{Protocols: []string{"spdy/1"}}, `unknown protocol "spdy/1"`},
 		{Config{Protocols: []string{"h2", "h2"}}, `"h2" listed twice`},
-		{Config{PlainSPDY: "h2"}, `plain-TCP SPDY version "h2"`},
+		{Config{Protocols: []string{"spdy/3.1"}, Plain: "h2"}, `plain-TCP protocol "h2" is not one of spdy/3.1`},
 		{Config{Push: "always"}, `push policy "always"`},
 		{Config{Root: "/nonexistent/spdylab"}, "root"},
 		{Config{TLSMin: tls.VersionTLS13, TLSMax: tls.VersionTLS12}, "above the maximum"},
@@ -325,8 +325,8 @@ func TestALPNOffersOnlyConfiguredProtocols(t *testing.T) {
 	}
 }
 
-func TestPlainSPDY(t *testing.T) {
-	s := startServer(t, Config{PlainSPDY: ProtoSPDY31})
+func TestPlain(t *testing.T) {
+	s := startServer(t, Config{Plain: ProtoSPDY31})
 	if !strings.HasPrefix(s.URL(), "http://") {
 		t.Fatalf("URL %q, want http:// for plain SPDY", s.URL())
 	}

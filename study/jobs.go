@@ -55,9 +55,8 @@ func (r *Runner) newRunEnv(tasks []task, now time.Time) *runEnv {
 		for _, pps := range t.pending {
 			for _, pp := range pps {
 				c := t.group.Conds[pp.cond]
-				if m := r.pages.Opened(c.Page, c.Shards, c.ShardMode); m != nil && r.weight[c.Hash] > 0 {
-					w.WallMs += r.weight[c.Hash]
-					w.CPUMs += autosize.ModelledCPUMs(m)
+				if m := r.pages.Opened(c.Page, c.Shards, c.ShardMode); m != nil {
+					w.Add(r.weight[c.Hash], m)
 				}
 			}
 		}

@@ -151,6 +151,16 @@ func collectMachine(tools map[string][]string) store.Machine {
 	return m
 }
 
+// ModuleVersions are this binary's versions of the modules a run's
+// provenance records (provenanceModules: quic-go, x/net, netlink, SQLite),
+// by module path; `spdylab version` prints them.
+func ModuleVersions() map[string]string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return moduleVersions(bi)
+	}
+	return map[string]string{}
+}
+
 // moduleVersions picks provenanceModules out of a binary's build info
 // (the spdylab binary links them all; a test binary records none).
 func moduleVersions(bi *debug.BuildInfo) map[string]string {

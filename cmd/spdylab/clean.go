@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spdylab/spdylab/netem"
 )
@@ -37,7 +38,7 @@ func runClean(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if os.Geteuid() != 0 {
-		fmt.Fprintln(stderr, "spdylab clean: needs root (it deletes network namespaces under /run/netns)")
+		fmt.Fprintln(stderr, cleanNeedsRoot(args))
 		return 1
 	}
 	rep, err := netem.Clean(*all, *dry)
@@ -68,4 +69,11 @@ func runClean(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// cleanNeedsRoot is what clean tells a user who is not root: why, and the
+// same command line under sudo.
+func cleanNeedsRoot(args []string) string {
+	return "spdylab clean: needs root (it deletes network namespaces under /run/netns and the processes in them): run " +
+		strings.Join(append([]string{"sudo", "spdylab", "clean"}, args...), " ")
 }

@@ -13,7 +13,7 @@ import (
 )
 
 func TestConformCommand(t *testing.T) {
-	s, err := server.New(server.Config{PlainSPDY: "spdy/3.1"})
+	s, err := server.New(server.Config{Plain: "spdy/3.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestConformCommand(t *testing.T) {
 
 	// spdy/2 (draft 2) against a plain-TCP spdy/2 server: every case that
 	// applies passes, the others are listed as skipped with their reason.
-	s2, err := server.New(server.Config{PlainSPDY: "spdy/2"})
+	s2, err := server.New(server.Config{Plain: "spdy/2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestConformListAndDoSJSON(t *testing.T) {
 		}
 	}
 
-	s, err := server.New(server.Config{PlainSPDY: "spdy/3.1"})
+	s, err := server.New(server.Config{Plain: "spdy/3.1"})
 	if err != nil {
 		t.Fatal(err)
 	}

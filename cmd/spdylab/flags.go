@@ -76,6 +76,9 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		fmt.Fprintf(out, "spdylab %s: %s\nrun 'spdylab %s -h' for help\n", fs.Name(), flagErrorText(fs, err), fs.Name())
 	default:
 		out.Write(buf.Bytes())
+		if askedHelpAll(fs) { // setShortHelp's full help, printed
+			return flag.ErrHelp
+		}
 	}
 	return err
 }

@@ -25,7 +25,7 @@ import (
 func init() {
 	register(command{
 		name:     "get",
-		summary:  "fetch URLs over spdy/3.1, spdy/3, spdy/2, h2, h3 or http/1.1 (curl-like, one connection per origin)",
+		summary:  "fetch URLs over https (HTTP/1.1), spdy/3.1, spdy/3, spdy/2, h2 or h3 (curl-like, one connection per origin)",
 		synopsis: "spdylab get [flags] URL...",
 		examples: []string{
 			"spdylab get -k https://127.0.0.1:8443/index.html",
@@ -87,7 +87,7 @@ func getParseFlags(args []string, stderr io.Writer) (*getOptions, []*url.URL, in
 	var o getOptions
 	var outputs, hdrs getFlagList
 	var data string
-	fs.StringVar(&o.proto, "proto", "", "protocol to insist on: "+probe.OneOf(append(slices.Clone(client.Protocols), client.ProtoH3))+" (default: offer all over TLS and use what the server picks; http/1.1 for http:// URLs)")
+	fs.StringVar(&o.proto, "proto", "", "protocol to insist on: "+probe.OneOf(getProtocols())+" ("+probe.AliasHelp()+"; default: offer all over TLS and use what the server picks; https (HTTP/1.1) for http:// URLs)")
 	fs.BoolVar(&o.insecure, "insecure", false, "accept any server certificate (the lab's throw-away certificates)")
 	fs.BoolVar(&o.insecure, "k", false, "short for --insecure")
 	fs.Var(&outputs, "o", "write the body to `FILE` instead of stdout; give once per URL")
@@ -117,8 +117,12 @@ func getParseFlags(args []string, stderr io.Writer) (*getOptions, []*url.URL, in
 	if fs.NArg() == 0 {
 		return fail("no URL given")
 	}
-	if !client.Known(o.proto) {
-		return fail("--proto %q is not one of %s, %s", o.proto, strings.Join(client.Protocols, ", "), client.ProtoH3)
+	if o.proto != "" {
+		alpn, err := getALPN(o.proto)
+		if err != nil {
+			return fail("--proto %q: %v", o.proto, err)
+		}
+		o.proto = alpn
 	}
 	if len(outputs) > 0 && len(outputs) != fs.NArg() {
 		return fail("%d -o files for %d URLs: give one -o per URL or none", len(outputs), fs.NArg())
@@ -141,6 +145,31 @@ func getParseFlags(args []string, stderr io.Writer) (*getOptions, []*url.URL, in
 		return fail("%v", err)
 	}
 	return &o, urls, 0
+}
+
+// getProtocols are the lab's protocols (probe.Protocols' names) that get
+// speaks: those over TCP or QUIC whose ALPN the client knows.
+func getProtocols() []string {
+	var names []string
+	for _, p := range probe.Protocols {
+		if p.Transport != probe.TransportSCTP && client.Known(p.ALPN) {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
+
+// getALPN is the ALPN token the client insists on for a protocol written
+// as every command takes it (probe.ParseProtocol: a name or an alias).
+func getALPN(proto string) (string, error) {
+	p, err := probe.ParseProtocol(proto)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("unknown protocol (want %s)", probe.OneOf(getProtocols()))
+	case !slices.Contains(getProtocols(), p.Name):
+		return "", fmt.Errorf("get does not speak %s (want %s)", p.Name, probe.OneOf(getProtocols()))
+	}
+	return p.ALPN, nil
 }
 
 // setRequest fills the request body, method and header from the flags.

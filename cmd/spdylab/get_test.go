@@ -91,7 +91,7 @@ func TestGetBadUsage(t *testing.T) {
 		want string
 	}{
 		{nil, "no URL given"},
-		{[]string{"--proto", "h4", "https://x/"}, "is not one of"},
+		{[]string{"--proto", "h4", "https://x/"}, `--proto "h4": unknown protocol (want https, spdy/3.1`},
 		{[]string{"--proto", "h3", "http://x/"}, "h3 has no plaintext"},
 		{[]string{"ftp://x/"}, "scheme must be https or http"},
 		{[]string{"-H", "novalue", "https://x/"}, "is not \"Name: value\""},

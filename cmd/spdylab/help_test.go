@@ -51,11 +51,11 @@ func firstLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// load's help lists every way to name a page, groups its flags, and
-// shows one DNS flag.
+// load's full help (--help-all) lists every way to name a page, groups
+// its flags, and shows one DNS flag.
 func TestLoadHelpListsPageFormsAndGroups(t *testing.T) {
 	var errb bytes.Buffer
-	if code := runLoad(context.Background(), []string{"-h"}, &errb, &errb); code != 0 {
+	if code := runLoad(context.Background(), []string{"--help-all"}, &errb, &errb); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	help := errb.String()

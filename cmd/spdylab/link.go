@@ -34,12 +34,15 @@ rate_* and queue_* come from one UDP burst each way (what 'spdylab load' and
 every stored probe check); down and up are TCP goodput.`
 
 func runLink(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "check" {
+	switch {
+	case len(args) == 0:
 		printCommandHelp(stderr, "link", linkAbout)
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			return 0
-		}
 		return 2
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
+		printCommandHelp(stderr, "link", linkAbout)
+		return 0
+	case args[0] != "check":
+		return unknownSubcommand(stderr, "link", args[0], "check")
 	}
 	return runLinkCheck(args[1:], stdout, stderr)
 }

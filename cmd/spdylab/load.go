@@ -119,7 +119,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fields := probe.RegisterFieldFlags(fs, probe.FlagLoad, map[string]string{"page": "pageA"})
-	protos := fs.String("proto", probe.ProtoSPDY31, "protocol(s), comma-separated: "+strings.Join(probe.ProtocolNames(), ", ")+" (several are interleaved load by load)")
+	protos := fs.String("proto", probe.ProtoSPDY31, probe.OneOf(probe.ProtocolNames())+"; several, comma-separated, are interleaved load by load ("+probe.AliasHelp()+")")
 	fs.IntVar(&req.runs, "runs", 20, "loads per protocol")
 	fs.StringVar(&req.harDir, "har", "", "write one HAR file per load into `dir`")
 	fs.BoolVar(&req.asJSON, "json", false, "print a JSON summary per protocol instead of tables")
@@ -130,7 +130,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	profileFile := fs.String("profile", "", "apply a profile `file` (spdylab tune writes one): its settings win over the flags; every --proto must be one it names")
 	pcapDir := fs.String("pcap", "", "write one pcap file per load into `dir` (<page>-<proto>-runNNN.pcap): the packets on the client's side of the emulated link")
 	link := netem.RegisterFlags(fs)
-	setHelp(fs, loadAbout(), loadFlagGroups...)
+	setShortHelp(fs, loadShort(), loadCommonFlags, loadAbout(), loadFlagGroups...)
 	if err := parseFlags(fs, args); err != nil {
 		return req, flagExit(err)
 	}
@@ -148,7 +148,11 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 		return usageErr("--pcap needs the emulated link; drop --no-link")
 	}
 	for _, p := range strings.Split(*protos, ",") {
-		req.protos = append(req.protos, strings.TrimSpace(p))
+		pr, err := probe.ParseProtocol(p)
+		if err != nil {
+			return usageErr("--proto %q: %v", strings.TrimSpace(p), err)
+		}
+		req.protos = append(req.protos, pr.Name)
 	}
 	var err error
 	if req.link, err = link.Config(); err != nil {
@@ -246,9 +250,6 @@ func checkEachProto(c probe.Condition, protos []string) error {
 	}
 	for _, p := range protos {
 		c.Proto = p
-		if err := probe.CheckProtocol(p); err != nil {
-			return fmt.Errorf("--proto %q: %w", p, err)
-		}
 		if _, err := probe.Normalize(c); err != nil {
 			return fmt.Errorf("--proto %q: %w", p, err)
 		}

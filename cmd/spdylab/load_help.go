@@ -16,6 +16,21 @@ var loadExamples = []string{
 	"spdylab load --page pageB --proto https,spdy/3.1 --frame-size 4096 --runs 5    # https ignores the SPDY-only knob",
 }
 
+// loadShort is what load -h says it does; loadAbout the same in full
+// (--help-all).
+func loadShort() string {
+	return `Builds a testbed (servers behind an emulated link), loads the page --runs times
+per protocol, protocols interleaved load by load, and prints PLT, ToW and the
+phases per protocol. Every condition flag is the study factor of the same name.
+
+pages (--page):
+` + page.SpecHelp()
+}
+
+// loadCommonFlags are the flags load -h shows, one line each.
+var loadCommonFlags = []string{"page", "proto", "runs", "client", "rtt", "down", "up", "loss", "queue", "shards",
+	"tls", "profile", "no-link", "timeout", "json", "har"}
+
 func loadAbout() string {
 	return `Builds a testbed (servers behind an emulated link), loads the page --runs times
 per protocol, protocols interleaved load by load, and prints PLT, ToW and the

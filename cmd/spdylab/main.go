@@ -75,6 +75,8 @@ func main() {
 	case "-h", "--help", "help":
 		usage()
 		os.Exit(0)
+	case "--version", "-version":
+		name = "version"
 	}
 	c, ok := commands[name]
 	if !ok {

@@ -65,7 +65,7 @@ func runPage(args []string, stdout, stderr io.Writer) int {
 		printCommandHelp(stdout, "page", pageAbout())
 		return 0
 	}
-	return usageError(stderr, "page", "unknown subcommand %q", args[0])
+	return unknownSubcommand(stderr, "page", args[0], "list", "gen", "show", "import")
 }
 
 // pageFlags are the generator flags gen and show share.
@@ -167,10 +167,7 @@ func pageShow(args []string, stdout, stderr io.Writer) int {
 		row(t, s.ByType[t])
 	}
 	row("all", s.Resources)
-	fmt.Fprintf(stdout, "\n%-20s %6s %12s\n", "host", "count", "total KB")
-	for _, h := range m.Hosts {
-		fmt.Fprintf(stdout, "%-20s %6d %12s\n", h, s.ByHost[h].Count, kb(float64(s.ByHost[h].Total)))
-	}
+	printHostTable(stdout, m.Hosts, s.ByHost, kb)
 	for _, n := range m.Notes {
 		fmt.Fprintf(stdout, "note: %s\n", n)
 	}
@@ -179,4 +176,17 @@ func pageShow(args []string, stdout, stderr io.Writer) int {
 		m.WriteTree(stdout)
 	}
 	return 0
+}
+
+// printHostTable is page show's table of hosts: its first column as wide
+// as the longest host name (at least 20), so the numbers line up.
+func printHostTable(w io.Writer, hosts []string, by map[string]page.SizeStats, kb func(float64) string) {
+	width := 20
+	for _, h := range hosts {
+		width = max(width, len(h))
+	}
+	fmt.Fprintf(w, "\n%-*s %6s %12s\n", width, "host", "count", "total KB")
+	for _, h := range hosts {
+		fmt.Fprintf(w, "%-*s %6d %12s\n", width, h, by[h].Count, kb(float64(by[h].Total)))
+	}
 }

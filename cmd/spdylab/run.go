@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -24,18 +23,6 @@ import (
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/studyfile"
 )
-
-// defaultJobs is the number of parallel benches `spdylab studies` assumes
-// for its estimates (spdylab run sizes them itself by default: -j auto,
-// study/autosize). The loads are
-// bound by the emulated network, not the CPU: on a 2-core machine, with the
-// link emulator in its own process, quick's per-condition medians at -j 4,
-// 6 and 8 stayed within the noise of two -j 1 runs; study1-cablelabs at
-// -j 8 showed no systematic shift against -j 1 (+0.8 ± 2.1 %), left the
-// CPUs about half idle, and its emulator ran late in no more loads than at
-// -j 1 (BENCHMARKS.md, "study runner"). Four per CPU, at most 8; each load's
-// stored emulator lateness says when a machine cannot keep up.
-var defaultJobs = min(8, 4*runtime.NumCPU())
 
 func init() {
 	register(command{name: "run", summary: "run a study (default: quick) and write OUT/report.html", run: runCmd,
@@ -108,6 +95,16 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 	return f, -1
 }
 
+// studyNotFoundHint adds to a study that is not found what a study may be
+// and where the others are listed (cmd: the command that was given it).
+func studyNotFoundHint(cmd string, err error) error {
+	var nf *studyfile.NotFoundError
+	if !errors.As(err, &nf) {
+		return err
+	}
+	return fmt.Errorf("%w: a study is a built-in name or a FILE.toml ('spdylab studies' lists the built-in ones with their size; 'spdylab %s -h' for help)", err, cmd)
+}
+
 // addProfile puts the profile in file beside the study's own settings.
 func addProfile(s *spec.Study, file string) error {
 	p, err := studyfile.ParseProfileFile(file)
@@ -132,7 +129,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	s, err := studyfile.LoadPages(f.study, f.pages)
 	if err != nil {
-		fmt.Fprintln(stderr, "spdylab run:", err)
+		fmt.Fprintln(stderr, "spdylab run:", studyNotFoundHint("run", err))
 		return 1
 	}
 	if f.profile != "" {

@@ -20,11 +20,12 @@ import (
 func init() {
 	register(command{
 		name:     "serve",
-		summary:  "serve a directory over spdy/3.1, spdy/3, spdy/2, h2 and http/1.1 (TLS+ALPN) or plain-TCP SPDY",
+		summary:  "serve a directory over spdy/3.1, spdy/3, spdy/2, h2 and http/1.1 (TLS+ALPN), or one of them over plain TCP",
 		synopsis: "spdylab serve [--root DIR] [--listen HOST:PORT] [flags]",
 		examples: []string{
 			"spdylab serve --root site --listen 127.0.0.1:8443    # then: spdylab get -k https://127.0.0.1:8443/",
 			"spdylab serve --root site --plain spdy/3 --listen 127.0.0.1:8080",
+			"spdylab serve --root site --plain https --listen 127.0.0.1:8080    # HTTP/1.1, and h2c for a client that opens with h2's preface",
 			"spdylab serve --root site --push deps --pacing on --notsent-lowat 16384 --frame-size 4096",
 		},
 		run: runServe,
@@ -47,7 +48,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "spdylab serve: %v\n", err)
 		return 1
 	}
-	if err := ex.h3.start(srv, l.Addr(), cfg.PlainSPDY != ""); err != nil {
+	if err := ex.h3.start(srv, l.Addr(), cfg.Plain != ""); err != nil {
 		srv.Close()
 		l.Close()
 		fmt.Fprintf(stderr, "spdylab serve: %v\n", err)

@@ -12,7 +12,6 @@ import (
 	"github.com/spdylab/spdylab/internal/tcpopt"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/server"
-	"github.com/spdylab/spdylab/spdy"
 )
 
 // serveExtras are the listeners beside TCP: h3 on UDP and SPDY over SCTP.
@@ -67,7 +66,7 @@ func registerServeFlags(fs *flag.FlagSet) *serveFlags {
 		keyFile:       fs.String("key", "", "PEM private key `FILE` for --cert"),
 		hosts:         fs.String("hosts", "", "comma-separated host names the throw-away certificate covers (localhost and 127.0.0.1 always)"),
 		protocols:     fs.String("protocols", strings.Join(server.DefaultProtocols, ","), "ALPN protocols offered over TLS, most preferred first"),
-		plain:         fs.String("plain", "", "serve this SPDY version ("+probe.OneOf(spdy.VersionNames())+") over plain TCP without TLS"),
+		plain:         fs.String("plain", "", "serve this protocol ("+probe.OneOf(plainTCPProtocols())+") over plain TCP without TLS (https and h2 share the port: HTTP/1.1 and h2c)"),
 		tlsMin:        fs.String("tls-min", probe.TLS12, "lowest TLS version: "+probe.OneOf(probe.TLSVersionNames())),
 		tlsMax:        fs.String("tls-max", probe.TLS13, "highest TLS version: "+probe.OneOf(probe.TLSVersionNames())),
 		maxStreams:    fs.Int("max-streams", 0, "SPDY and h2 max concurrent streams advertised (0 = 100)"),
@@ -109,10 +108,14 @@ func (f *serveFlags) config(ex serveExtras, stderr io.Writer) (server.Config, er
 	if err != nil {
 		return cfg, fmt.Errorf("--tls-max: %v", err)
 	}
+	plainProto, err := servePlainProtocol(*f.plain)
+	if err != nil {
+		return cfg, fmt.Errorf("--plain %q: %v", *f.plain, err)
+	}
 	cfg = server.Config{
 		Root:         *f.root,
 		Manifest:     *f.manifest,
-		PlainSPDY:    *f.plain,
+		Plain:        plainProto,
 		TLSMin:       minV,
 		TLSMax:       maxV,
 		Push:         *f.push,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/harness"
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
@@ -29,17 +30,14 @@ func studiesCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("studies", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	setHelp(fs, "Lists the built-in studies (or describes one) with conditions, loads and an\nestimated run time: per load the lower bound (handshake RTTs + discovery RTTs +\nbytes / rate) plus the round trips it leaves out (slow start, HTTP/1.1 request\nrounds, lost packets) and a fixed overhead, times the loads, divided by -j.")
-	jobs := fs.Int("j", defaultJobs, "parallel testbeds assumed by the estimate")
+	jobs := study.JobsAuto
+	fs.Var((*jobsFlag)(&jobs), "j", "parallel testbeds the estimate assumes: N, or auto (the default), the size 'spdylab run' starts a fresh run of the study at on this machine (its -j auto)")
 	verbose := fs.Bool("v", false, "also print each study's description and varied factors")
 	pages := fs.String("pages", "", "folder of real pages, as for 'spdylab run --pages'")
 	check := fs.Bool("check", false, "also open every condition's page and apply its page factors as a load would (hosts, deploy, host_rtt, compute, deps, until, redirects), naming each condition that cannot run")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagExit(err)
-	}
-	if *jobs < 1 {
-		fmt.Fprintln(stderr, "spdylab studies: -j must be at least 1")
-		return 2
 	}
 	if *pages != "" && len(pos) == 0 {
 		fmt.Fprintln(stderr, "spdylab studies: --pages describes one study over real pages: name it (e.g. spdylab studies study4-google --pages DIR)")
@@ -56,7 +54,7 @@ func studiesCmd(args []string, stdout, stderr io.Writer) int {
 	if *check && !checkStudies(studies, stderr) {
 		return 1
 	}
-	printStudies(stdout, studies, *jobs, *verbose)
+	printStudies(stdout, studies, jobs, *verbose)
 	return 0
 }
 
@@ -69,7 +67,7 @@ func loadStudies(names []string, pages string, stderr io.Writer) ([]*spec.Study,
 	for _, n := range names {
 		s, err := studyfile.LoadPages(n, pages)
 		if err != nil {
-			fmt.Fprintln(stderr, "spdylab studies:", err)
+			fmt.Fprintln(stderr, "spdylab studies:", studyNotFoundHint("studies", err))
 			ok = false
 			continue
 		}
@@ -124,14 +122,22 @@ func shortName(s *spec.Study, c spec.Cond) string {
 }
 
 // printStudies prints one table row per study; verbose adds each study's
-// description, baseline and factor values below its row.
+// description, baseline and factor values below its row. jobs is -j:
+// study.JobsAuto estimates each study at the size run -j auto starts it
+// at (study.AutoJobs), shown beside the estimate.
 func printStudies(stdout io.Writer, studies []*spec.Study, jobs int, verbose bool) {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "STUDY\tCONDITIONS\tLOADS\tESTIMATE (-j %d)\tVARIES\n", jobs)
+	fmt.Fprintf(tw, "STUDY\tCONDITIONS\tLOADS\tESTIMATE (-j %s)\tVARIES\n", (*jobsFlag)(&jobs))
 	for _, s := range studies {
+		pages := page.Cache{}
+		n, at := jobs, ""
+		if jobs == study.JobsAuto {
+			n = study.AutoJobs(s, pages)
+			at = fmt.Sprintf(" at %d", n)
+		}
 		est := "?"
-		if e, err := spec.EstimateDuration(s, jobs); err == nil {
-			est = fmtDuration(e.Total)
+		if e, err := spec.EstimateWith(s, n, pages); err == nil {
+			est = fmtDuration(e.Total) + at
 		} else {
 			est = "? (" + err.Error() + ")"
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/netem"
+	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/studyfile"
 	"github.com/spdylab/spdylab/tune"
@@ -97,6 +98,13 @@ func parseTuneFlags(args []string, stderr io.Writer) (tuneFlags, int) {
 	if f.cfg.Knobs, err = tune.ParseKnobs(f.knobs); err != nil {
 		return f, usageError(stderr, "tune", "%v", err)
 	}
+	if f.cfg.Protocol != "" { // any spelling every command takes, stored as its name
+		p, err := probe.ParseProtocol(f.cfg.Protocol)
+		if err != nil {
+			return f, usageError(stderr, "tune", "--protocol %q: %v", f.cfg.Protocol, err)
+		}
+		f.cfg.Protocol = p.Name
+	}
 	return f, -1
 }
 
@@ -110,7 +118,7 @@ func tuneCmd(args []string, stdout, stderr io.Writer) int {
 		err = s.Override(0, f.noLink)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "spdylab tune:", err)
+		fmt.Fprintln(stderr, "spdylab tune:", studyNotFoundHint("tune", err))
 		return 1
 	}
 	f.cfg.Study, f.cfg.Open, f.cfg.Tools, f.cfg.Log = s, harnessOpener(""), benchTools(), stderr

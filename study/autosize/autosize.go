@@ -26,6 +26,15 @@ func ModelledCPUMs(m *page.Manifest) float64 {
 	return loadCPUMs + float64(m.TotalBytes())*loadCPUNsPerByte/1e6
 }
 
+// Add counts one load of page m whose modelled wall time is wallMs; a
+// load the model gives no time is left out, as it says nothing of the run.
+func (w *Work) Add(wallMs float64, m *page.Manifest) {
+	if wallMs > 0 {
+		w.WallMs += wallMs
+		w.CPUMs += ModelledCPUMs(m)
+	}
+}
+
 // New starts a controller for a run of work on cpus CPUs, the machine as
 // m says it is at now, deciding by rules.
 func New(w Work, cpus int, m Machine, now time.Time, rules Rules) *Controller {

@@ -19,7 +19,7 @@ func Builtin(name string) (*spec.Study, error) { return builtin(name, "") }
 func builtin(name, pages string) (*spec.Study, error) {
 	src, err := builtinFS.ReadFile("builtin/" + name + ".toml")
 	if err != nil {
-		return nil, fmt.Errorf("no built-in study %q (built-in: %s)", name, strings.Join(BuiltinNames(), ", "))
+		return nil, &NotFoundError{Name: name}
 	}
 	s, err := ParsePages(src, "", pages)
 	if err != nil {
@@ -55,4 +55,18 @@ func isStudyFile(nameOrPath string) bool {
 	}
 	_, err := os.Stat(nameOrPath)
 	return err == nil
+}
+
+// NotFoundError is Load's error for a name that is neither a built-in
+// study nor a study file that exists.
+type NotFoundError struct {
+	Name string
+	File bool // Name is a path (it ends in .toml or holds a /)
+}
+
+func (e *NotFoundError) Error() string {
+	if e.File {
+		return fmt.Sprintf("no study file %s", e.Name)
+	}
+	return fmt.Sprintf("no built-in study %q (built-in: %s)", e.Name, strings.Join(BuiltinNames(), ", "))
 }

@@ -63,7 +63,13 @@ func ParseProfile(src []byte) (*spec.Profile, error) {
 	if !profileName.MatchString(pf.Name) {
 		return nil, fmt.Errorf("line %d: name %q must be 1-64 letters, digits, '.', '_' or '-'", lines.line("name"), pf.Name)
 	}
-	p := &spec.Profile{Name: pf.Name, Description: pf.Description, Protocols: pf.Protocols, Settings: map[string]string{}}
+	p := &spec.Profile{Name: pf.Name, Description: pf.Description, Settings: map[string]string{}}
+	for _, raw := range pf.Protocols {
+		if pr, err := probe.ParseProtocol(raw); err == nil {
+			raw = pr.Name // an alias (http/1.1) in its one spelling; Check refuses the unknown
+		}
+		p.Protocols = append(p.Protocols, raw)
+	}
 	for k, raw := range pf.Settings {
 		v, err := profileSetting(k, raw)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,6 +53,9 @@ func ParseFile(path string) (*spec.Study, error) { return parseFile(path, "") }
 
 func parseFile(path, pages string) (*spec.Study, error) {
 	src, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &NotFoundError{Name: path, File: true}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +193,7 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 			return readProfileFactor(raw, s.Dir, profiles)
 		case "trace_down", "trace_up":
 			// Like manifest paths, taken from the study file's folder.
-			if raw != "" && !filepath.IsAbs(raw) && dir != "" {
+			if !probe.IsNone(raw) && !filepath.IsAbs(raw) && dir != "" {
 				raw = filepath.Join(s.Dir, raw)
 			}
 		}
