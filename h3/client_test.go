@@ -101,6 +101,7 @@ func TestRoundTripsOfHandshakes(t *testing.T) {
 		{Handshake{Resumed: true, EarlyData: true}, 0},
 		{Handshake{Resumed: true, EarlyData: true, EarlyRejected: true}, 1},
 		{Handshake{HelloRetry: true}, 2},
+		{Handshake{Resumed: true, EarlyData: true, EarlyRejected: true, Redialed: true}, 2},
 	} {
 		if got := tc.hs.RoundTrips(); got != tc.want {
 			t.Errorf("%+v.RoundTrips() = %d, want %d", tc.hs, got, tc.want)
