@@ -480,13 +480,13 @@ func (c *Conn) afterRejection(req *http.Request, ready chan struct{}) (*http.Res
 		return nil, context.Cause(req.Context())
 	}
 	c.mu.Lock()
-	cc, err := c.cc, c.retErr
+	cc, q, err := c.cc, c.q, c.retErr
 	c.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
 	resp, err := cc.RoundTrip(rewind(req))
-	if err == nil || !c.replayable(req, err) {
+	if err == nil || !replayable(req, err, q) {
 		return resp, err
 	}
 	// The connection died in the switch, or the request met the rejected
@@ -505,11 +505,10 @@ func (c *Conn) afterRejection(req *http.Request, ready chan struct{}) (*http.Res
 	return cc.RoundTrip(rewind(req))
 }
 
-// replayable reports whether a request that failed after a rejection may
-// be sent again: its stream met the rejected space, or the connection
-// ended (a request the server never answered), and its body can be sent
-// again.
-func (c *Conn) replayable(req *http.Request, err error) bool {
+// replayable reports whether a request that failed on q after a rejection
+// may be sent again: its stream met the rejected space, or q ended (a
+// request the server never answered), and its body can be sent again.
+func replayable(req *http.Request, err error, q *quic.Conn) bool {
 	if req.Context().Err() != nil {
 		return false
 	}
@@ -517,7 +516,7 @@ func (c *Conn) replayable(req *http.Request, err error) bool {
 		return true
 	}
 	canResend := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
-	return canResend && c.conn().Context().Err() != nil
+	return canResend && q.Context().Err() != nil
 }
 
 // rewind gives a request that is sent again a fresh body.
