@@ -21,7 +21,8 @@ func (s *session) creditSessionLocked(n int64) {
 // of the session window is the peer's FLOW_CONTROL_ERROR, which ends the
 // session whether or not the payload ever comes; a frame for a stream with
 // no state is answered at once (onData, INVALID_STREAM), its payload
-// discarded unread. A frame larger than what is left of its open stream's
+// discarded unread, unless it is longer than any stream's window, which ends
+// the session at once as a lying length. A frame larger than what is left of its open stream's
 // window is that stream's FLOW_CONTROL_ERROR, told at once too (a
 // StreamError: the stream is reset now and the payload skipped), so a peer
 // that announces megabytes on a stream gets its answer before it sends
@@ -34,6 +35,11 @@ func (s *session) dataHeader(id uint32, length int) (open bool, err error) {
 	}
 	st := s.streams[id]
 	if st == nil {
+		if int64(length) > s.streamRecvIW+s.recvSlack {
+			// No stream of ours could take it, so it is no late frame of a
+			// closed stream: a lying length, not a payload worth waiting for.
+			return false, &SessionError{Status: GoAwayProtocolError, Reason: fmt.Sprintf("DATA frame of %d bytes for stream %d, which is not open, exceeds any stream's window (%d bytes)", length, id, s.streamRecvIW+s.recvSlack)}
+		}
 		return false, nil
 	}
 	if !st.remoteClosed && int64(length) > st.recv.avail+s.recvSlack {
