@@ -59,6 +59,10 @@ type Handshake struct {
 	// refused them and they were sent again after the handshake.
 	EarlyData, EarlyRejected bool
 	HelloRetry               bool // the server asked for another key share (one more round trip)
+	// Redialed: the connection died while switching to 1-RTT after a
+	// rejection and a new one was set up (one more round trip); see
+	// Conn.redial.
+	Redialed bool
 }
 
 // RoundTrips is the number of round trips the handshake put before the
@@ -70,6 +74,9 @@ func (h Handshake) RoundTrips() int {
 		n = 0
 	}
 	if h.HelloRetry {
+		n++
+	}
+	if h.Redialed {
 		n++
 	}
 	return n
@@ -89,6 +96,8 @@ type Conn struct {
 	early  bool          // requests go out as 0-RTT until the handshake says otherwise
 	retry  chan struct{} // closed once the connection is usable after a rejection
 	retErr error
+	dial   func(context.Context) (*quic.Conn, error) // a 1-RTT connection to the same server (redial)
+	redone chan struct{}                             // closed once redial is done
 
 	closeOnce sync.Once
 }
@@ -116,6 +125,7 @@ func Dial(ctx context.Context, pc net.PacketConn, addr net.Addr, cfg Config) (*C
 		hsDone: make(chan struct{}),
 	}
 	c.hs.Start = time.Now()
+	c.dial = func(ctx context.Context) (*quic.Conn, error) { return c.tr.Dial(ctx, addr, tc, qc) }
 	var err error
 	early := cfg.EarlyData && ticketAllowsEarlyData(tc)
 	if cfg.EarlyData {
@@ -208,13 +218,21 @@ func (c *Conn) handshakeCompleted() {
 // connection.
 func (c *Conn) awaitHandshake() {
 	defer close(c.hsDone)
+	q := c.conn()
 	select {
-	case <-c.q.HandshakeComplete():
-		c.handshakeCompleted()
-		if c.Handshake().EarlyRejected {
-			c.startRetry() // new requests go to the 1-RTT session at once
+	case <-q.HandshakeComplete():
+	case <-q.Context().Done():
+		// A connection that completed its handshake and then closed (see
+		// redial) still reports the handshake it had.
+		select {
+		case <-q.HandshakeComplete():
+		default:
+			return
 		}
-	case <-c.q.Context().Done():
+	}
+	c.handshakeCompleted()
+	if c.Handshake().EarlyRejected {
+		c.startRetry() // new requests go to the 1-RTT session at once
 	}
 }
 
@@ -231,16 +249,24 @@ func (c *Conn) Handshake() Handshake {
 func (c *Conn) HandshakeDone() <-chan struct{} { return c.hsDone }
 
 // LocalAddr and RemoteAddr are the UDP endpoints.
-func (c *Conn) LocalAddr() net.Addr  { return c.q.LocalAddr() }
-func (c *Conn) RemoteAddr() net.Addr { return c.q.RemoteAddr() }
+func (c *Conn) LocalAddr() net.Addr  { return c.conn().LocalAddr() }
+func (c *Conn) RemoteAddr() net.Addr { return c.conn().RemoteAddr() }
+
+// conn is the QUIC connection in use (redial may replace it).
+func (c *Conn) conn() *quic.Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.q
+}
 
 // Alive reports whether the connection can still carry requests: false
 // once it closed, for instance after the idle timeout (30 s unless the
 // server asks for less), when a browser opens a new one.
-func (c *Conn) Alive() bool { return c.q.Context().Err() == nil }
+func (c *Conn) Alive() bool { return c.conn().Context().Err() == nil }
 
-// Stats are quic-go's counters of the connection (RTT, cwnd, losses).
-func (c *Conn) Stats() quic.ConnectionStats { return c.q.ConnectionStats() }
+// Stats are quic-go's counters of the connection (RTT, cwnd, losses); after
+// a redial, of the new connection.
+func (c *Conn) Stats() quic.ConnectionStats { return c.conn().ConnectionStats() }
 
 // RoundTrip sends req on a new request stream. While 0-RTT is in use, GET
 // and HEAD go out as early data; when the server rejects it, the request is
@@ -254,13 +280,20 @@ func (c *Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 		return c.afterRejection(req, retry)
 	}
 	if !early {
-		return cc.RoundTrip(req)
+		resp, err := cc.RoundTrip(req)
+		if err != nil && rejectedStream(req, err) {
+			// A request that took this connection's client just before
+			// the switch (or on a dial that found a ticket our check did
+			// not) met the rejected stream space.
+			return c.afterRejection(req, c.startRetry())
+		}
+		return resp, err
 	}
 	r, done := c.earlyRequest(req)
 	resp, err := cc.RoundTrip(r)
 	if err != nil {
 		done()
-		if c.rejected(req.Context()) {
+		if c.rejected(req.Context()) || rejectedStream(req, err) {
 			return c.afterRejection(req, c.startRetry())
 		}
 		return nil, err
@@ -280,6 +313,16 @@ func (c *Conn) rejected(ctx context.Context) bool {
 		return false
 	}
 	return c.Handshake().EarlyRejected
+}
+
+// rejectedStream reports an error that says the request's stream was in
+// the stream space 0-RTT's rejection closed, wherever it surfaced (opening
+// the stream, writing the request, parsing the response's first frame:
+// http3 wraps quic.Err0RTTRejected in each), for a request that can be
+// sent again (no body, or one GetBody gives anew).
+func rejectedStream(req *http.Request, err error) bool {
+	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	return replayable && errors.Is(err, quic.Err0RTTRejected)
 }
 
 // earlyRequest prepares req for 0-RTT: GET and HEAD go out as early data
@@ -380,14 +423,52 @@ func (c *Conn) startRetry() chan struct{} {
 	go func() {
 		defer close(ch)
 		// NextConnection waits for the handshake (or the connection's end).
-		q, err := c.q.NextConnection(context.Background())
+		q, err := c.conn().NextConnection(context.Background())
+		if err != nil {
+			// The connection died in the switch (see redial).
+			<-c.redial()
+			return
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.cc = c.h3tr.NewClientConn(q)
+	}()
+	return ch
+}
+
+// redial replaces a connection that died while switching to 1-RTT after a
+// rejection with a new one (no early data; the ticket still resumes), once,
+// and returns the channel closed when it is done (c.cc, or c.retErr).
+//
+// Why a connection dies there: http3's client connection opens its control
+// stream from a goroutine, and closes the whole QUIC connection
+// (H3_INTERNAL_ERROR) when that open fails. quic-go fails stream opens
+// with quic.Err0RTTRejected from the rejection until NextConnection takes
+// the fresh stream space into use, so a goroutine that the scheduler held
+// back until that window (CPU contention) kills the connection; one held
+// back past it opens a second control stream, which the server refuses by
+// closing the connection. Neither can be prevented from outside http3.
+func (c *Conn) redial() chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.redone != nil {
+		return c.redone
+	}
+	ch := make(chan struct{})
+	c.redone = ch
+	old := c.q
+	go func() {
+		defer close(ch)
+		old.CloseWithError(quic.ApplicationErrorCode(http3.ErrCodeNoError), "")
+		q, err := c.dial(context.Background())
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if err != nil {
-			c.retErr = fmt.Errorf("handshake after the server rejected 0-RTT: %w", err)
+			c.retErr = fmt.Errorf("dialling again after the server rejected 0-RTT and the connection failed: %w", err)
 			return
 		}
-		c.cc = c.h3tr.NewClientConn(q)
+		c.q, c.cc, c.retErr = q, c.h3tr.NewClientConn(q), nil
+		c.hs.Redialed = true
 	}()
 	return ch
 }
@@ -399,12 +480,57 @@ func (c *Conn) afterRejection(req *http.Request, ready chan struct{}) (*http.Res
 		return nil, context.Cause(req.Context())
 	}
 	c.mu.Lock()
-	cc, err := c.cc, c.retErr
+	cc, q, err := c.cc, c.q, c.retErr
 	c.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	return cc.RoundTrip(req)
+	resp, err := cc.RoundTrip(rewind(req))
+	if err == nil || !replayable(req, err, q) {
+		return resp, err
+	}
+	// The connection died in the switch, or the request met the rejected
+	// stream space: send it again on a new connection.
+	select {
+	case <-c.redial():
+	case <-req.Context().Done():
+		return nil, context.Cause(req.Context())
+	}
+	c.mu.Lock()
+	cc, rerr := c.cc, c.retErr
+	c.mu.Unlock()
+	if rerr != nil {
+		return nil, rerr
+	}
+	return cc.RoundTrip(rewind(req))
+}
+
+// replayable reports whether a request that failed on q after a rejection
+// may be sent again: its stream met the rejected space, or q ended (a
+// request the server never answered), and its body can be sent again.
+func replayable(req *http.Request, err error, q *quic.Conn) bool {
+	if req.Context().Err() != nil {
+		return false
+	}
+	if rejectedStream(req, err) {
+		return true
+	}
+	canResend := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	return canResend && q.Context().Err() != nil
+}
+
+// rewind gives a request that is sent again a fresh body.
+func rewind(req *http.Request) *http.Request {
+	if req.GetBody == nil || req.Body == nil || req.Body == http.NoBody {
+		return req
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return req
+	}
+	r := req.Clone(req.Context())
+	r.Body = body
+	return r
 }
 
 // Close closes the connection (CONNECTION_CLOSE with H3_NO_ERROR) and the
@@ -412,7 +538,7 @@ func (c *Conn) afterRejection(req *http.Request, ready chan struct{}) (*http.Res
 func (c *Conn) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
-		err = c.q.CloseWithError(quic.ApplicationErrorCode(http3.ErrCodeNoError), "")
+		err = c.conn().CloseWithError(quic.ApplicationErrorCode(http3.ErrCodeNoError), "")
 		c.tr.Close()
 		if cerr := c.pc.Close(); err == nil {
 			err = cerr

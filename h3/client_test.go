@@ -4,11 +4,16 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/quic-go/quic-go"
 )
 
 // settledGoroutines waits until no more goroutines run than want, and
@@ -101,6 +106,7 @@ func TestRoundTripsOfHandshakes(t *testing.T) {
 		{Handshake{Resumed: true, EarlyData: true}, 0},
 		{Handshake{Resumed: true, EarlyData: true, EarlyRejected: true}, 1},
 		{Handshake{HelloRetry: true}, 2},
+		{Handshake{Resumed: true, EarlyData: true, EarlyRejected: true, Redialed: true}, 2},
 	} {
 		if got := tc.hs.RoundTrips(); got != tc.want {
 			t.Errorf("%+v.RoundTrips() = %d, want %d", tc.hs, got, tc.want)
@@ -118,5 +124,29 @@ func TestDialNeedsTLSConfig(t *testing.T) {
 	}
 	if _, err := pc.WriteTo([]byte("x"), pc.LocalAddr()); !errors.Is(err, net.ErrClosed) {
 		t.Error("Dial without TLS config left the socket open")
+	}
+}
+
+// The rejection of 0-RTT reaches a request wrapped in whatever step failed
+// (opening the stream, writing the request, parsing the response's first
+// frame); each is recognised, but only for a request that can be sent
+// again.
+func TestRejectedStreamSeesThroughWrapping(t *testing.T) {
+	get, _ := http.NewRequest(http.MethodGet, "https://x/", nil)
+	post, _ := http.NewRequest(http.MethodPost, "https://x/", io.NopCloser(strings.NewReader("once")))
+	for _, err := range []error{
+		quic.Err0RTTRejected,
+		fmt.Errorf("http3: parsing frame failed: %w", quic.Err0RTTRejected),
+		fmt.Errorf("open stream: %w", fmt.Errorf("inner: %w", quic.Err0RTTRejected)),
+	} {
+		if !rejectedStream(get, err) {
+			t.Errorf("%v: a GET is not sent again", err)
+		}
+		if rejectedStream(post, err) {
+			t.Errorf("%v: a POST whose body cannot be read again would be sent again", err)
+		}
+	}
+	if rejectedStream(get, errors.New("0-RTT rejected")) {
+		t.Error("an unrelated error with the same words counts as the rejection")
 	}
 }

@@ -249,12 +249,16 @@ func (h *h1) roundTrip(e *entry, hc *h1Conn, body func(io.Reader) (int64, error)
 	for i, kv := range hdrs {
 		fields[i] = client.Field{Name: kv.Name, Value: kv.Value}
 	}
-	if err := h.l.dispatch.dispatch(h.l.ctx); err != nil {
+	sent, err := h.l.dispatch.dispatch(h.l.ctx)
+	if err != nil {
 		return false, false, err
+	}
+	if sent.IsZero() {
+		sent = time.Now()
 	}
 	e.mu.Lock()
 	e.reqHeaders = hdrs
-	e.sendStart = time.Now()
+	e.sendStart = sent
 	e.mu.Unlock()
 	n, err := hc.h.SendHead(http.MethodGet, requestPath(e), fields)
 	h.hdr.Add(n)

@@ -212,7 +212,9 @@ func traced(ctx context.Context, e *entry) context.Context {
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteHeaders: func() {
 			e.mu.Lock()
-			e.sendStart = time.Now()
+			if e.sendStart.IsZero() { // not stamped by the dispatcher
+				e.sendStart = time.Now()
+			}
 			e.mu.Unlock()
 		},
 		WroteRequest: func(httptrace.WroteRequestInfo) {
@@ -277,8 +279,14 @@ func muxFetchOnce(ctx context.Context, l *load, ss *sessions, e *entry, withCtx 
 	e.reqHeaders = hdrs
 	e.reqHdrSize = -1 // compressed per session; the totals are in Result
 	e.mu.Unlock()
-	if err := l.dispatch.dispatch(ctx); err != nil {
+	sent, err := l.dispatch.dispatch(ctx)
+	if err != nil {
 		return err
+	}
+	if !sent.IsZero() {
+		e.mu.Lock()
+		e.sendStart = sent // the dispatcher's handover; else the write's (traced)
+		e.mu.Unlock()
 	}
 	resp, err := ms.rt.RoundTrip(req)
 	if err != nil {

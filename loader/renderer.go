@@ -57,13 +57,17 @@ type dispatcher struct {
 
 	mu   sync.Mutex
 	free time.Time // when the thread is next idle
+	last time.Time // the last handover (stamped as its request's send)
 }
 
-// dispatch waits for the request's turn on the thread and its cost; an
-// error is ctx's.
-func (d *dispatcher) dispatch(ctx context.Context) error {
+// dispatch waits for the request's turn on the thread and its cost, and
+// returns the moment the thread handed the request over: the caller
+// stamps it as the request's send (HAR), so the costs and the HAR's times
+// come from one clock reading. Zero (no cost): the caller stamps its
+// write. An error is ctx's.
+func (d *dispatcher) dispatch(ctx context.Context) (time.Time, error) {
 	if d == nil || d.cost <= 0 {
-		return nil
+		return time.Time{}, nil
 	}
 	d.mu.Lock()
 	now := time.Now()
@@ -71,15 +75,43 @@ func (d *dispatcher) dispatch(ctx context.Context) error {
 	d.free = maxTime(now, d.free).Add(d.cost)
 	wait := d.free.Sub(now)
 	d.mu.Unlock()
-	if err := ctxtime.Sleep(ctx, wait); err != nil || !d.batch || !queued {
-		return err
+	if err := ctxtime.Sleep(ctx, wait); err != nil {
+		return time.Time{}, err
 	}
-	// This request's turn has ended; it leaves behind every request that
-	// queued before now (those after it queue behind its send).
-	d.mu.Lock()
-	drained := d.free
-	d.mu.Unlock()
-	return ctxtime.Sleep(ctx, time.Until(drained))
+	if d.batch && queued {
+		// This request's turn has ended; it leaves behind every request
+		// that queued before now (those after it queue behind its send).
+		d.mu.Lock()
+		drained := d.free
+		d.mu.Unlock()
+		if err := ctxtime.Sleep(ctx, time.Until(drained)); err != nil {
+			return time.Time{}, err
+		}
+	}
+	return d.handover(ctx)
+}
+
+// handover stamps the request handed over now, but never less than one
+// cost after the previous handover (unless sends are batched, which leave
+// together). A sleeping goroutine wakes late by whatever the scheduler
+// adds, so two requests whose turns ended a cost apart could otherwise be
+// stamped closer: the spacing the model promises holds between the times
+// the HAR shows, whatever the machine's load.
+func (d *dispatcher) handover(ctx context.Context) (time.Time, error) {
+	for {
+		d.mu.Lock()
+		now := time.Now()
+		next := d.last.Add(d.cost)
+		if d.batch || d.last.IsZero() || !now.Before(next) {
+			d.last = now
+			d.mu.Unlock()
+			return now, nil
+		}
+		d.mu.Unlock()
+		if err := ctxtime.Sleep(ctx, next.Sub(now)); err != nil {
+			return time.Time{}, err
+		}
+	}
 }
 
 func maxTime(a, b time.Time) time.Time {

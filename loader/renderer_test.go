@@ -156,7 +156,7 @@ func TestDispatcherBatchSends(t *testing.T) {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				if err := d.dispatch(context.Background()); err != nil {
+				if _, err := d.dispatch(context.Background()); err != nil {
 					t.Error(err)
 				}
 				left[i] = time.Since(start)
@@ -200,7 +200,7 @@ func TestDispatcherBatchWaitEndsWithTheLoad(t *testing.T) {
 	d.free = time.Now().Add(time.Hour) // busy: the next request queues
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := d.dispatch(ctx); err == nil {
+	if _, err := d.dispatch(ctx); err == nil {
 		t.Fatal("a cancelled load's request was dispatched")
 	}
 }

@@ -220,7 +220,7 @@ func New(ctx context.Context, cfg Config) (_ *Testbed, err error) {
 	}
 	if err != nil {
 		if logFile != nil {
-			logFile.Close()
+			logFile.Abort()
 		}
 		return nil, err
 	}
@@ -238,7 +238,7 @@ func New(ctx context.Context, cfg Config) (_ *Testbed, err error) {
 	defer tb.buildMu.Unlock() // runs before the Close above
 	if logFile != nil {
 		// Closed last but one: the pipes flush their log buffers on Close.
-		tb.stop = append(tb.stop, logFile.Close)
+		tb.stop = append(tb.stop, logFile.Commit)
 	}
 	if err := tb.claimState(); err != nil {
 		return nil, err
@@ -280,16 +280,18 @@ func New(ctx context.Context, cfg Config) (_ *Testbed, err error) {
 }
 
 // openPacketLog creates Config.PacketLogPath when no PacketLog writer is
-// given; the testbed closes the file.
-func openPacketLog(cfg *Config) (*os.File, error) {
+// given; the testbed commits it on Close (a device or FIFO is written
+// directly, a file appears whole).
+func openPacketLog(cfg *Config) (*atomicfile.File, error) {
 	if cfg.PacketLog != nil || cfg.PacketLogPath == "" {
 		return nil, nil
 	}
-	f, err := os.Create(cfg.PacketLogPath)
+	f, err := atomicfile.Create(cfg.PacketLogPath)
 	if err != nil {
 		return nil, fmt.Errorf("netem: packet log: %w", err)
 	}
-	cfg.PacketLog = f
+	// The child writes to the file itself (emuproc.packetLogFile).
+	cfg.PacketLog = f.File
 	return f, nil
 }
 

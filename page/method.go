@@ -79,12 +79,31 @@ func (m *Manifest) ApplyMethod(c probe.Condition) (*Manifest, MethodChange, erro
 
 // cutAfter leaves out every resource the recording first requested after
 // onloadMs (relative to the root's request) and everything below it.
+//
+// A redirect chain is one fetch that ends at its last target, so it goes
+// with that target: a chain whose target is cut is cut from its first
+// redirect, whenever the redirects were requested. A redirect without its
+// target would answer with a Location nobody serves. The root's chain is
+// the page itself and is always kept whole.
 func (m *Manifest) cutAfter(onloadMs float64) (*Manifest, int) {
 	keep := make([]bool, len(m.Resources))
+	for i := 0; i >= 0 && i < len(keep) && !keep[i]; i = m.RedirectChild(i) {
+		keep[i] = true
+		if !m.Resources[i].IsRedirect() {
+			break
+		}
+	}
 	for i, r := range m.Resources {
 		// Parents come before their children in a recording (import's
 		// rule), so a parent's verdict is known.
-		keep[i] = i == 0 || (r.StartMs <= onloadMs && r.Parent >= 0 && r.Parent < i && keep[r.Parent])
+		keep[i] = keep[i] || (r.StartMs <= onloadMs && r.Parent >= 0 && r.Parent < i && keep[r.Parent])
+	}
+	m.dropDeadRedirects(keep)
+	// What hung below a redirect that went goes too.
+	for i, r := range m.Resources {
+		if keep[i] && r.Parent >= 0 && !keep[r.Parent] {
+			keep[i] = false
+		}
 	}
 	return m.keepOnly(keep)
 }
@@ -304,8 +323,8 @@ func describeMethod(c probe.Condition) string {
 }
 
 // dropDeadRedirects leaves out each redirect whose target is left out (a
-// redirect to a repeat), then the redirects that led to it, as import did
-// before it replayed repeats.
+// redirect to a repeat, or to a resource requested after onload), then the
+// redirects that led to it.
 func (m *Manifest) dropDeadRedirects(keep []bool) {
 	for changed := true; changed; {
 		changed = false

@@ -2,6 +2,7 @@ package page
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -273,5 +274,39 @@ func TestRedirectsDropLeavesUpgradesAndRepeatsOut(t *testing.T) {
 		if got := RedirectsFor(spec, ""); got != want {
 			t.Errorf("RedirectsFor(%q) = %q, want %q", spec, got, want)
 		}
+	}
+}
+
+// A redirect requested before onload whose target was requested after it
+// (as a 2017 news front page's 302 was) goes with its target, the whole
+// chain, so the page keeps no redirect without a target.
+func TestUntilOnloadCutsARedirectChainWithItsTarget(t *testing.T) {
+	m := importFile(t, onloadHAR)
+	script := 2 // app.js, before onload
+	add := func(parent int, status int, startMs float64, d Discovery) int {
+		r := m.Resources[5] // a late image as a template
+		r.ID, r.Parent, r.Status, r.StartMs, r.Discovery = len(m.Resources), parent, status, startMs, d
+		r.Path = fmt.Sprintf("/hop%d.gif", r.ID)
+		r.File = fmt.Sprintf("/_r/%d", r.ID)
+		m.Resources = append(m.Resources, r)
+		return r.ID
+	}
+	first := add(script, 302, 450, Discovery{Kind: KindOnload, Delay: 400 * time.Millisecond})
+	second := add(first, 301, 480, Discovery{Kind: KindRedirect})
+	add(second, 0, 520, Discovery{Kind: KindRedirect})
+	if err := m.Validate(); err != nil {
+		t.Fatalf("the built page is not valid: %v", err)
+	}
+	out, mc, err := m.ApplyMethod(probe.Condition{Until: probe.UntilOnload, Redirects: probe.RedirectsReplay})
+	if err != nil {
+		t.Fatalf("until onload, redirects replay: %v", err)
+	}
+	for _, r := range out.Resources {
+		if strings.HasPrefix(r.Path, "/hop") {
+			t.Errorf("kept %s (status %d, requested at %v ms) of a chain whose target came after onload", r.Path, r.Status, r.StartMs)
+		}
+	}
+	if mc.AfterOnload != 5 || len(out.Resources) != 5 {
+		t.Errorf("left out %d, kept %d; want the 2 late images and the 3 of the chain out, 5 kept", mc.AfterOnload, len(out.Resources))
 	}
 }

@@ -103,3 +103,69 @@ func expectFrame(t *testing.T, fr *spdy.Framer, want func(spdy.Frame) bool) {
 		seen = append(seen, f.String())
 	}
 }
+
+// TestSPDYRefusesAnOverrunningDATAFromItsHeader sends only the header of a
+// DATA frame announcing far more than a stream's window (900 KB, under the
+// frame size cap), over plain TCP and TLS: as the session's first frame,
+// and after opening its stream. The server must refuse it from the header,
+// before any payload: with GOAWAY as the first frame (no stream could take
+// it), with the stream's RST_STREAM FLOW_CONTROL_ERROR on an open stream
+// (spdy/3.1: the session window is overrun first, GOAWAY). The payload
+// never comes, so an answer that waited for it could only come after the
+// frame read timeout (off here): the read deadline only turns a hang into
+// a failure. spdy/2 has no windows: its cap on a stream's unread DATA is
+// set to the window's 64 KB.
+func TestSPDYRefusesAnOverrunningDATAFromItsHeader(t *testing.T) {
+	var length uint32 = 900 << 10
+	for _, v := range spdyVersions {
+		for _, plain := range []bool{true, false} {
+			cfg := Config{SPDY: spdy.Config{FrameReadTimeout: -1, MaxUnreadPerStream: 64 << 10}}
+			name := v + " over TLS"
+			if plain {
+				cfg.Plain, name = v, v+" over plain TCP"
+			}
+			t.Run(strings.ReplaceAll(name, "/", "_")+"/first frame", func(t *testing.T) {
+				s := startServer(t, cfg)
+				conn, fr := rawSPDY(t, s, v)
+				if _, err := conn.Write([]byte{0, 0, 0, 1, 0, byte(length >> 16), byte(length >> 8), byte(length)}); err != nil {
+					t.Fatal(err)
+				}
+				conn.SetReadDeadline(time.Now().Add(20 * time.Second)) // hang guard, not a measurement
+				expectFrame(t, fr, func(f spdy.Frame) bool {
+					g, ok := f.(*spdy.GoAwayFrame)
+					return ok && (v == "spdy/2" || g.Status == spdy.GoAwayProtocolError)
+				})
+				if _, err := io.Copy(io.Discard, conn); err != nil {
+					t.Fatalf("after GOAWAY: %v, want the connection closed", err)
+				}
+			})
+			t.Run(strings.ReplaceAll(name, "/", "_")+"/open stream", func(t *testing.T) {
+				s := startServer(t, cfg)
+				conn, fr := rawSPDY(t, s, v)
+				h := spdy.Header{":method": {"POST"}, ":path": {"/"}, ":version": {"HTTP/1.1"}, ":host": {"localhost"}, ":scheme": {"https"}}
+				if v == "spdy/2" {
+					h = spdy.Header{"method": {"POST"}, "url": {"/"}, "version": {"HTTP/1.1"}, "host": {"localhost"}, "scheme": {"https"}}
+				}
+				if err := fr.WriteFrame(&spdy.SynStreamFrame{Stream: 1, Headers: h}); err != nil {
+					t.Fatal(err)
+				}
+				if err := fr.Flush(); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := conn.Write([]byte{0, 0, 0, 1, 0, byte(length >> 16), byte(length >> 8), byte(length)}); err != nil {
+					t.Fatal(err)
+				}
+				conn.SetReadDeadline(time.Now().Add(20 * time.Second)) // hang guard, not a measurement
+				expectFrame(t, fr, func(f spdy.Frame) bool {
+					switch f := f.(type) {
+					case *spdy.RstStreamFrame:
+						return v != "spdy/3.1" && f.Stream == 1 && f.Status == spdy.RstFlowControlError
+					case *spdy.GoAwayFrame:
+						return v == "spdy/3.1" && f.Status == spdy.GoAwayProtocolError
+					}
+					return false
+				})
+			})
+		}
+	}
+}

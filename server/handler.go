@@ -83,6 +83,11 @@ type resourceMeta struct {
 func replayKey(host, target string) string { return strings.ToLower(host) + target }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	release, ok := s.admitH2(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	defer sampleAfterResponse(r)
 	recordRequest(r) // so the deps push policy skips what was asked for
 	if s.cfg.Log != nil {

@@ -34,9 +34,10 @@ const (
 	DefaultMaxConnsPerClient = 64
 	// connsPerHostName is what connCaps allows per host name of the site.
 	connsPerHostName = 8
-	// DefaultMaxStreamsPerClient caps the SPDY request handlers running at
-	// once for one client address, across all its sessions; streams past
-	// it are refused (RST_STREAM REFUSED_STREAM). Each costs a goroutine
+	// DefaultMaxStreamsPerClient caps the SPDY and h2 request handlers
+	// running at once for one client address, across all its sessions;
+	// streams past it are refused (SPDY: RST_STREAM REFUSED_STREAM; h2: 503,
+	// admitH2). Each costs a goroutine
 	// and its request, about 8 KiB, so a client filling every session's
 	// MAX_CONCURRENT_STREAMS with uploads that never finish (64
 	// connections x 100 streams) would pin about 50 MiB. A browser keeps
@@ -123,11 +124,15 @@ func streamCap(cfg *Config, hosts int) int {
 	if perSession == 0 {
 		perSession = spdy.DefaultMaxConcurrentStreams
 	}
+	// h2 sessions count against the same cap: a full one of either.
+	perSession = max(perSession, int(cfg.H2.MaxConcurrentStreams))
 	return max(DefaultMaxStreamsPerClient, perSession*max(hosts, 1))
 }
 
-// streamGate is the per-client cap on running SPDY request handlers
-// (spdy.Server.AdmitStream).
+// streamGate is the per-client cap on running SPDY and h2 request
+// handlers: SPDY's through spdy.Server.AdmitStream, h2's in ServeHTTP
+// (admitH2). One count per client over both, since one client may hold
+// sessions of each.
 type streamGate struct {
 	perClient int // <= 0: no cap
 	mu        sync.Mutex
@@ -138,16 +143,20 @@ type streamGate struct {
 
 // admit takes a handler slot for c's client, or refuses the stream.
 func (g *streamGate) admit(c net.Conn, logf func(string, ...any)) (release func(), ok bool) {
+	return g.admitClient(clientOf(c), logf)
+}
+
+// admitClient takes a handler slot for client, or refuses the stream.
+func (g *streamGate) admitClient(client string, logf func(string, ...any)) (release func(), ok bool) {
 	if g.perClient <= 0 {
 		return func() {}, true
 	}
-	client := clientOf(c)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.byClient[client] >= g.perClient {
 		g.refused++
 		if now := time.Now(); now.Sub(g.lastLog) >= time.Second {
-			logf("limit of %d open SPDY streams per client reached by %s (raise with --max-streams-per-client): refused %d stream(s)", g.perClient, client, g.refused)
+			logf("%s: refused %d stream(s)", g.limitReached(client), g.refused)
 			g.lastLog, g.refused = now, 0
 		}
 		return nil, false
@@ -165,11 +174,36 @@ func (g *streamGate) admit(c net.Conn, logf func(string, ...any)) (release func(
 	}, true
 }
 
+// limitReached says which limit refused client's stream and how to raise it.
+func (g *streamGate) limitReached(client string) string {
+	return fmt.Sprintf("limit of %d open SPDY/h2 streams per client reached by %s (raise with --max-streams-per-client)", g.perClient, client)
+}
+
+// admitH2 applies the stream cap to an h2 request. Go's h2 server gives a
+// handler no way to refuse its stream (RST_STREAM REFUSED_STREAM), so a
+// refused request is answered 503 with Retry-After and the limit named:
+// like a refused stream, it was not processed and may be retried.
+func (s *Server) admitH2(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	if requestProtocol(r) != ProtoH2 {
+		return func() {}, true
+	}
+	client := clientOfAddr(r.RemoteAddr)
+	release, ok = s.streamGate.admitClient(client, s.logf)
+	if !ok {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, s.streamGate.limitReached(client), http.StatusServiceUnavailable)
+	}
+	return release, ok
+}
+
 // clientOf is the address a connection's client is counted under.
-func clientOf(c net.Conn) string {
-	host, _, err := net.SplitHostPort(c.RemoteAddr().String())
+func clientOf(c net.Conn) string { return clientOfAddr(c.RemoteAddr().String()) }
+
+// clientOfAddr is clientOf for an address string (host:port).
+func clientOfAddr(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return c.RemoteAddr().String()
+		return addr
 	}
 	return host
 }
@@ -226,7 +260,7 @@ func RegisterLimitFlags(fs *flag.FlagSet) *LimitFlags {
 	return &LimitFlags{
 		maxConns:            fs.Int("max-conns", 0, fmt.Sprintf("most connections served at once; more are closed with a log line (0 = %d, or %d per host name of the site's manifest when that is more)", DefaultMaxConns, connsPerHostName)),
 		maxPerClient:        fs.Int("max-conns-per-client", 0, fmt.Sprintf("most connections served at once from one client address (0 = %d, or %d per host name of the site's manifest when that is more)", DefaultMaxConnsPerClient, connsPerHostName)),
-		maxStreamsPerClient: fs.Int("max-streams-per-client", 0, fmt.Sprintf("most SPDY request streams with a running handler from one client address, over all its sessions; more are refused (0 = %d, or MAX_CONCURRENT_STREAMS per host name of the site's manifest when that is more; -1 = no limit)", DefaultMaxStreamsPerClient)),
+		maxStreamsPerClient: fs.Int("max-streams-per-client", 0, fmt.Sprintf("most SPDY and h2 request streams with a running handler from one client address, over all its sessions; more are refused (h2: 503) (0 = %d, or MAX_CONCURRENT_STREAMS per host name of the site's manifest when that is more; -1 = no limit)", DefaultMaxStreamsPerClient)),
 		maxHeaderBytes:      fs.Int("max-header-bytes", spdy.DefaultMaxHeaderBytesPerStream, "decompressed header bytes per SPDY stream (all its header frames) and per h2/HTTP/1.1 request"),
 		maxControl:          fs.Int("max-control-queue", spdy.DefaultMaxQueuedControlFrames, "SPDY control frames a peer may make us queue while not reading"),
 		maxInflated:         fs.Int("max-inflated-buffer", 0, fmt.Sprintf("unread decompressed bytes of FLAG_DATA_COMPRESSED DATA a SPDY stream may hold (0 = max(%d, 16 stream windows))", spdy.DefaultMaxInflatedBuffer)),

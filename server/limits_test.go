@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"crypto/tls"
 	"flag"
 	"io"
 	"log"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/net/http2"
 
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/spdy"
@@ -226,7 +229,7 @@ func TestPerClientStreamCap(t *testing.T) {
 		resp.Body.Close()
 		t.Fatalf("a third stream from the client got %s, want it refused", resp.Status)
 	}
-	if !strings.Contains(logs.String(), "limit of 2 open SPDY streams per client reached by 127.0.0.1") {
+	if !strings.Contains(logs.String(), "limit of 2 open SPDY/h2 streams per client reached by 127.0.0.1") {
 		t.Errorf("no clear log line; log:\n%s", logs.String())
 	}
 	if resp, err := dialOtherClient(t, s).RoundTrip(req.Clone(t.Context())); err != nil {
@@ -279,4 +282,84 @@ func TestConnectionCapsFitSessionsPerHost(t *testing.T) {
 			t.Errorf("%d hosts: caps %d, %d per client; %d sessions per host need %d", hosts, total, per, probe.MaxSessions, need)
 		}
 	}
+}
+
+// h2 streams count against the same per-client cap as SPDY's: with two
+// uploads that never finish running (one on an h2 connection, one on a
+// SPDY session), a third h2 request from the client is refused with 503
+// naming the limit, another client is served, and a freed slot serves the
+// client again.
+func TestPerClientStreamCapCoversH2(t *testing.T) {
+	var logs syncBuffer
+	s := startServer(t, Config{MaxStreamsPerClient: 2, Log: log.New(&logs, "", 0)})
+	var uploads []*io.PipeWriter
+	for _, proto := range []string{ProtoH2, ProtoSPDY31} {
+		c := dial(t, s, proto, nil)
+		pr, pw := io.Pipe()
+		uploads = append(uploads, pw)
+		req, _ := http.NewRequest(http.MethodPost, s.URL()+"_spdylab/sha256", pr)
+		go func() {
+			if resp, err := c.rt(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		pw.Write([]byte("x")) // the request is on its way once this is read
+	}
+	busy := func() int {
+		s.streamGate.mu.Lock()
+		defer s.streamGate.mu.Unlock()
+		return s.streamGate.byClient["127.0.0.1"]
+	}
+	for busy() < 2 {
+		time.Sleep(time.Millisecond) // hang guard: the test's timeout
+	}
+	c := dial(t, s, ProtoH2, nil)
+	resp, body := c.do(t, http.MethodGet, s.URL()+"_spdylab/info", nil)
+	want := "limit of 2 open SPDY/h2 streams per client reached by 127.0.0.1"
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), want) || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("a third stream from the client got %s %q, want 503 naming the limit", resp.Status, body)
+	}
+	if !strings.Contains(logs.String(), want) {
+		t.Errorf("no clear log line; log:\n%s", logs.String())
+	}
+	if resp, err := dialOtherH2Client(t, s).RoundTrip(mustRequest(t, s.URL()+"_spdylab/info")); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("another client was not served: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	uploads[0].Close() // the h2 upload ends, its handler answers and returns
+	for busy() > 1 {
+		time.Sleep(time.Millisecond)
+	}
+	if resp, body := c.do(t, http.MethodGet, s.URL()+"_spdylab/info", nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("after a slot was freed: %s %s", resp.Status, body)
+	}
+	uploads[1].Close()
+}
+
+func mustRequest(t *testing.T, url string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// dialOtherH2Client is an h2 connection to s (TLS) from another loopback
+// address, another client to the per-client caps.
+func dialOtherH2Client(t *testing.T, s *Server) *http2.ClientConn {
+	t.Helper()
+	u, _ := url.Parse(s.URL())
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
+	c, err := tls.DialWithDialer(&d, "tcp", u.Host, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{ProtoH2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := (&http2.Transport{}).NewClientConn(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cc.Close() })
+	return cc
 }

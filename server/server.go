@@ -148,9 +148,9 @@ type Config struct {
 	// 0 = DefaultMaxConnsPerClient, or 8 per host name of the site's
 	// manifest when that is more (never above MaxConns).
 	MaxConnsPerClient int
-	// MaxStreamsPerClient caps the SPDY request streams with a running
-	// handler from one client address, over all its sessions; more are
-	// refused. 0 = DefaultMaxStreamsPerClient, or MAX_CONCURRENT_STREAMS
+	// MaxStreamsPerClient caps the SPDY and h2 request streams with a
+	// running handler from one client address, over all its sessions; more
+	// are refused (SPDY: RST_STREAM REFUSED_STREAM; h2: 503). 0 = DefaultMaxStreamsPerClient, or MAX_CONCURRENT_STREAMS
 	// per host name of the site's manifest when that is more; negative =
 	// no cap.
 	MaxStreamsPerClient int

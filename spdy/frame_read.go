@@ -4,6 +4,7 @@ package spdy
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -105,16 +106,22 @@ func (f *Framer) readPayload(length int) ([]byte, error) {
 // framing worth skipping megabytes for (garbage, or a peer that lies about
 // lengths): the session ends at once. A frame for a stream the gate says is
 // not open is returned without its payload (skipped, Data nil) so that the
-// session answers it (INVALID_STREAM) before the payload arrives.
+// session answers it (INVALID_STREAM) before the payload arrives; so is one
+// the gate refuses with a stream error (more than the stream's window).
 func (f *Framer) readData(id uint32, flags uint8, length int) (Frame, error) {
 	if id == 0 {
 		return nil, sessionErrorf("DATA frame on stream 0")
 	}
 	open := true
+	var refused error // the gate's stream error: told after FRAME_TOO_LARGE, the more specific
 	if f.dataGate != nil {
 		var err error
 		if open, err = f.dataGate(id, length); err != nil {
-			return nil, err
+			var se *StreamError
+			if !errors.As(err, &se) {
+				return nil, err
+			}
+			refused = err
 		}
 	}
 	if length > f.readCap() {
@@ -125,9 +132,9 @@ func (f *Framer) readData(id uint32, flags uint8, length int) (Frame, error) {
 		return &DataFrame{Stream: id, Flags: flags, skipped: length}, &StreamError{Stream: id, Status: RstFrameTooLarge,
 			Reason: fmt.Sprintf("DATA frame of %d bytes exceeds the %d byte limit", length, f.readCap())}
 	}
-	if !open {
+	if !open || refused != nil {
 		f.pending = length
-		return &DataFrame{Stream: id, Flags: flags, skipped: length}, nil
+		return &DataFrame{Stream: id, Flags: flags, skipped: length}, refused
 	}
 	p, err := f.readPayload(length)
 	if err != nil {

@@ -21,14 +21,40 @@ func (s *session) creditSessionLocked(n int64) {
 // of the session window is the peer's FLOW_CONTROL_ERROR, which ends the
 // session whether or not the payload ever comes; a frame for a stream with
 // no state is answered at once (onData, INVALID_STREAM), its payload
-// discarded unread. Runs on the reader goroutine.
+// discarded unread, unless it is longer than any stream's window, which ends
+// the session at once as a lying length. A frame larger than what is left of its open stream's
+// window is that stream's FLOW_CONTROL_ERROR, told at once too (a
+// StreamError: the stream is reset now and the payload skipped), so a peer
+// that announces megabytes on a stream gets its answer before it sends
+// them, not after the frame read timeout. Runs on the reader goroutine.
 func (s *session) dataHeader(id uint32, length int) (open bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.v31 && int64(length) > s.recv.avail {
 		return false, &SessionError{Status: GoAwayProtocolError, Reason: fmt.Sprintf("FLOW_CONTROL_ERROR: a DATA frame of %d bytes overruns the session window (%d bytes left)", length, s.recv.avail)}
 	}
-	return s.streams[id] != nil, nil
+	st := s.streams[id]
+	if st == nil {
+		if int64(length) > s.streamRecvIW+s.recvSlack {
+			// No stream of ours could take it, so it is no late frame of a
+			// closed stream: a lying length, not a payload worth waiting for.
+			return false, &SessionError{Status: GoAwayProtocolError, Reason: fmt.Sprintf("DATA frame of %d bytes for stream %d, which is not open, exceeds any stream's window (%d bytes)", length, id, s.streamRecvIW+s.recvSlack)}
+		}
+		return false, nil
+	}
+	if !st.remoteClosed && int64(length) > st.recv.avail+s.recvSlack {
+		return true, &StreamError{Stream: id, Status: RstFlowControlError, Reason: s.overrunReason(int64(length) - st.recv.avail)}
+	}
+	return true, nil
+}
+
+// overrunReason says why a stream that received n bytes beyond its
+// window is reset.
+func (s *session) overrunReason(n int64) string {
+	if !s.flow {
+		return fmt.Sprintf("more than %d unread bytes buffered (SPDY/2 has no flow control; Config.MaxUnreadPerStream)", s.streamRecvIW)
+	}
+	return fmt.Sprintf("peer overran the stream window by %d bytes", n)
 }
 
 func (s *session) onData(f *DataFrame) {
@@ -60,11 +86,7 @@ func (s *session) onData(f *DataFrame) {
 	}
 	if !st.recv.take(n, s.recvSlack) {
 		s.creditSessionLocked(n)
-		reason := fmt.Sprintf("peer overran the stream window by %d bytes", st.recv.overrun())
-		if !s.flow {
-			reason = fmt.Sprintf("more than %d unread bytes buffered (SPDY/2 has no flow control; Config.MaxUnreadPerStream)", s.streamRecvIW)
-		}
-		s.resetLocked(st, RstFlowControlError, &StreamError{Stream: st.id, Status: RstFlowControlError, Reason: reason})
+		s.resetLocked(st, RstFlowControlError, &StreamError{Stream: st.id, Status: RstFlowControlError, Reason: s.overrunReason(st.recv.overrun())})
 		return
 	}
 	data := f.Data

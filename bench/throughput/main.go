@@ -39,6 +39,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/atomicfile"
 	"github.com/spdylab/spdylab/internal/certs"
 	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/spdy"
@@ -73,13 +74,13 @@ func main() {
 	flag.StringVar(&o.clientProf, "client-cpuprofile", "", "write a CPU profile of the load generator (this program) to `FILE`")
 	flag.Parse()
 	if o.clientProf != "" {
-		f, err := os.Create(o.clientProf)
+		f, err := atomicfile.Create(o.clientProf)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "throughput:", err)
 			os.Exit(1)
 		}
 		pprof.StartCPUProfile(f)
-		defer f.Close()
+		defer f.Commit()
 		defer pprof.StopCPUProfile()
 	}
 	if err := run(o); err != nil {

@@ -326,9 +326,10 @@ func (l *getLockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// getWriteBody writes a body to stdout or, whole or not at all, to its -o file.
+// getWriteBody writes a body to stdout (no -o, or -o -) or to its -o path
+// through atomicfile: a file whole or not at all, a device or FIFO directly.
 func getWriteBody(o *getOptions, i int, body []byte) error {
-	if len(o.outputs) == 0 {
+	if len(o.outputs) == 0 || o.outputs[i] == atomicfile.Stdout {
 		_, err := o.stdout.Write(body)
 		return err
 	}

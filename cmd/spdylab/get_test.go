@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/server"
 )
 
@@ -139,5 +142,40 @@ func TestGetReportsPushes(t *testing.T) {
 		if want := "* pushed " + base + "/style.css: 200, 90000 bytes"; !strings.Contains(errb.String(), want) {
 			t.Errorf("%s: stderr lacks %q:\n%s", proto, want, errb.String())
 		}
+	}
+}
+
+// `get -o` onto a device (as `curl -o /dev/null` is used) writes to the
+// device and leaves it one; onto a directory it fails naming the path. The
+// device is a node made in the test's directory, never the real /dev/null.
+func TestGetOutputOntoDeviceKeepsTheDevice(t *testing.T) {
+	testutil.RequireRoot(t)
+	base := getServer(t)
+	dir := t.TempDir()
+	dev := filepath.Join(dir, "null")
+	if err := unix.Mknod(dev, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 3))); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := runGet([]string{"-k", "-o", dev, base + "/index.html"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	fi, err := os.Lstat(dev)
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("after get -o the device is %v (%v)", fi.Mode(), err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left beside the device: %v", entries)
+	}
+
+	sub := filepath.Join(dir, "bodies")
+	os.Mkdir(sub, 0o755)
+	errb.Reset()
+	if code := runGet([]string{"-k", "-o", sub, base + "/index.html"}, &out, &errb); code == 0 ||
+		!strings.Contains(errb.String(), sub+": is a directory") {
+		t.Fatalf("get -o DIR: exit %d, stderr %s", code, errb.String())
+	}
+	if fi, err := os.Stat(sub); err != nil || !fi.IsDir() {
+		t.Fatalf("the directory is gone: %v", err)
 	}
 }

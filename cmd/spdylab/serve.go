@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/atomicfile"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/server"
 )
@@ -77,17 +78,19 @@ func startCPUProfile(file string) (stop func(), err error) {
 	if file == "" {
 		return func() {}, nil
 	}
-	f, err := os.Create(file)
+	f, err := atomicfile.Create(file)
 	if err != nil {
 		return nil, err
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
+		f.Abort()
 		return nil, err
 	}
 	return func() {
 		pprof.StopCPUProfile()
-		f.Close()
+		if err := f.Commit(); err != nil {
+			fmt.Fprintf(os.Stderr, "spdylab serve: cpu profile: %v\n", err)
+		}
 	}, nil
 }
 

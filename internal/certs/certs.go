@@ -15,8 +15,9 @@ import (
 	"fmt"
 	"math/big"
 	"net"
-	"os"
 	"time"
+
+	"github.com/spdylab/spdylab/internal/atomicfile"
 )
 
 // SelfSigned returns a certificate valid for a day for the given DNS names
@@ -59,10 +60,10 @@ func WriteFiles(certFile, keyFile string, names ...string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(certFile, c, 0o644); err != nil {
+	if err := atomicfile.Write(certFile, c); err != nil {
 		return fmt.Errorf("certs: %w", err)
 	}
-	if err := os.WriteFile(keyFile, k, 0o600); err != nil {
+	if err := atomicfile.WriteWith(keyFile, k, atomicfile.Options{Perm: 0o600}); err != nil {
 		return fmt.Errorf("certs: %w", err)
 	}
 	return nil

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+
+	"github.com/spdylab/spdylab/internal/atomicfile"
 )
 
 // EnvVar names the file the profile goes to.
@@ -28,19 +30,19 @@ func FromEnv(suffix string) (stop func()) {
 	if suffix != "" {
 		path = fmt.Sprintf("%s.%s.%d", path, suffix, os.Getpid())
 	}
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "spdylab: %s: %v\n", EnvVar, err)
 		return func() {}
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		fmt.Fprintf(os.Stderr, "spdylab: %s: %v\n", EnvVar, err)
-		f.Close()
+		f.Abort()
 		return func() {}
 	}
 	return func() {
 		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
+		if err := f.Commit(); err != nil {
 			fmt.Fprintf(os.Stderr, "spdylab: %s: %v\n", EnvVar, err)
 		}
 	}
