@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,10 +39,7 @@ import (
 func BenchmarkFidelity(b *testing.B) {
 	requireChromium(b)
 	testutil.RequireRoot(b)
-	runs := 5
-	if n, err := strconv.Atoi(os.Getenv("SPDYLAB_FIDELITY_RUNS")); err == nil && n > 0 {
-		runs = n
-	}
+	runs := benchRuns("SPDYLAB_FIDELITY_RUNS", 5)
 	for i := 0; i < b.N; i++ {
 		for _, pg := range []string{"pageA", "pageB"} {
 			for _, hosts := range []int{1, 4} {

@@ -1,10 +1,6 @@
 package browser
 
 import (
-	"context"
-	"crypto/x509"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -23,43 +19,26 @@ import (
 //
 // SPDYLAB_PAINT_RUNS sets the loads per side (default 8).
 func BenchmarkPaintCost(b *testing.B) {
-	requireChromium(b)
-	runs := 8
-	if n, err := strconv.Atoi(os.Getenv("SPDYLAB_PAINT_RUNS")); err == nil && n > 0 {
-		runs = n
-	}
-	site := newLabSite(b, "pageA", 2)
-	pageURL, resolve := site.serveLoopback(b, 0)
-	var cpu float64
-	cpuHook = func(s float64) { cpu = s }
+	runs := benchRuns("SPDYLAB_PAINT_RUNS", 8)
+	sb := newSidesBench(b)
 	costs := map[string][]float64{}
 	paintCostHook = func(what string, d time.Duration) { costs[what] = append(costs[what], d.Seconds()*1000) }
-	defer func() { cpuHook, skipPaintHook, paintCostHook = nil, false, nil }()
+	defer func() { skipPaintHook, paintCostHook = false, nil }()
 	names := [3]string{"no paint metrics", "FCP and LCP", "FCP, LCP and Speed Index"}
 	for b.Loop() {
-		var wall, cpus, plt [3][]float64
 		frames := 0
-		for run := 0; run < runs; run++ {
-			for k := range 3 {
-				side := (run + k) % 3
-				skipPaintHook = side == 0
-				start := time.Now()
-				res, err := Load(context.Background(), Options{URL: pageURL, Proto: probe.ProtoH2, TLSVersion: "1.3", Resolve: resolve,
-					TrustCerts: []*x509.Certificate{site.ca}, Manifest: site.m, SpeedIndex: side == 2})
-				if err != nil {
-					b.Fatal(err)
+		l := sb.load(b, runs, 3, func(side int, o *Options) {
+			skipPaintHook = side == 0
+			o.SpeedIndex = side == 2
+		}, func(side, run int, res probe.Result) {
+			if side == 2 {
+				if res.Paint == nil || res.Paint.SpeedIndexMs == nil {
+					b.Fatalf("load %d has no Speed Index: %+v", run, res.Paint)
 				}
-				if side == 2 {
-					if res.Paint == nil || res.Paint.SpeedIndexMs == nil {
-						b.Fatalf("load %d has no Speed Index: %+v", run, res.Paint)
-					}
-					frames += res.Paint.Frames
-				}
-				wall[side] = append(wall[side], time.Since(start).Seconds())
-				cpus[side] = append(cpus[side], cpu)
-				plt[side] = append(plt[side], res.PLTms)
+				frames += res.Paint.Frames
 			}
-		}
+		})
+		wall, cpus, plt := l.wall, l.cpu, l.plt
 		for side := range 3 {
 			w := stats.MedianRatio(wall[side], wall[0])
 			c := stats.MedianRatio(cpus[side], cpus[0])

@@ -1,10 +1,6 @@
 package browser
 
 import (
-	"context"
-	"crypto/x509"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -25,39 +21,21 @@ import (
 //
 // SPDYLAB_TRACE_RUNS sets the loads per side (default 10).
 func BenchmarkMainThreadTraceWaits(b *testing.B) {
-	requireChromium(b)
-	runs := 10
-	if n, err := strconv.Atoi(os.Getenv("SPDYLAB_TRACE_RUNS")); err == nil && n > 0 {
-		runs = n
-	}
-	site := newLabSite(b, "pageA", 2)
-	pageURL, resolve := site.serveLoopback(b, 0)
-	var cpu float64
+	runs := benchRuns("SPDYLAB_TRACE_RUNS", 10)
+	sb := newSidesBench(b)
 	var startWaits, flushWaits []float64
-	cpuHook = func(s float64) { cpu = s }
 	traceWaitHook = func(start, flush time.Duration) {
 		startWaits = append(startWaits, start.Seconds()*1000)
 		flushWaits = append(flushWaits, flush.Seconds()*1000)
 	}
-	defer func() { cpuHook, traceWaitHook = nil, nil }()
+	defer func() { traceWaitHook = nil }()
 	for b.Loop() {
-		var wall, cpus [2][]float64
-		for run := 0; run < runs; run++ {
-			for k := range 2 {
-				side := (run + k) % 2
-				start := time.Now()
-				res, err := Load(context.Background(), Options{URL: pageURL, Proto: probe.ProtoH2, TLSVersion: "1.3", Resolve: resolve,
-					TrustCerts: []*x509.Certificate{site.ca}, Manifest: site.m, TraceMainThread: side == 1})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if side == 1 && len(res.MainThread) == 0 {
-					b.Fatalf("traced load %d has no main-thread intervals", run)
-				}
-				wall[side] = append(wall[side], time.Since(start).Seconds())
-				cpus[side] = append(cpus[side], cpu)
+		l := sb.load(b, runs, 2, func(side int, o *Options) { o.TraceMainThread = side == 1 }, func(side, run int, res probe.Result) {
+			if side == 1 && len(res.MainThread) == 0 {
+				b.Fatalf("traced load %d has no main-thread intervals", run)
 			}
-		}
+		})
+		wall, cpus := l.wall, l.cpu
 		pairs := make([]float64, runs)
 		for i := range pairs {
 			pairs[i] = wall[1][i] / wall[0][i]
@@ -71,12 +49,4 @@ func BenchmarkMainThreadTraceWaits(b *testing.B) {
 			stats.Median(startWaits), maxOf(startWaits), stats.Median(flushWaits), maxOf(flushWaits),
 			100*(stats.Median(startWaits)+stats.Median(flushWaits))/1000/stats.Median(wall[0]))
 	}
-}
-
-func maxOf(xs []float64) float64 {
-	m := 0.0
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
 }

@@ -203,26 +203,8 @@ func TestConnectionCapsFollowTheSite(t *testing.T) {
 func TestPerClientStreamCap(t *testing.T) {
 	var logs syncBuffer
 	s := startServer(t, Config{Plain: ProtoSPDY31, MaxStreamsPerClient: 2, Log: log.New(&logs, "", 0)})
-	var uploads []*io.PipeWriter
-	for range 2 { // two uploads that do not finish, on two sessions
-		c := dial(t, s, ProtoSPDY31, nil)
-		pr, pw := io.Pipe()
-		uploads = append(uploads, pw)
-		req, _ := http.NewRequest(http.MethodPost, s.URL()+"_spdylab/sha256", pr)
-		go func() {
-			if resp, err := c.spdy.RoundTrip(req); err == nil {
-				resp.Body.Close()
-			}
-		}()
-	}
-	busy := func() int {
-		s.streamGate.mu.Lock()
-		defer s.streamGate.mu.Unlock()
-		return s.streamGate.byClient["127.0.0.1"]
-	}
-	for busy() < 2 {
-		time.Sleep(time.Millisecond) // hang guard: the test's timeout
-	}
+	// Two uploads that do not finish, on two sessions.
+	uploads := holdStreams(t, s, ProtoSPDY31, ProtoSPDY31)
 	c := dial(t, s, ProtoSPDY31, nil)
 	req, _ := http.NewRequest(http.MethodGet, s.URL()+"_spdylab/info", nil)
 	if resp, err := c.spdy.RoundTrip(req); err == nil {
@@ -238,7 +220,7 @@ func TestPerClientStreamCap(t *testing.T) {
 		resp.Body.Close()
 	}
 	uploads[0].Close() // the upload ends, its handler answers and returns
-	for busy() > 1 {
+	for streamsOf(s, "127.0.0.1") > 1 {
 		time.Sleep(time.Millisecond)
 	}
 	if resp, body := c.do(t, http.MethodGet, s.URL()+"_spdylab/info", nil); resp.StatusCode != http.StatusOK {
@@ -292,27 +274,7 @@ func TestConnectionCapsFitSessionsPerHost(t *testing.T) {
 func TestPerClientStreamCapCoversH2(t *testing.T) {
 	var logs syncBuffer
 	s := startServer(t, Config{MaxStreamsPerClient: 2, Log: log.New(&logs, "", 0)})
-	var uploads []*io.PipeWriter
-	for _, proto := range []string{ProtoH2, ProtoSPDY31} {
-		c := dial(t, s, proto, nil)
-		pr, pw := io.Pipe()
-		uploads = append(uploads, pw)
-		req, _ := http.NewRequest(http.MethodPost, s.URL()+"_spdylab/sha256", pr)
-		go func() {
-			if resp, err := c.rt(req); err == nil {
-				resp.Body.Close()
-			}
-		}()
-		pw.Write([]byte("x")) // the request is on its way once this is read
-	}
-	busy := func() int {
-		s.streamGate.mu.Lock()
-		defer s.streamGate.mu.Unlock()
-		return s.streamGate.byClient["127.0.0.1"]
-	}
-	for busy() < 2 {
-		time.Sleep(time.Millisecond) // hang guard: the test's timeout
-	}
+	uploads := holdStreams(t, s, ProtoH2, ProtoSPDY31)
 	c := dial(t, s, ProtoH2, nil)
 	resp, body := c.do(t, http.MethodGet, s.URL()+"_spdylab/info", nil)
 	want := "limit of 2 open SPDY/h2 streams per client reached by 127.0.0.1"
@@ -328,13 +290,46 @@ func TestPerClientStreamCapCoversH2(t *testing.T) {
 		resp.Body.Close()
 	}
 	uploads[0].Close() // the h2 upload ends, its handler answers and returns
-	for busy() > 1 {
+	for streamsOf(s, "127.0.0.1") > 1 {
 		time.Sleep(time.Millisecond)
 	}
 	if resp, body := c.do(t, http.MethodGet, s.URL()+"_spdylab/info", nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("after a slot was freed: %s %s", resp.Status, body)
 	}
 	uploads[1].Close()
+}
+
+// holdStreams opens one connection per proto from the tests' client
+// (127.0.0.1) to s, starts on each an upload that does not finish until
+// its writer is closed, and returns once all their handlers run: streams
+// the per-client cap counts.
+func holdStreams(t *testing.T, s *Server, protos ...string) []*io.PipeWriter {
+	t.Helper()
+	var uploads []*io.PipeWriter
+	for _, proto := range protos {
+		c := dial(t, s, proto, nil)
+		pr, pw := io.Pipe()
+		uploads = append(uploads, pw)
+		req, _ := http.NewRequest(http.MethodPost, s.URL()+"_spdylab/sha256", pr)
+		go func() {
+			if resp, err := c.rt(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		pw.Write([]byte("x")) // the request is on its way once this is read
+	}
+	for streamsOf(s, "127.0.0.1") < len(protos) {
+		time.Sleep(time.Millisecond) // hang guard: the test's timeout
+	}
+	return uploads
+}
+
+// streamsOf is how many streams of client hold a slot of s's per-client
+// stream cap.
+func streamsOf(s *Server, client string) int {
+	s.streamGate.mu.Lock()
+	defer s.streamGate.mu.Unlock()
+	return s.streamGate.byClient[client]
 }
 
 func mustRequest(t *testing.T, url string) *http.Request {

@@ -13,17 +13,7 @@ import (
 )
 
 func TestConformCommand(t *testing.T) {
-	s, err := server.New(server.Config{Plain: "spdy/3.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve(l)
-	defer s.Close()
-	url := "http://" + l.Addr().String() + "/"
+	url := "http://" + loopbackServer(t, server.Config{Plain: "spdy/3.1"}, (*server.Server).Serve) + "/"
 
 	var out, errOut bytes.Buffer
 	if rc := runConform([]string{"--json", "--path", "/_spdylab/info", url}, &out, &errOut); rc != 0 {
@@ -39,18 +29,9 @@ func TestConformCommand(t *testing.T) {
 
 	// spdy/2 (draft 2) against a plain-TCP spdy/2 server: every case that
 	// applies passes, the others are listed as skipped with their reason.
-	s2, err := server.New(server.Config{Plain: "spdy/2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l2, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s2.Serve(l2)
-	defer s2.Close()
+	url2 := "http://" + loopbackServer(t, server.Config{Plain: "spdy/2"}, (*server.Server).Serve) + "/"
 	out.Reset()
-	if rc := runConform([]string{"--version", "spdy/2", "--path", "/_spdylab/info", "http://" + l2.Addr().String() + "/"}, &out, &errOut); rc != 0 {
+	if rc := runConform([]string{"--version", "spdy/2", "--path", "/_spdylab/info", url2}, &out, &errOut); rc != 0 {
 		t.Fatalf("exit %d against spdylab serve, spdy/2; stderr %s; out %s", rc, errOut.String(), out.String())
 	}
 	for _, want := range []string{"draft 2 Protocol versioning", "draft 2 has no flow control", " 0 failed, 9 skipped"} {
@@ -130,19 +111,10 @@ func TestConformListAndDoSJSON(t *testing.T) {
 		}
 	}
 
-	s, err := server.New(server.Config{Plain: "spdy/3.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve(l)
-	defer s.Close()
+	url := "http://" + loopbackServer(t, server.Config{Plain: "spdy/3.1"}, (*server.Server).Serve) + "/"
 	out.Reset()
 	args := []string{"--json", "--case", "settings-flood", "--flood", "500", "--server-pid", fmt.Sprint(os.Getpid()),
-		"--path", "/_spdylab/info", "http://" + l.Addr().String() + "/"}
+		"--path", "/_spdylab/info", url}
 	if rc := runConform(args, &out, &errOut); rc != 0 {
 		t.Fatalf("exit %d: %s %s", rc, errOut.String(), out.String())
 	}
@@ -160,7 +132,7 @@ func TestConformListAndDoSJSON(t *testing.T) {
 	if r := rs[0]; r.ID != "settings-flood" || !r.Pass || r.Class == "" || r.Reaction == "" || r.Fresh == "" || !r.Memory.Measured || r.Memory.PID != os.Getpid() {
 		t.Errorf("settings-flood result %+v", r)
 	}
-	for _, bad := range [][]string{{"--flood", "0", "http://x:1/"}, {"--case", "nope", "http://" + l.Addr().String() + "/"}, {"--list", "--version", "spdy/9"}} {
+	for _, bad := range [][]string{{"--flood", "0", "http://x:1/"}, {"--case", "nope", url}, {"--list", "--version", "spdy/9"}} {
 		errOut.Reset()
 		if rc := runConform(bad, &out, &errOut); rc != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", bad, rc, errOut.String())

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/study/store"
@@ -67,25 +65,14 @@ func TestFullDiskMidRunResumesWithNothingLost(t *testing.T) {
 
 func fullDiskRun(t *testing.T, bin string, withPcaps bool) {
 	disk := mountSmallDisk(t, "64m")
-	file := filepath.Join(t.TempDir(), "tiny-link.toml")
-	os.WriteFile(file, []byte(tinyLink), 0o644)
+	file := writeStudy(t, t.TempDir(), "tiny-link.toml", tinyLink)
 	out, pcaps := filepath.Join(disk, "out"), filepath.Join(disk, "pcap")
 	args := []string{"run", file, "--out", out, "-j", "1", "-q", "--no-report"}
 	if withPcaps {
 		args = append(args, "--pcap", pcaps)
 	}
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	for deadline := time.Now().Add(2 * time.Minute); storedProbes(t, out) < 2; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no loads stored within 2 minutes: %s", stderr.String())
-		}
-	}
+	cmd, stderr := startRun(t, bin, args...)
+	waitStored(t, out, 2, stderr)
 	// Filled while the run is held, so that it is mid-run whatever the
 	// machine's pace: its next write of a pcap or a load fails.
 	cmd.Process.Signal(syscall.SIGSTOP)
@@ -94,7 +81,7 @@ func fullDiskRun(t *testing.T, bin string, withPcaps bool) {
 	err := cmd.Wait()
 	msg := strings.TrimSpace(stderr.String())
 	t.Logf("run on a full disk: %v: %s", err, msg)
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+	if !exitedWith(err, 1) {
 		t.Errorf("run on a full disk exited with %v, want status 1", err)
 	}
 	if !strings.Contains(msg, "the output disk is full") || !strings.Contains(msg, "run again with the same output directory") || !strings.Contains(msg, disk+"/") {
@@ -120,15 +107,7 @@ func fullDiskRun(t *testing.T, bin string, withPcaps bool) {
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	t0 := time.Now()
-	res, err := exec.Command(bin, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("resume after space was freed: %v\n%s", err, res)
-	}
-	t.Logf("resumed in %v (%d probes were stored): %s", time.Since(t0).Round(time.Millisecond), kept, strings.TrimSpace(string(res)))
-	if n, ok := storedProbes(t, out), countStored(t, out, `SELECT COUNT(*) FROM probes WHERE failed = 0`); n != 12 || ok != 12 {
-		t.Errorf("after the resume: %d probes, %d successful attempts; want each of the 12 once", n, ok)
-	}
+	resumeCompletes(t, bin, args, out, kept)
 	if _, err := os.Stat(filepath.Join(out, ".work")); !os.IsNotExist(err) {
 		t.Error("work directory survived the resumed run")
 	}

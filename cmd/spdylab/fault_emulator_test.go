@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,42 +21,21 @@ func TestEmulatorKilledMidRunStopsCleanlyAndResumes(t *testing.T) {
 	testutil.RequireRoot(t)
 	bin := spdylabBinary(t)
 	dir := t.TempDir()
-	file := filepath.Join(dir, "tiny-link.toml")
-	os.WriteFile(file, []byte(tinyLink), 0o644)
+	file := writeStudy(t, dir, "tiny-link.toml", tinyLink)
 	out := filepath.Join(dir, "out")
 	args := []string{"run", file, "--out", out, "-j", "1", "-q", "--no-report"}
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	for deadline := time.Now().Add(2 * time.Minute); storedProbes(t, out) < 1; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no loads stored within 2 minutes: %s", stderr.String())
-		}
-	}
-	id := testbedOwnedBy(cmd.Process.Pid)
-	if id == "" {
-		t.Fatal("found no testbed owned by the run")
-	}
-	pidsFile, _ := os.ReadFile(filepath.Join("/run/spdylab", id, "pids"))
+	cmd, stderr := startRun(t, bin, args...)
+	waitStored(t, out, 1, stderr)
+	id := runTestbed(t, cmd)
+	procs := testbedProcesses(t, id)
 	var emu int
-	var procs []int
-	for _, line := range strings.Split(string(pidsFile), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		pid, _ := strconv.Atoi(f[0])
-		procs = append(procs, pid)
-		if f[1] == "spdylab-linkemu" {
-			emu = pid
+	for _, p := range procs {
+		if p.name == "spdylab-linkemu" {
+			emu = p.pid
 		}
 	}
 	if emu == 0 {
-		t.Fatalf("testbed %s records no emulator process: %q", id, pidsFile)
+		t.Fatalf("testbed %s records no emulator process: %v", id, procs)
 	}
 	devices := linksNamed(id)
 	if err := syscall.Kill(emu, syscall.SIGKILL); err != nil {
@@ -74,7 +51,7 @@ func TestEmulatorKilledMidRunStopsCleanlyAndResumes(t *testing.T) {
 	}
 	msg := strings.TrimSpace(stderr.String())
 	t.Logf("run whose emulator was killed: %v: %s", err, msg)
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+	if !exitedWith(err, 1) {
 		t.Errorf("exit %v, want status 1", err)
 	}
 	for _, w := range []string{"link emulator process " + strconv.Itoa(emu) + " died", "run the same command again to resume"} {
@@ -83,9 +60,9 @@ func TestEmulatorKilledMidRunStopsCleanlyAndResumes(t *testing.T) {
 		}
 	}
 	assertTestbedGone(t, id)
-	for _, pid := range procs {
-		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil {
-			t.Errorf("process %d of the testbed survived the run", pid)
+	for _, p := range procs {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(p.pid)); err == nil {
+			t.Errorf("process %d of the testbed survived the run", p.pid)
 		}
 	}
 	if left := linksNamed(id); len(left) > 0 {
@@ -94,16 +71,7 @@ func TestEmulatorKilledMidRunStopsCleanlyAndResumes(t *testing.T) {
 	if n := countStored(t, out, `SELECT COUNT(*) FROM probes WHERE failed != 0`); n > 0 {
 		t.Errorf("%d attempts stored as failed: a dead emulator says nothing of the protocols", n)
 	}
-	kept := storedProbes(t, out)
-	t0 := time.Now()
-	res, err := exec.Command(bin, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("resume: %v\n%s", err, res)
-	}
-	t.Logf("resumed in %v (%d probes were stored): %s", time.Since(t0).Round(time.Millisecond), kept, strings.TrimSpace(string(res)))
-	if n, ok := storedProbes(t, out), countStored(t, out, `SELECT COUNT(*) FROM probes WHERE failed = 0`); n != 12 || ok != 12 {
-		t.Errorf("after the resume: %d probes, %d successful attempts; want each of the 12 once", n, ok)
-	}
+	resumeCompletes(t, bin, args, out, storedProbes(t, out))
 }
 
 // linksNamed lists the network devices of this namespace whose name

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"database/sql"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -15,7 +13,6 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/testutil"
-	"github.com/spdylab/spdylab/study/store"
 )
 
 // stopStudy is one cell whose verdict is clear (SPDY's one connection
@@ -43,34 +40,20 @@ func TestStoppedRunnerReloadsTheStalledLoad(t *testing.T) {
 	testutil.RequireRoot(t)
 	bin := spdylabBinary(t)
 	dir := t.TempDir()
-	file := filepath.Join(dir, "stop.toml")
-	os.WriteFile(file, []byte(stopStudy), 0o644)
+	file := writeStudy(t, dir, "stop.toml", stopStudy)
 	out, ref := filepath.Join(dir, "out"), filepath.Join(dir, "ref")
-	refCmd := exec.Command(bin, "run", file, "--out", ref, "-j", "1", "-q")
-	var refErr bytes.Buffer
-	refCmd.Stderr = &refErr
-	cmd := exec.Command(bin, "run", file, "--out", out, "-j", "1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	for _, c := range []*exec.Cmd{refCmd, cmd} {
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer c.Process.Kill()
-	}
-	for deadline := time.Now().Add(2 * time.Minute); storedProbes(t, out) < 2; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no loads stored within 2 minutes: %s", stderr.String())
-		}
-	}
-	id := testbedOwnedBy(cmd.Process.Pid)
-	if id == "" {
-		t.Fatal("found no testbed owned by the run")
-	}
+	refCmd, refErr := startRun(t, bin, "run", file, "--out", ref, "-j", "1", "-q")
+	cmd, stderr := startRun(t, bin, "run", file, "--out", out, "-j", "1")
+	waitStored(t, out, 2, stderr)
+	id := runTestbed(t, cmd)
 	// The runner (client and servers) and every process of its testbed
 	// (the emulator) stop together, once the servers have segments in
 	// flight: the emulator then holds packets that come out late.
-	procs := append(testbedProcesses(t, id), cmd.Process.Pid)
+	var procs []int
+	for _, p := range testbedProcesses(t, id) {
+		procs = append(procs, p.pid)
+	}
+	procs = append(procs, cmd.Process.Pid)
 	waitInFlight(t, "sl-"+id+"-s1")
 	for _, pid := range procs {
 		syscall.Kill(pid, syscall.SIGSTOP)
@@ -118,27 +101,6 @@ func TestStoppedRunnerReloadsTheStalledLoad(t *testing.T) {
 	}
 }
 
-// testbedProcesses are the processes testbed id records (its emulator).
-func testbedProcesses(t *testing.T, id string) []int {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("/run/spdylab", id, "pids"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) > 0 {
-			if pid, err := strconv.Atoi(f[0]); err == nil {
-				pids = append(pids, pid)
-			}
-		}
-	}
-	if len(pids) == 0 {
-		t.Fatalf("testbed %s records no process", id)
-	}
-	return pids
-}
-
 var unackedRE = regexp.MustCompile(`unacked:(\d+)`)
 
 // waitInFlight returns once the TCP senders in namespace ns have at least
@@ -174,7 +136,7 @@ type storedAttempt struct {
 // attemptsOf reads every stored attempt of the store in out.
 func attemptsOf(t *testing.T, out string) []storedAttempt {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(out, store.DBName)+"?mode=ro")
+	db, err := openStoreRO(out)
 	if err != nil {
 		t.Fatal(err)
 	}

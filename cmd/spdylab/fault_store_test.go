@@ -46,8 +46,7 @@ var storeCorruptions = []struct {
 // changes a byte of it: the user still has what there was to rescue.
 func TestCorruptStoreIsRefusedAndKept(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "tiny.toml")
-	os.WriteFile(file, []byte(tinyLoopback), 0o644)
+	file := writeStudy(t, dir, "tiny.toml", tinyLoopback)
 	good := filepath.Join(dir, "good")
 	if code := runCmd([]string{file, "--out", good, "-q", "--no-report"}, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("making a store to corrupt: exit %d", code)

@@ -21,18 +21,8 @@ func getServer(t *testing.T) string {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>hello</html>"), 0o644)
 	os.WriteFile(filepath.Join(dir, "style.css"), bytes.Repeat([]byte("p{}"), 30000), 0o644)
-	srv, err := server.New(server.Config{Root: dir, HostNames: []string{"localhost"}, Push: server.PushManifest,
-		PushMap: map[string][]string{"/index.html": {"/style.css"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return "https://" + ln.Addr().String()
+	return "https://" + loopbackServer(t, server.Config{Root: dir, HostNames: []string{"localhost"}, Push: server.PushManifest,
+		PushMap: map[string][]string{"/index.html": {"/style.css"}}}, (*server.Server).Serve)
 }
 
 func TestGetEveryProtocolWithTraceAndPush(t *testing.T) {
@@ -111,17 +101,8 @@ func TestGetBadUsage(t *testing.T) {
 func TestGetH2CPriorKnowledge(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>hello</html>"), 0o644)
-	srv, err := server.New(server.Config{Root: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.ServePlain(ln, server.ProtoH2)
-	u := "http://" + ln.Addr().String() + "/index.html"
+	h2c := func(srv *server.Server, ln net.Listener) error { return srv.ServePlain(ln, server.ProtoH2) }
+	u := "http://" + loopbackServer(t, server.Config{Root: dir}, h2c) + "/index.html"
 	var out, errb bytes.Buffer
 	if code := runGet([]string{"--proto", "h2", "-v", u}, &out, &errb); code != 0 || out.String() != "<html>hello</html>" {
 		t.Fatalf("exit %d, body %q: %s", code, out.String(), errb.String())

@@ -18,16 +18,6 @@ import (
 	"github.com/spdylab/spdylab/probe"
 )
 
-// spdylabBinary builds the command into the test's temporary directory.
-func spdylabBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "spdylab")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("building spdylab: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func TestLoadCommandJSONOverLoopback(t *testing.T) {
 	bin := spdylabBinary(t)
 	work, har := t.TempDir(), t.TempDir()
@@ -249,19 +239,6 @@ func TestLoadInterruptDuringTestbedConstruction(t *testing.T) {
 		return
 	}
 	t.Skip("the load kept finishing before the interrupt; nothing was checked")
-}
-
-// testbedOwnedBy is the id of a testbed whose state directory names pid
-// as its owner, or "".
-func testbedOwnedBy(pid int) string {
-	ents, _ := os.ReadDir("/run/spdylab")
-	for _, e := range ents {
-		owner, _ := os.ReadFile(filepath.Join("/run/spdylab", e.Name(), "owner"))
-		if first, _, _ := strings.Cut(string(owner), "\n"); strings.TrimSpace(first) == strconv.Itoa(pid) {
-			return e.Name()
-		}
-	}
-	return ""
 }
 
 // startUntilFirstLoad starts a `spdylab load` and returns once it has

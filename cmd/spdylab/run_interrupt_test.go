@@ -1,7 +1,6 @@
 package main
 
 import (
-	"database/sql"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,50 +8,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/store"
 )
-
-const tinyLink = `
-name = "tiny-link"
-runs = 6
-seed = 1
-[factors]
-page = "twitter"
-protocol = ["https", "spdy/3.1"]
-rate = "10mbit/1mbit"
-rtt = "20ms"
-queue = "50pkt"
-`
-
-// storedProbes counts the probes (condition, run) with an attempt stored:
-// a stalled load's second attempt is the same probe.
-func storedProbes(t *testing.T, out string) int {
-	return countStored(t, out, `SELECT COUNT(*) FROM (SELECT DISTINCT cond_hash, run FROM probes)`)
-}
-
-// storedAttempts counts every stored attempt: one per load the benches ran.
-func storedAttempts(t *testing.T, out string) int {
-	return countStored(t, out, `SELECT COUNT(*) FROM probes`)
-}
-
-// countStored runs a COUNT query on the store in out (0 when unreadable).
-func countStored(t *testing.T, out, query string) int {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(out, store.DBName)+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		return 0
-	}
-	defer db.Close()
-	var n int
-	if err := db.QueryRow(query).Scan(&n); err != nil {
-		return 0
-	}
-	return n
-}
 
 // Ctrl-C, and kill -9, in the middle of a study on a real testbed. Ctrl-C:
 // the run exits 130 and its testbed's namespaces are gone at once. kill -9:
@@ -69,29 +29,11 @@ func TestRunInterruptCleansUpAndResumes(t *testing.T) {
 func interruptAndResume(t *testing.T, sig os.Signal) {
 	bin := spdylabBinary(t)
 	dir := t.TempDir()
-	file := filepath.Join(dir, "tiny-link.toml")
-	os.WriteFile(file, []byte(tinyLink), 0o644)
+	file := writeStudy(t, dir, "tiny-link.toml", tinyLink)
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(bin, "run", file, "--out", out, "-q")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	deadline := time.Now().Add(2 * time.Minute)
-	for storedProbes(t, out) < 3 {
-		if time.Now().After(deadline) {
-			t.Fatal("no loads stored within 2 minutes")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	var ids []string
-	ents, _ := os.ReadDir("/run/spdylab")
-	for _, e := range ents {
-		owner, _ := os.ReadFile(filepath.Join("/run/spdylab", e.Name(), "owner"))
-		if first, _, _ := strings.Cut(string(owner), "\n"); strings.TrimSpace(first) == strconv.Itoa(cmd.Process.Pid) {
-			ids = append(ids, e.Name())
-		}
-	}
+	cmd, stderr := startRun(t, bin, "run", file, "--out", out, "-q")
+	waitStored(t, out, 3, stderr)
+	ids := testbedsOwnedBy(cmd.Process.Pid)
 	if len(ids) == 0 {
 		t.Fatal("found no testbed owned by the run")
 	}
@@ -105,7 +47,7 @@ func interruptAndResume(t *testing.T, sig os.Signal) {
 	}
 	err := cmd.Wait()
 	if sig == os.Interrupt {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		if !exitedWith(err, 130) {
 			t.Fatalf("interrupted run exited with %v, want status 130", err)
 		}
 		for _, id := range ids {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,17 +21,7 @@ func TestServePlainEveryTCPProtocol(t *testing.T) {
 	if status >= 0 || cfg.Plain != server.ProtoHTTP11 {
 		t.Fatalf("--plain http/1.1: status %d, plain %q: %s", status, cfg.Plain, errb.String())
 	}
-	srv, err := server.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	u := "http://" + ln.Addr().String() + "/index.html"
+	u := "http://" + loopbackServer(t, cfg, (*server.Server).Serve) + "/index.html"
 	for proto, alpn := range map[string]string{"https": "http/1.1", "h2": "h2"} {
 		var out, errb bytes.Buffer
 		if code := runGet([]string{"--proto", proto, u}, &out, &errb); code != 0 || out.String() != "<html>plain</html>" {

@@ -15,20 +15,6 @@ import (
 	"github.com/spdylab/spdylab/internal/testutil"
 )
 
-func assertTestbedGone(t *testing.T, id string) {
-	t.Helper()
-	id = strings.TrimPrefix(id, "sl-")
-	ents, _ := os.ReadDir("/run/netns")
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), "sl-"+id+"-") {
-			t.Errorf("namespace %s survived", e.Name())
-		}
-	}
-	if _, err := os.Stat(filepath.Join("/run/spdylab", id)); err == nil {
-		t.Errorf("state directory of testbed %s survived", id)
-	}
-}
-
 func TestShellRunsCommandBehindTheLink(t *testing.T) {
 	testutil.RequireRoot(t)
 	bin := spdylabBinary(t)
@@ -186,27 +172,10 @@ func TestLinkCheckJSON(t *testing.T) {
 // the command then runs; otherwise the error must say what is missing.
 func TestShellUnprivilegedUserNamespace(t *testing.T) {
 	testutil.RequireRootTo(t, "switch to an unprivileged user for the test")
-	src := spdylabBinary(t)
-	dir, err := os.MkdirTemp("", "spdylab-unpriv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	os.Chmod(dir, 0o755)
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "spdylab")
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "shell", "-q", "--rtt", "5ms", "--", "sh", "-c", "exit 4")
-	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd := asNobody(t, spdylabBinary(t), "shell", "-q", "--rtt", "5ms", "--", "sh", "-c", "exit 4")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	ee, ok := err.(*exec.ExitError)
 	if !ok {
 		t.Fatalf("unprivileged shell: %v", err)

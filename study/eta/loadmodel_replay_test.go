@@ -37,26 +37,19 @@ func TestLoadModelOnStores(t *testing.T) {
 // loads: its loads, the geometric mean of measured/modelled and the spread.
 func modelErrorTable(t *testing.T, b *strings.Builder, dirs []string) {
 	fmt.Fprintf(b, "%-22s %6s %8s %8s\n", "session", "loads", "ratio", "spread")
-	for _, dir := range dirs {
-		sessions, err := readReplay(dir)
-		if err != nil {
-			t.Errorf("%s: %v", dir, err)
-			continue
-		}
-		for _, s := range sessions {
-			var logs []float64
-			for _, l := range s.loads {
-				if !l.retry && !l.failed && l.modelledMs > 0 {
-					logs = append(logs, math.Log(float64(l.end.Sub(l.start))/float64(time.Millisecond)/l.modelledMs))
-				}
+	eachReplayedSession(t, dirs, func(_ string, s replaySession) {
+		var logs []float64
+		for _, l := range s.loads {
+			if !l.retry && !l.failed && l.modelledMs > 0 {
+				logs = append(logs, math.Log(float64(l.end.Sub(l.start))/float64(time.Millisecond)/l.modelledMs))
 			}
-			if len(logs) < 100 {
-				continue
-			}
-			mean, sd := meanSD(logs)
-			fmt.Fprintf(b, "%-22s %6d %8.2f %8.3f\n", s.name, len(logs), math.Exp(mean), sd)
 		}
-	}
+		if len(logs) < 100 {
+			return
+		}
+		mean, sd := meanSD(logs)
+		fmt.Fprintf(b, "%-22s %6d %8.2f %8.3f\n", s.name, len(logs), math.Exp(mean), sd)
+	})
 }
 
 func meanSD(xs []float64) (mean, sd float64) {

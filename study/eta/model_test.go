@@ -2,6 +2,7 @@ package eta
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -66,10 +67,7 @@ func TestETAScalesEachProtocolByItsOwnLoads(t *testing.T) {
 func TestETACountsALongRunningLoad(t *testing.T) {
 	e := newETA()
 	start := time.Now()
-	loads := make([]Load, 6)
-	for i := range loads {
-		loads[i] = Load{"https", 1000}
-	}
+	loads := slices.Repeat([]Load{{"https", 1000}}, 6)
 	e.PlanBench("a", false, 1, loads[:3])
 	e.PlanBench("b", false, 1, loads[3:])
 	etaDone(&e, 1, "a", loads[0], start, time.Second)
@@ -99,10 +97,7 @@ func TestETATailDoesNotDivide(t *testing.T) {
 	// testbeds (workers join while 4 runs are left to start).
 	e = newETA()
 	e.PlanBench("done", false, 1, []Load{{"https", 1000}})
-	loads := make([]Load, 8)
-	for i := range loads {
-		loads[i] = Load{"https", 1000}
-	}
+	loads := slices.Repeat([]Load{{"https", 1000}}, 8)
 	e.PlanBench("big", false, 1, loads)
 	e.BenchOpened("done", 0)
 	etaDone(&e, 1, "done", Load{"https", 1000}, now, time.Second)
@@ -150,10 +145,7 @@ func TestETALaysOutByTheGivenPick(t *testing.T) {
 	}{{"sharing", testPick, 2 * time.Second}, {"never sharing", noShare, 8 * time.Second}} {
 		e := New(tc.pick)
 		e.PlanBench("done", false, 1, []Load{{"https", 1000}})
-		loads := make([]Load, 8)
-		for i := range loads {
-			loads[i] = Load{"https", 1000}
-		}
+		loads := slices.Repeat([]Load{{"https", 1000}}, 8)
 		e.PlanBench("big", false, 1, loads)
 		e.BenchOpened("done", 0)
 		etaDone(e, 1, "done", Load{"https", 1000}, now, time.Second)

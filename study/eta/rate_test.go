@@ -1,6 +1,7 @@
 package eta
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -44,10 +45,7 @@ func TestETAPaceOfHalfTheTestbeds(t *testing.T) {
 func TestETAPaceOfBusyTestbedsKeepsTheLayout(t *testing.T) {
 	e := newETA()
 	begin := time.Unix(1000, 0)
-	loads := make([]Load, 16)
-	for i := range loads {
-		loads[i] = Load{"https", 1000}
-	}
+	loads := slices.Repeat([]Load{{"https", 1000}}, 16)
 	e.PlanBench("a", false, 1, loads[:8])
 	e.PlanBench("b", false, 1, loads[8:])
 	e.BenchOpened("a", 0)

@@ -53,6 +53,23 @@ type replaySession struct {
 	loads    []replayLoad
 }
 
+// eachReplayedSession calls fn with every session of the finished stores
+// in dirs and the store's directory; a store that cannot be read fails the
+// test, and the others are still read.
+func eachReplayedSession(t *testing.T, dirs []string, fn func(dir string, s replaySession)) {
+	t.Helper()
+	for _, dir := range dirs {
+		sessions, err := readReplay(dir)
+		if err != nil {
+			t.Errorf("%s: %v", dir, err)
+			continue
+		}
+		for _, s := range sessions {
+			fn(dir, s)
+		}
+	}
+}
+
 // readReplay reads every session of the finished store in dir, read-only
 // (the file is opened immutable: no lock, no journal, nothing written).
 func readReplay(dir string) ([]replaySession, error) {

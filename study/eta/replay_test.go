@@ -2,12 +2,13 @@ package eta
 
 import (
 	"fmt"
-	"github.com/spdylab/spdylab/study/spec"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spdylab/spdylab/study/spec"
 
 	"github.com/spdylab/spdylab/study/store"
 )
@@ -50,32 +51,25 @@ func TestETAReplayStores(t *testing.T) {
 		fmt.Fprintf(&b, " %6.0f%%", 100*sh)
 	}
 	fmt.Fprintf(&b, " %8s\n", "worst")
-	for _, dir := range dirs {
-		sessions, err := readReplay(dir)
-		if err != nil {
-			t.Errorf("%s: %v", dir, err)
-			continue
+	eachReplayedSession(t, dirs, func(dir string, s replaySession) {
+		if len(s.loads) < 100 {
+			return // too short for shares to mean anything
 		}
-		for _, s := range sessions {
-			if len(s.loads) < 100 {
-				continue // too short for shares to mean anything
-			}
-			points, worst := replayETA(s, planReplay(s))
-			j := fmt.Sprint(s.testbeds)
-			if s.auto {
-				j = "auto"
-			}
-			set := "other"
-			if spec.LoadModelFittedOn(dir) {
-				set = "fitted"
-			}
-			fmt.Fprintf(&b, "%-22s %-7s %6d %4s %8s", s.name, set, len(s.loads), j, replayWall(s).Round(time.Second))
-			for _, p := range points {
-				fmt.Fprintf(&b, " %+6.0f%%", 100*p.err)
-			}
-			fmt.Fprintf(&b, " %7.0f%%\n", 100*worst)
+		points, worst := replayETA(s, planReplay(s))
+		j := fmt.Sprint(s.testbeds)
+		if s.auto {
+			j = "auto"
 		}
-	}
+		set := "other"
+		if spec.LoadModelFittedOn(dir) {
+			set = "fitted"
+		}
+		fmt.Fprintf(&b, "%-22s %-7s %6d %4s %8s", s.name, set, len(s.loads), j, replayWall(s).Round(time.Second))
+		for _, p := range points {
+			fmt.Fprintf(&b, " %+6.0f%%", 100*p.err)
+		}
+		fmt.Fprintf(&b, " %7.0f%%\n", 100*worst)
+	})
 	t.Log(b.String())
 }
 
