@@ -37,6 +37,9 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return usageError(stderr, "report", "need exactly one DIR, the output folder of a study (spdylab run --out DIR)")
 	}
+	if code := badMetric(stderr, "report", *metric); code >= 0 {
+		return code
+	}
 	if *waterfall < 0 {
 		fmt.Fprintln(stderr, "spdylab report: --waterfall wants a probe id (a positive number)")
 		return 2

@@ -88,6 +88,9 @@ func parseTuneFlags(args []string, stderr io.Writer) (tuneFlags, int) {
 	case f.budget == "":
 		return f, usageError(stderr, "tune", "--budget is required: loads (e.g. 2000) or wall time (e.g. 90m)")
 	}
+	if code := badMetric(stderr, "tune", f.cfg.Metric); code >= 0 {
+		return f, code
+	}
 	f.study = pos[0]
 	if n, err := strconv.Atoi(f.budget); err == nil && n > 0 {
 		f.cfg.Budget.Loads = n

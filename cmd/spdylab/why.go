@@ -39,6 +39,9 @@ func whyCmd(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return usageError(stderr, "why", "need exactly one DIR, the output folder of a study (spdylab run --out DIR)")
 	}
+	if code := badMetric(stderr, "why", *metric); code >= 0 {
+		return code
+	}
 	cells, a, err := report.WhyDir(pos[0], *cell, report.Options{Recompute: *recompute, Metric: *metric})
 	if err != nil {
 		fmt.Fprintln(stderr, "spdylab why:", err)
