@@ -54,8 +54,8 @@ type Condition struct {
 	Errors   []string
 	PLT, ToW Stats
 	// Value is the chosen metric's statistics (Analysis.Metric; PLT's by
-	// default) over the loads that have it: gains, intervals, verdicts
-	// and TooFew are computed on it. Missing counts the successful loads
+	// default) over the loads that have it: gains, intervals and verdicts
+	// are computed on it. Missing counts the successful loads
 	// without it (a paint the load did not measure, a store from before
 	// paint metrics); Refused says why the condition's client cannot give
 	// it at all.
@@ -384,7 +384,7 @@ func (a *Analysis) judgeLateLoads(ev lateEvidence) {
 // boundAndGain sets c's lower bound, and its gain and ToW reduction
 // against its baseline twin base (spec.Study.BaselineTwins; nil = none).
 func (a *Analysis) boundAndGain(c *Condition, base *Condition) {
-	c.TooFew = c.Value.N < a.MinLoads
+	c.TooFew = c.PLT.N < a.MinLoads // successful loads; a metric's missing ones are counted apart (Missing)
 	if m := a.Manifests[spec.ManifestKey(c.Condition)]; m != nil {
 		c.BoundMs = spec.LowerBound(m, c.Condition).Total
 		if c.Resources == 0 {

@@ -23,7 +23,10 @@ type AnswerCell struct {
 	Variant, Base string
 	Where         string // the cell's other values ("" when it has none)
 	Gain          stats.RatioCI
-	Terms         []WhyTerm
+	// Diff is the variant's median minus the baseline's (ms): terms
+	// under 5% of it are too small to name (as why's sentence does).
+	Diff  float64
+	Terms []WhyTerm
 }
 
 // Answer is what the paragraph is built from.
@@ -54,7 +57,7 @@ func AnswerOf(a *Analysis) Answer {
 			continue
 		}
 		ans.Cells = append(ans.Cells, AnswerCell{Variant: c.Label, Base: base.Label,
-			Where: strings.TrimSpace(describeValues(c, a.Study.Varied)), Gain: c.GainCI, Terms: why[c.Hash]})
+			Where: strings.TrimSpace(describeValues(c, a.Study.Varied)), Gain: c.GainCI, Diff: c.Value.Median - base.Value.Median, Terms: why[c.Hash]})
 	}
 	return ans
 }
@@ -146,21 +149,37 @@ func verdictWords(v Significance) string {
 }
 
 // largestTerm names the largest critical-path difference whose interval
-// excludes zero (or that has too few loads for one), or says there is
-// none.
+// excludes zero (or that has too few loads for one), and a larger one
+// that varies too much to be sure of when it leads; terms under 5% of
+// the cell's change (at least 1 ms) are left out.
 func (c *AnswerCell) largestTerm() string {
 	if len(c.Terms) == 0 {
 		return "without critical paths on both sides"
 	}
-	for _, t := range c.Terms {
-		if math.IsNaN(t.Diff) || t.Diff == 0 || (!t.TooFew && !t.Excludes0()) {
+	floor := math.Max(1, 0.05*math.Abs(c.Diff))
+	var unclear *WhyTerm
+	for i, t := range c.Terms {
+		if math.IsNaN(t.Diff) || math.Abs(t.Diff) < floor {
+			continue
+		}
+		if !t.TooFew && !t.Excludes0() {
+			if unclear == nil {
+				unclear = &c.Terms[i]
+			}
 			continue
 		}
 		more := "more"
 		if t.Diff < 0 {
 			more = "less"
 		}
-		return fmt.Sprintf("mostly %.0f ms %s %s on the critical path than %s", math.Abs(t.Diff), more, probe.CategoryTitle(t.Cat), c.Base)
+		clear := fmt.Sprintf("%.0f ms %s %s on the critical path than %s", math.Abs(t.Diff), more, probe.CategoryTitle(t.Cat), c.Base)
+		if unclear == nil {
+			return "mostly " + clear
+		}
+		return fmt.Sprintf("its largest clear difference is %s (a larger one, %+.0f ms of %s, varies too much between loads to be sure)", clear, unclear.Diff, probe.CategoryTitle(unclear.Cat))
+	}
+	if unclear != nil {
+		return fmt.Sprintf("where no critical-path category differs clearly from %s (the largest change, %+.0f ms of %s, varies too much between loads to be sure)", c.Base, unclear.Diff, probe.CategoryTitle(unclear.Cat))
 	}
 	return "where no critical-path category differs clearly from " + c.Base
 }
@@ -194,7 +213,7 @@ func LoadAnswer(summaries []LoadSummary) string {
 			continue
 		}
 		ans.Variants = append(ans.Variants, s.Proto)
-		cell := AnswerCell{Variant: s.Proto, Base: base.Proto, Where: s.Page, Gain: g.plt}
+		cell := AnswerCell{Variant: s.Proto, Base: base.Proto, Where: s.Page, Gain: g.plt, Diff: s.PLTMedianMs - base.PLTMedianMs}
 		if s.cp.Loads > 0 && base.cp.Loads > 0 {
 			c := &Condition{Label: s.Proto, CritPath: s.cp, Value: stats.Summarize(s.PLTms)}
 			b := &Condition{Label: base.Proto, CritPath: base.cp, Value: stats.Summarize(base.PLTms)}

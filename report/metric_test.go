@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/har"
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
@@ -227,5 +228,23 @@ func TestMetricRefusedAndAbsent(t *testing.T) {
 	}
 	if _, err := AnalyzeDirWith(dir, Options{Metric: "ttfb"}); err == nil || !strings.Contains(err.Error(), "plt, tow, fcp, lcp, si") {
 		t.Errorf("unknown metric: %v", err)
+	}
+}
+
+// The answer names a cell's largest clear term, and says so when a larger
+// one varies too much to be sure of; terms under 5% of the change are
+// too small to name.
+func TestAnswerTermsSayWhatIsUnclear(t *testing.T) {
+	term := func(cat string, d, lo, hi float64) WhyTerm {
+		return WhyTerm{Cat: cat, DiffCI: stats.DiffCI{Diff: d, Lo: lo, Hi: hi}}
+	}
+	c := AnswerCell{Variant: "h2", Base: "https", Diff: 100, Terms: []WhyTerm{
+		term(probe.CatTLS, 90, -10, 150), term(probe.CatHOL, 40, 20, 60), term(probe.CatSend, -3, -4, -2)}}
+	if got := c.largestTerm(); got != "its largest clear difference is 40 ms more head-of-line blocking on the critical path than https (a larger one, +90 ms of TLS handshakes, varies too much between loads to be sure)" {
+		t.Errorf("unclear lead: %q", got)
+	}
+	c.Terms = []WhyTerm{term(probe.CatTLS, 90, -10, 150), term(probe.CatSend, -3, -4, -2)}
+	if got := c.largestTerm(); !strings.HasPrefix(got, "where no critical-path category differs clearly from https (the largest change, +90 ms") {
+		t.Errorf("only a term under 5%% of the change is clear: %q", got)
 	}
 }
