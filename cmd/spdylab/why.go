@@ -28,7 +28,10 @@ func whyCmd(args []string, stdout, stderr io.Writer) int {
 		"95% bootstrap interval), largest first, and a sentence from the largest terms.\n"+
 		"Each load's breakdown is the one stored with it, made by the critical-path rules\n"+
 		"of its day; --recompute makes every one again from the stored HAR and counters\n"+
-		"with today's rules (the store is only read, never changed).")
+		"with today's rules (the store is only read, never changed). With --metric fcp or\n"+
+		"lcp each load's chain ends at that paint's resource (computed from the stored\n"+
+		"HAR and manifest); loads without the metric, or whose paint's resource is\n"+
+		"unknown, are counted and left out.")
 	cell := fs.String("cell", "", "only conditions matching every comma-separated term: factor=value, or a word of the condition's description (e.g. page=pageA,rtt=200ms)")
 	metric := fs.String("metric", probe.MetricPLT, metricHelp)
 	recompute := fs.Bool("recompute", false, "compute every load's critical path again from what the store holds, with today's rules, instead of using the stored one; says how many could not be and why")
