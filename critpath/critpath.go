@@ -61,6 +61,10 @@ type Input struct {
 	Doc      *har.Document // nil: decoded from Result.HAR
 	Manifest *page.Manifest
 	Renderer Renderer
+	// Metric is the probe.Metric whose chain is wanted: "" (or plt, tow)
+	// ends at the last byte; fcp and lcp at that paint's resource
+	// (paintend.go); si has none.
+	Metric string
 }
 
 // Analyze is the load's breakdown. A failed load, or one without a HAR,
@@ -87,7 +91,15 @@ func Analyze(in Input) *probe.Breakdown {
 	if err != nil {
 		return &probe.Breakdown{None: err.Error()}
 	}
-	return a.walk()
+	switch in.Metric {
+	case "", probe.MetricPLT, probe.MetricToW:
+		return a.walk(a.plt, a.last())
+	}
+	n, at, why := a.paintEnd(in.Metric, r.Paint)
+	if n == nil {
+		return &probe.Breakdown{None: why}
+	}
+	return a.walk(at, n)
 }
 
 // analysis is one load's entries on a common clock (ms since navigation
@@ -203,13 +215,12 @@ func (a *analysis) last() *node {
 	return best
 }
 
-// walk follows the critical path back from the last byte to navigation
+// walk follows the critical path back from n, the exchange that ends it,
+// and cut, the time it ends (PLT's last byte, or a paint), to navigation
 // start. Each step covers [trigger, cut] of the clock exactly: the part
 // of an exchange that lies before cut, then the gap back to what
-// triggered it, so the categories add up to the PLT by construction.
-func (a *analysis) walk() *probe.Breakdown {
-	cut := a.plt
-	n := a.last()
+// triggered it, so the categories add up to the metric by construction.
+func (a *analysis) walk(cut float64, n *node) *probe.Breakdown {
 	seen := map[*node]bool{}
 	var steps []probe.PathStep
 	for n != nil && !seen[n] && cut > 0 {

@@ -53,15 +53,24 @@ type Condition struct {
 	Failed   int    // runs without a successful attempt
 	Errors   []string
 	PLT, ToW Stats
-	TooFew   bool // fewer successful loads than MinLoads
+	// Value is the chosen metric's statistics (Analysis.Metric; PLT's by
+	// default) over the loads that have it: gains, intervals and verdicts
+	// are computed on it. Missing counts the successful loads
+	// without it (a paint the load did not measure, a store from before
+	// paint metrics); Refused says why the condition's client cannot give
+	// it at all.
+	Value   Stats
+	Missing int
+	Refused string
+	TooFew  bool // fewer successful loads than MinLoads
 	// BaseHash is the baseline condition for this one ("" = none, or it is
 	// itself the baseline).
 	BaseHash   string
 	IsBaseline bool
-	Gain       float64 // median base PLT / median PLT; NaN when not defined
+	Gain       float64 // median base / median of the chosen metric (Value); NaN when not defined
 	ToWRedPct  float64 // 100*(ToW_base - ToW)/ToW_base; NaN when not defined
-	// GainCI and ToWGainCI are the gains in PLT and ToW (median base /
-	// median) with their 95% intervals, and Significance and
+	// GainCI and ToWGainCI are the gains in the chosen metric and ToW
+	// (median base / median) with their 95% intervals, and Significance and
 	// ToWSignificance what those intervals say (intervals.go).
 	GainCI, ToWGainCI             stats.RatioCI
 	Significance, ToWSignificance Significance
@@ -86,18 +95,30 @@ type Condition struct {
 
 // Analysis is a whole study's results.
 type Analysis struct {
-	Study     *spec.Study
-	Meta      store.Meta
-	Sessions  []store.Provenance
-	Conds     []*Condition
-	ByHash    map[string]*Condition
-	Labels    []string // variant labels in study order, baseline first
-	BaseLabel string
-	Probes    []store.Probe // HAR not loaded
-	Manifests map[string]*page.Manifest
-	MinLoads  int
-	Stored    int // stored attempts
-	Expected  int // probes the study asks for
+	Study *spec.Study
+	// Metric is what gains, intervals, verdicts, CDFs and critical paths
+	// are computed on (Options.Metric, probe.Metrics).
+	Metric probe.Metric
+	// MetricMissing counts the successful loads without the metric, and
+	// MetricEstimated those whose value is the loader's estimate.
+	MetricMissing, MetricEstimated int
+	// Refused is, per client, why it cannot give the metric; its
+	// conditions have no value.
+	Refused map[string]string
+	// PathsUnknown counts, per reason, the loads with the metric whose
+	// critical path could not be ended at it (a paint's resource unknown).
+	PathsUnknown map[string]int
+	Meta         store.Meta
+	Sessions     []store.Provenance
+	Conds        []*Condition
+	ByHash       map[string]*Condition
+	Labels       []string // variant labels in study order, baseline first
+	BaseLabel    string
+	Probes       []store.Probe // HAR not loaded
+	Manifests    map[string]*page.Manifest
+	MinLoads     int
+	Stored       int // stored attempts
+	Expected     int // probes the study asks for
 	// Successful loads whose emulator lateness p99 exceeded LateLimitMs,
 	// and the worst p99 seen.
 	LateLoads   int
@@ -142,6 +163,9 @@ type Options struct {
 	// what the store holds, with today's rules, instead of reading the
 	// stored one (Analysis.Recomputed counts them).
 	Recompute bool
+	// Metric is the probe.Metrics name gains and critical paths are
+	// computed on; "" is PLT.
+	Metric string
 }
 
 // Analyze reads a store and computes everything the report shows.
@@ -149,11 +173,19 @@ func Analyze(st *store.Store) (*Analysis, error) { return AnalyzeWith(st, Option
 
 // AnalyzeWith is Analyze with options.
 func AnalyzeWith(st *store.Store, opt Options) (*Analysis, error) {
+	m, err := probe.LookupMetric(opt.Metric)
+	if err != nil {
+		return nil, err
+	}
 	a, err := readStore(st)
 	if err != nil {
 		return nil, err
 	}
+	a.Metric = m
 	a.indexConditions()
+	if err := a.refuseClients(); err != nil {
+		return nil, err
+	}
 	if err := explainStored(st, a, opt.Recompute); err != nil {
 		return nil, fmt.Errorf("explaining stored loads: %w", err)
 	}
@@ -235,6 +267,7 @@ func (a *Analysis) indexConditions() {
 // successful attempt, if any), with sums of the per-load counters.
 type sample struct {
 	plt, tow []float64
+	val      []float64 // the chosen metric, over the loads that have it
 	ids      []int64
 	runsOK   map[int]bool
 	runsAny  map[int]bool
@@ -282,6 +315,7 @@ func (a *Analysis) collectSamples() (map[string]*sample, lateEvidence) {
 		sm.runsOK[p.Run] = true
 		c.CritPath.add(r.Breakdown)
 		c.Paint.add(r.Paint)
+		a.addValue(c, sm, &r)
 		if lateMs := sm.add(p.ID, r); lateMs > LateLimitMs {
 			late.late = append(late.late, stats.CondSample{Cond: p.CondHash, Value: r.PLTms})
 		} else {
@@ -323,6 +357,7 @@ func (a *Analysis) summarizeSamples(samples map[string]*sample) {
 		c.Failed = len(sm.runsAny) - len(sm.runsOK)
 		c.PLT = stats.Summarize(sm.plt)
 		c.ToW = stats.Summarize(sm.tow)
+		c.Value = stats.Summarize(sm.val)
 		c.Handshakes = summarizeTLS(sm.tls)
 		c.Retries = sm.retries
 		n := float64(len(sm.plt))
@@ -349,7 +384,7 @@ func (a *Analysis) judgeLateLoads(ev lateEvidence) {
 // boundAndGain sets c's lower bound, and its gain and ToW reduction
 // against its baseline twin base (spec.Study.BaselineTwins; nil = none).
 func (a *Analysis) boundAndGain(c *Condition, base *Condition) {
-	c.TooFew = c.PLT.N < a.MinLoads
+	c.TooFew = c.PLT.N < a.MinLoads // successful loads; a metric's missing ones are counted apart (Missing)
 	if m := a.Manifests[spec.ManifestKey(c.Condition)]; m != nil {
 		c.BoundMs = spec.LowerBound(m, c.Condition).Total
 		if c.Resources == 0 {
@@ -367,8 +402,8 @@ func (a *Analysis) boundAndGain(c *Condition, base *Condition) {
 		return
 	}
 	c.BaseHash = base.Hash
-	if c.PLT.N > 0 && base.PLT.N > 0 {
-		c.Gain = base.PLT.Median / c.PLT.Median
+	if c.Value.N > 0 && base.Value.N > 0 {
+		c.Gain = base.Value.Median / c.Value.Median
 	}
 	if c.ToW.N > 0 && base.ToW.N > 0 && base.ToW.Median > 0 {
 		c.ToWRedPct = 100 * (base.ToW.Median - c.ToW.Median) / base.ToW.Median

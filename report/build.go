@@ -21,13 +21,16 @@ const (
 
 // Build rebuilds report.html, conditions.csv and conditions.json in dir
 // from dir's store; for a study with walks, also walks.csv and walks.json.
-func Build(dir string) (*Analysis, error) {
+func Build(dir string) (*Analysis, error) { return BuildWith(dir, Options{}) }
+
+// BuildWith is Build with options (the metric gains are computed on).
+func BuildWith(dir string, opt Options) (*Analysis, error) {
 	st, err := store.OpenReader(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	a, err := Analyze(st)
+	a, err := AnalyzeWith(st, opt)
 	if err != nil {
 		return nil, err
 	}

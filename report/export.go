@@ -14,32 +14,40 @@ import (
 
 // conditionRow is one condition in conditions.json (and, flattened, CSV).
 type conditionRow struct {
-	Hash          string            `json:"hash"`
-	Values        map[string]string `json:"values"`
-	Ignored       []string          `json:"ignored,omitempty"` // factors its protocol ignores (probe.IgnoredBy)
-	Label         string            `json:"variant"`
-	Loads         int               `json:"loads"`
-	Successful    int               `json:"successful"`
-	Failed        int               `json:"failed"`
-	TooFew        bool              `json:"too_few_loads"`
-	PLTMedian     *float64          `json:"plt_median_ms"`
-	PLTP25        *float64          `json:"plt_p25_ms"`
-	PLTP75        *float64          `json:"plt_p75_ms"`
-	ToWMedian     *float64          `json:"tow_median_ms"`
-	ToWP25        *float64          `json:"tow_p25_ms"`
-	ToWP75        *float64          `json:"tow_p75_ms"`
-	Baseline      string            `json:"baseline_hash,omitempty"`
-	Gain          *float64          `json:"gain"`
-	ToWReduction  *float64          `json:"tow_reduction_pct"`
-	Bound         *float64          `json:"lower_bound_ms"`
-	PLTOverBound  *float64          `json:"plt_over_bound"`
-	Gateway       Gateway           `json:"gateway_per_load"`
-	TLS           *TLSStats         `json:"tls_handshakes,omitempty"` // medians per load; absent without a successful load
-	Errors        []string          `json:"errors,omitempty"`
-	CheckProblem  string            `json:"link_check_problem,omitempty"`
-	MedianProbeID int64             `json:"median_probe_id,omitempty"`
-	Retries       int               `json:"retries"` // requests the successful loads sent again (Condition.Retries)
-	GainBounds                      // the gains' 95% intervals (intervals.go), as fields of the row
+	Hash       string            `json:"hash"`
+	Values     map[string]string `json:"values"`
+	Ignored    []string          `json:"ignored,omitempty"` // factors its protocol ignores (probe.IgnoredBy)
+	Label      string            `json:"variant"`
+	Loads      int               `json:"loads"`
+	Successful int               `json:"successful"`
+	Failed     int               `json:"failed"`
+	TooFew     bool              `json:"too_few_loads"`
+	PLTMedian  *float64          `json:"plt_median_ms"`
+	PLTP25     *float64          `json:"plt_p25_ms"`
+	PLTP75     *float64          `json:"plt_p75_ms"`
+	ToWMedian  *float64          `json:"tow_median_ms"`
+	ToWP25     *float64          `json:"tow_p25_ms"`
+	ToWP75     *float64          `json:"tow_p75_ms"`
+	Baseline   string            `json:"baseline_hash,omitempty"`
+	Gain       *float64          `json:"gain"` // in Metric
+	// Metric is what gain and its interval are of (probe.Metrics), and
+	// MetricMedian its median over the MetricLoads loads that have it;
+	// MetricMissing the successful loads without it (absent, not zero).
+	Metric        string    `json:"metric"`
+	MetricMedian  *float64  `json:"metric_median_ms"`
+	MetricLoads   int       `json:"metric_loads"`
+	MetricMissing int       `json:"metric_missing,omitempty"`
+	MetricRefused string    `json:"metric_refused,omitempty"`
+	ToWReduction  *float64  `json:"tow_reduction_pct"`
+	Bound         *float64  `json:"lower_bound_ms"`
+	PLTOverBound  *float64  `json:"plt_over_bound"`
+	Gateway       Gateway   `json:"gateway_per_load"`
+	TLS           *TLSStats `json:"tls_handshakes,omitempty"` // medians per load; absent without a successful load
+	Errors        []string  `json:"errors,omitempty"`
+	CheckProblem  string    `json:"link_check_problem,omitempty"`
+	MedianProbeID int64     `json:"median_probe_id,omitempty"`
+	Retries       int       `json:"retries"` // requests the successful loads sent again (Condition.Retries)
+	GainBounds              // the gains' 95% intervals (intervals.go), as fields of the row
 	// CritPath is the median over loads of each critical-path category
 	// (probe.Categories; why.go); absent without breakdowns.
 	CritPath map[string]float64 `json:"critical_path_median_ms,omitempty"`
@@ -68,8 +76,9 @@ func conditionsJSON(a *Analysis) []conditionRow {
 			Baseline: c.BaseHash, Gain: num(c.Gain), ToWReduction: num(c.ToWRedPct), Bound: num(c.BoundMs), PLTOverBound: num(c.PLTOverBound),
 			Gateway: c.Gateway, Errors: c.Errors, CheckProblem: c.CheckProblem, MedianProbeID: c.MedianProbe,
 			CritPath: c.CritPath.Medians(),
-			Retries:  c.Retries,
-			Paint:    c.Paint.Summary(),
+			Metric:   a.Metric.Name, MetricMedian: num(c.Value.Median), MetricLoads: c.Value.N, MetricMissing: c.Missing, MetricRefused: c.Refused,
+			Retries: c.Retries,
+			Paint:   c.Paint.Summary(),
 		})
 	}
 	return rows

@@ -212,7 +212,8 @@ func leastSquares(x, y []float64) (a, b float64, ok bool) {
 	return my - b*mx, b, true
 }
 
-// breakdownFigures: HAR phase bars per variant and PLT CDFs per variant.
+// breakdownFigures: HAR phase bars per variant and the chosen metric's
+// CDFs per variant.
 func breakdownFigures(a *Analysis) ([]figure, error) {
 	var figs []figure
 	names := []string{"blocked", "dns", "connect", "ssl", "send", "wait", "receive"}
@@ -238,8 +239,11 @@ func breakdownFigures(a *Analysis) ([]figure, error) {
 		}
 		for _, p := range a.Probes {
 			c := a.ByHash[p.CondHash]
-			if c != nil && c.Label == l && !p.Result.Failed {
-				plts = append(plts, p.Result.PLTms)
+			if c == nil || c.Label != l || c.Refused != "" {
+				continue
+			}
+			if v, ok := a.Metric.Of(&p.Result); ok {
+				plts = append(plts, v)
 			}
 		}
 		if n == 0 {
@@ -263,11 +267,12 @@ func breakdownFigures(a *Analysis) ([]figure, error) {
 		return nil, err
 	}
 	figs = append(figs, figure{Title: "Phase breakdown", Caption: "Each load's HAR timings summed over its requests, averaged over the conditions. connect excludes ssl (HAR counts ssl inside connect). Multiplexing trades connect/ssl for wait.", SVG: template.HTML(svg), Legend: leg})
-	svg, leg, err = cdfPlot("Page load time, all successful loads", "PLT (ms)", cdf)
+	title := a.MetricTitle()
+	svg, leg, err = cdfPlot(strings.ToUpper(a.Metric.Long[:1])+a.Metric.Long[1:]+", all successful loads that have it", title+" (ms)", cdf)
 	if err != nil {
 		return nil, err
 	}
-	figs = append(figs, figure{Title: "PLT CDF", Caption: "every successful load of every condition, by variant", SVG: template.HTML(svg), Legend: leg})
+	figs = append(figs, figure{Title: title + " CDF", Caption: "every successful load of every condition that has a " + a.Metric.Title + ", by variant", SVG: template.HTML(svg), Legend: leg})
 	return figs, nil
 }
 

@@ -45,10 +45,14 @@ type htmlData struct {
 	Warnings  []string
 	// IntervalNote states how the gains' intervals are computed and read.
 	IntervalNote string
+	// Answer opens the report (AnswerOf), MetricNote below it says what
+	// the metric leaves out (Analysis.MetricNote).
+	Answer, MetricNote string
 }
 
 func renderHTML(a *Analysis, st *store.Store) ([]byte, error) {
-	d := htmlData{A: a, Generated: time.Now().UTC().Format("2006-01-02 15:04 MST"), IntervalNote: IntervalNote()}
+	d := htmlData{A: a, Generated: time.Now().UTC().Format("2006-01-02 15:04 MST"), IntervalNote: IntervalNote(),
+		Answer: AnswerOf(a).Paragraph(), MetricNote: a.MetricNote()}
 	if a.Stored < a.Expected {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("Incomplete: %d of %d probes stored (resume the run to finish).", a.Stored, a.Expected))
 	}
@@ -167,8 +171,11 @@ figure{margin:1em 0}
 .legend span.box{height:10px;width:10px;margin-bottom:0}
 .legend span.dash{background-image:linear-gradient(90deg,transparent 60%,#fff 60%) !important;background-size:9px 4px}
 .meta td{border:none;padding:.1em .8em .1em 0}
+p.answer{font-size:1.1em;margin:.6em 0 1em}
 </style></head><body>
 <h1>spdylab study: {{.A.Study.Name}}</h1>
+<p class="answer" id="answer">{{.Answer}}</p>
+{{with .MetricNote}}<p class="cap">{{.}}</p>{{end}}
 <p>{{.A.Study.Description}}</p>
 {{if .A.Study.Note}}<p class="cap"><b>Note:</b> {{.A.Study.Note}}</p>{{end}}
 <table class="meta">

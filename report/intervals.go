@@ -39,7 +39,7 @@ func (a *Analysis) gainIntervals(samples map[string]*sample) {
 		if c.BaseHash == "" || base == nil || v == nil {
 			continue
 		}
-		c.GainCI = stats.MedianRatio(base.plt, v.plt)
+		c.GainCI = stats.MedianRatio(base.val, v.val)
 		c.ToWGainCI = stats.MedianRatio(base.tow, v.tow)
 		c.Significance, c.ToWSignificance = c.GainCI.Verdict(), c.ToWGainCI.Verdict()
 	}

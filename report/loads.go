@@ -46,6 +46,8 @@ type LoadSummary struct {
 	// Against is the gain against the baseline protocol (CompareWith);
 	// absent for the baseline itself and with fewer than 2 loads a side.
 	Against *LoadGain `json:"against_baseline,omitempty"`
+	// cp are the loads' critical paths, for the answer (LoadAnswer).
+	cp CritPath
 }
 
 // LoadGain is one protocol's gains against the baseline protocol's loads
@@ -81,6 +83,13 @@ func (s *LoadSummary) CompareWith(base LoadSummary) {
 	}
 	plt, tow := stats.MedianRatio(base.PLTms, s.PLTms), stats.MedianRatio(base.ToWms, s.ToWms)
 	s.Against = &LoadGain{Baseline: base.Proto, Gain: num(plt.Ratio), GainBounds: gainBounds(plt, tow), plt: plt, tow: tow}
+}
+
+func (g *LoadGain) baseline() string {
+	if g == nil {
+		return ""
+	}
+	return g.Baseline
 }
 
 // print writes the gains as lines of the summary.
@@ -139,7 +148,7 @@ func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result)
 			cp.add(r.Breakdown)
 		}
 	}
-	s.CritPath = cp.Medians()
+	s.CritPath, s.cp = cp.Medians(), cp
 	var paint PaintLoads
 	for _, r := range rs {
 		if !r.Failed {

@@ -47,3 +47,30 @@ func TestRunLineNamesTimeouts(t *testing.T) {
 		t.Errorf("stalled load: %q, want it to end with %q", got, want)
 	}
 }
+
+// spdylab load's summary ends with the answer a report opens with, for
+// its one cell: the verdict, the gain and the largest critical-path term.
+func TestLoadAnswerIsTheReportsSentence(t *testing.T) {
+	loads := func(plt, rtt float64) []probe.Result {
+		var rs []probe.Result
+		for i := 0; i < 6; i++ {
+			d := float64(i-3) * 4
+			rs = append(rs, probe.Result{Run: i, PLTms: plt + d, ToWms: plt - 100 + d,
+				Breakdown: &probe.Breakdown{Ms: map[string]float64{probe.CatRTT: rtt + d, probe.CatTransfer: plt - rtt}}})
+		}
+		return rs
+	}
+	base := SummarizeLoads("pageA", probe.ProtoHTTPS, probe.Condition{}, loads(1000, 400))
+	h2 := SummarizeLoads("pageA", probe.ProtoH2, probe.Condition{}, loads(800, 200))
+	h2.CompareWith(base)
+	got := LoadAnswer([]LoadSummary{base, h2})
+	for _, want := range []string{"For PLT: h2 against https won 1 cell, lost 0 and left 0 undecided",
+		"Its one cell: h2 at pageA, gain 1.25", "(won)", "mostly 200 ms less request round trips on the critical path than https"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("load's answer %q lacks %q", got, want)
+		}
+	}
+	if LoadAnswer([]LoadSummary{base}) != "" {
+		t.Error("one protocol alone has an answer")
+	}
+}

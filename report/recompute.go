@@ -54,6 +54,9 @@ func (r *Recomputed) String() string {
 // have none (loads stored before breakdowns existed), or of every one
 // with recompute, from their HARs and the study's manifests.
 func explainStored(st *store.Store, a *Analysis, recompute bool) error {
+	if a.Metric.IsPaint() {
+		return explainPaints(st, a)
+	}
 	if recompute {
 		a.Recomputed = &Recomputed{Kept: map[string]int{}}
 	}
@@ -66,7 +69,7 @@ func explainStored(st *store.Store, a *Analysis, recompute bool) error {
 		if err != nil {
 			return err
 		}
-		b, why := explainLoad(&full.Result, a.manifestOf(p))
+		b, why := explainLoad(&full.Result, a.manifestOf(p), "")
 		switch {
 		case !recompute:
 			p.Result.Breakdown = b
@@ -79,6 +82,37 @@ func explainStored(st *store.Store, a *Analysis, recompute bool) error {
 			}
 			p.Result.Breakdown = b
 		}
+	}
+	return nil
+}
+
+// explainPaints gives every successful load with the paint metric the
+// critical path that ends at that paint (critpath.Input.Metric), with
+// today's rules: a store keeps PLT's paths only. A load without the
+// metric has no path here; one whose paint's resource is unknown has
+// none either, and a.PathsUnknown says why.
+func explainPaints(st *store.Store, a *Analysis) error {
+	a.PathsUnknown = map[string]int{}
+	for i := range a.Probes {
+		p := &a.Probes[i]
+		if p.Result.Failed {
+			continue
+		}
+		p.Result.Breakdown = nil
+		if _, ok := a.Metric.Of(&p.Result); !ok {
+			continue
+		}
+		full, err := st.ProbeByID(p.ID)
+		if err != nil {
+			return err
+		}
+		b, why := explainLoad(&full.Result, a.manifestOf(p), a.Metric.Name)
+		if b != nil && b.None != "" {
+			a.PathsUnknown[b.None]++
+		} else if why != "" {
+			a.PathsUnknown[why]++
+		}
+		p.Result.Breakdown = b
 	}
 	return nil
 }
@@ -96,12 +130,12 @@ func (a *Analysis) manifestOf(p *store.Probe) *page.Manifest {
 // with the renderer costs the loader ran with, and why it is not the
 // load's whole story when it is not ("" when it is): without its page's
 // manifest the path is the last exchange alone.
-func explainLoad(r *probe.Result, m *page.Manifest) (*probe.Breakdown, string) {
+func explainLoad(r *probe.Result, m *page.Manifest, metric string) (*probe.Breakdown, string) {
 	commit, dispatch, err := probe.LoaderRendererCosts(r.Condition)
 	if err != nil {
 		return nil, "its renderer costs do not parse: " + err.Error()
 	}
-	b := critpath.Analyze(critpath.Input{Result: r, Manifest: m,
+	b := critpath.Analyze(critpath.Input{Result: r, Manifest: m, Metric: metric,
 		Renderer: critpath.Renderer{CommitDelay: commit, DispatchCost: dispatch}})
 	switch {
 	case b.None != "":

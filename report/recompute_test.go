@@ -60,7 +60,7 @@ func staleStore(t *testing.T) (dir string, wrong float64) {
 
 func TestWhyRecomputeReplacesStaleBreakdowns(t *testing.T) {
 	dir, wrong := staleStore(t)
-	_, kept, err := WhyDir(dir, "", false)
+	_, kept, err := WhyDir(dir, "", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestWhyRecomputeReplacesStaleBreakdowns(t *testing.T) {
 		}
 	}
 
-	cells, a, err := WhyDir(dir, "", true)
+	cells, a, err := WhyDir(dir, "", Options{Recompute: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,13 +110,13 @@ func TestWhyRecomputeReplacesStaleBreakdowns(t *testing.T) {
 		t.Fatalf("%d cells, want spdy/3.1 against https", len(cells))
 	}
 	// The store itself keeps what it had: recompute only reads.
-	if _, again, _ := WhyDir(dir, "", false); again.Probes[0].Result.Breakdown.Ms[probe.CatOther] != wrong {
+	if _, again, _ := WhyDir(dir, "", Options{}); again.Probes[0].Result.Breakdown.Ms[probe.CatOther] != wrong {
 		t.Error("--recompute changed the stored breakdowns")
 	}
 }
 
 func TestWhyRecomputeRefusesBadDirs(t *testing.T) {
-	if _, _, err := WhyDir(filepath.Join(t.TempDir(), "none"), "", true); err == nil || !strings.Contains(err.Error(), "results.db missing") {
+	if _, _, err := WhyDir(filepath.Join(t.TempDir(), "none"), "", Options{Recompute: true}); err == nil || !strings.Contains(err.Error(), "results.db missing") {
 		t.Errorf("a missing directory: %v, want it named", err)
 	}
 	dir, _ := staleStore(t)
@@ -125,12 +125,12 @@ func TestWhyRecomputeRefusesBadDirs(t *testing.T) {
 	// whose process is gone: neither is writing.
 	for _, content := range []string{"", "999999999\n"} {
 		os.WriteFile(lock, []byte(content), 0o644)
-		if _, _, err := WhyDir(dir, "", true); err != nil {
+		if _, _, err := WhyDir(dir, "", Options{Recompute: true}); err != nil {
 			t.Errorf("lock %q: %v, want the store read", content, err)
 		}
 	}
 	os.WriteFile(lock, []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o644)
-	_, _, err := WhyDir(dir, "", true)
+	_, _, err := WhyDir(dir, "", Options{Recompute: true})
 	if err == nil || !strings.Contains(err.Error(), "being written by spdylab run") || !strings.Contains(err.Error(), fmt.Sprint(os.Getpid())) {
 		t.Errorf("a store a live run holds: %v, want an error naming the run", err)
 	}

@@ -41,7 +41,7 @@ func (a *Analysis) condsOf(label string) []*Condition {
 // gain; cases with gain >= 1 and >= 2; pages A and B at 0% loss).
 func summaryTables(a *Analysis) []table {
 	t := table{Title: "Summary: gain against " + a.BaseLabel,
-		Caption: "Gain = median PLT of the baseline / median PLT of the variant, per condition (CableLabs' definition); > 1 means the variant is faster. A case is one combination of the other factors. Won / lost: cases whose 95% interval of the gain lies entirely above / below 1; undecided: it contains 1; too few loads: no interval (see How to read intervals). The four add up to the cases.",
+		Caption: "Gain = median " + a.MetricTitle() + " of the baseline / median " + a.MetricTitle() + " of the variant, per condition (CableLabs' definition); > 1 means the variant is faster. A case is one combination of the other factors. Won / lost: cases whose 95% interval of the gain lies entirely above / below 1; undecided: it contains 1; too few loads: no interval (see How to read intervals). The four add up to the cases.",
 		Head:    []string{"variant", "cases", "best", "average", "worst", "gain ≥ 1", "gain ≥ 2", "won", "lost", "undecided", "too few loads", "page A at 0% loss (avg)", "page B at 0% loss (avg)"}}
 	for _, l := range a.variants() {
 		var gains []float64

@@ -144,14 +144,14 @@ func explainCell(c, base *Condition, where string) WhyCell {
 		}
 		return w.Terms[i].Cat < w.Terms[j].Cat
 	})
-	w.Sentence = whySentence(c.Label, base.Label, w.Terms, c.PLT.Median-base.PLT.Median)
+	w.Sentence = whySentence(c.Label, base.Label, w.Terms, c.Value.Median-base.Value.Median)
 	return w
 }
 
 // whySentence says what the variant saved and lost against the baseline
 // from the two largest savings and losses, leaving out terms whose
-// interval says they may be zero and terms under 5% of the PLT's change
-// (at least 1 ms).
+// interval says they may be zero and terms under 5% of the metric's
+// change (at least 1 ms).
 func whySentence(label, baseLabel string, terms []WhyTerm, pltDiff float64) string {
 	floor := math.Max(1, 0.05*math.Abs(pltDiff))
 	var saved, lost []string
@@ -194,14 +194,15 @@ func whySentence(label, baseLabel string, terms []WhyTerm, pltDiff float64) stri
 	return out
 }
 
-// WriteWhy prints each cell: the sentence, then the terms as a table.
-func WriteWhy(w io.Writer, cells []WhyCell) {
+// WriteWhy prints each cell: the sentence, then the terms as a table;
+// metric is the title of what the paths end at (Analysis.MetricTitle).
+func WriteWhy(w io.Writer, cells []WhyCell, metric string) {
 	if len(cells) == 0 {
 		fmt.Fprintln(w, "no condition has a baseline twin with critical paths on both sides")
 		return
 	}
 	for _, c := range cells {
-		fmt.Fprintf(w, "%s vs %s  %s  (PLT median %.0f vs %.0f ms, %d and %d loads)\n", c.Cond.Label, c.Base.Label, c.Where, c.Cond.PLT.Median, c.Base.PLT.Median, c.Cond.CritPath.Loads, c.Base.CritPath.Loads)
+		fmt.Fprintf(w, "%s vs %s  %s  (%s median %.0f vs %.0f ms, %d and %d loads)\n", c.Cond.Label, c.Base.Label, c.Where, metric, c.Cond.Value.Median, c.Base.Value.Median, c.Cond.CritPath.Loads, c.Base.CritPath.Loads)
 		fmt.Fprintf(w, "  %s\n", c.Sentence)
 		for _, t := range c.Terms {
 			if t.Diff == 0 && (t.TooFew || t.Lo == 0 && t.Hi == 0) {
@@ -217,18 +218,18 @@ func WriteWhy(w io.Writer, cells []WhyCell) {
 	}
 }
 
-// WhyDir opens dir's store and explains its cells (spdylab why). With
-// recompute every load's breakdown is computed again with today's rules
+// WhyDir opens dir's store and explains its cells (spdylab why) for
+// opt.Metric. With opt.Recompute every load's breakdown is computed again with today's rules
 // first (Analysis.Recomputed says how many); the store is only read.
-func WhyDir(dir, filter string, recompute bool) ([]WhyCell, *Analysis, error) {
-	if recompute {
+func WhyDir(dir, filter string, opt Options) ([]WhyCell, *Analysis, error) {
+	if opt.Recompute {
 		// A run's loads are still coming in: an explanation of part of
 		// them would be taken for the study's.
 		if err := store.CheckNotRunning(dir); err != nil {
 			return nil, nil, err
 		}
 	}
-	a, err := AnalyzeDirWith(dir, Options{Recompute: recompute})
+	a, err := AnalyzeDirWith(dir, opt)
 	if err != nil {
 		return nil, nil, err
 	}

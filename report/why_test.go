@@ -48,7 +48,7 @@ func TestWhyNamesTheLargestSavingsAndLosses(t *testing.T) {
 		t.Errorf("sentence %q names a category that did not change", s)
 	}
 	var out bytes.Buffer
-	WriteWhy(&out, cells)
+	WriteWhy(&out, cells, "PLT")
 	if !strings.Contains(out.String(), s) || !strings.Contains(out.String(), "client queueing") {
 		t.Errorf("WriteWhy:\n%s", out.String())
 	}

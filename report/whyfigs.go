@@ -10,7 +10,7 @@ import (
 )
 
 // The report's "Why" section: for the best, the worst and the median
-// cell (by PLT gain against the baseline), the critical path per variant
+// cell (by the metric's gain against the baseline), the critical path per variant
 // as stacked bars; and every cell's sentence in a table.
 
 // categoryColors colour probe.Categories in order: related categories in
@@ -38,10 +38,10 @@ func whySection(a *Analysis) ([]figure, []table, error) {
 		figs = append(figs, f)
 	}
 	sort.SliceStable(cells, func(i, j int) bool {
-		return math.Abs(cells[i].Cond.PLT.Median-cells[i].Base.PLT.Median) > math.Abs(cells[j].Cond.PLT.Median-cells[j].Base.PLT.Median)
+		return math.Abs(cells[i].Cond.Value.Median-cells[i].Base.Value.Median) > math.Abs(cells[j].Cond.Value.Median-cells[j].Base.Value.Median)
 	})
 	t := table{Title: "Why each variant won or lost",
-		Caption: "Per condition against its baseline twin, the critical path's categories: median over loads of the variant minus the baseline's, from the largest terms whose 95% bootstrap interval excludes zero (or that have too few loads for one). Largest PLT changes first; `spdylab why OUT` prints every term with its interval.",
+		Caption: "Per condition against its baseline twin, the critical path's categories: median over loads of the variant minus the baseline's, from the largest terms whose 95% bootstrap interval excludes zero (or that have too few loads for one). Largest changes of the report's metric first; `spdylab why OUT` prints every term with its interval.",
 		Head:    []string{"cell", "variant", "gain", "why"}}
 	for i, c := range cells {
 		if i == whyMaxRows {
@@ -57,7 +57,7 @@ type whyPick struct {
 	cell WhyCell
 }
 
-// pickWhyCells are the best, worst and median cells by PLT gain (each
+// pickWhyCells are the best, worst and median cells by gain (each
 // once).
 func pickWhyCells(cells []WhyCell) []whyPick {
 	var ok []WhyCell
@@ -100,6 +100,6 @@ func whyFigure(name string, c WhyCell) (figure, error) {
 	if err != nil {
 		return figure{}, err
 	}
-	return figure{Title: "Why: the " + name + " cell", Caption: c.Sentence + " Each bar is one variant's critical path: the median over its loads of each category (so a bar's height is near, not exactly, its median PLT).",
+	return figure{Title: "Why: the " + name + " cell", Caption: c.Sentence + " Each bar is one variant's critical path: the median over its loads of each category (so a bar's height is near, not exactly, its median of the report's metric).",
 		SVG: template.HTML(svg), Legend: leg}, nil
 }

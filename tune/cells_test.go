@@ -70,6 +70,8 @@ func TestPrepareRefusesBadInputBeforeAnyLoad(t *testing.T) {
 		"knob":                  {func(c *Config) { c.Knobs = []Knob{{"rtt", []string{"1ms"}}} }, "emulated link"},
 		"knob for protocol":     {func(c *Config) { c.Protocol = "h2"; c.Knobs = []Knob{{"scheduler", []string{"fifo"}}} }, "knob scheduler = fifo: scheduler has no effect on h2"},
 		"budget":                {func(c *Config) { c.Budget.Loads = 20 }, "too small"},
+		"metric":                {func(c *Config) { c.Metric = "ttfb" }, "--metric: metric \"ttfb\": want one of plt, tow, fcp, lcp, si"},
+		"metric of no client":   {func(c *Config) { c.Metric = "si" }, "--metric si: client loader cannot give it: Speed Index is computed from the screencast frames"},
 	} {
 		cfg := base
 		c.edit(&cfg)

@@ -14,6 +14,7 @@ type Result struct {
 	Protocol  string   `json:"protocol"`
 	Baseline  string   `json:"baseline"`
 	Objective string   `json:"objective"`
+	Metric    string   `json:"metric,omitempty"` // what the gains are of (probe.Metrics)
 	Train     []string `json:"train_cells"`
 	Test      []string `json:"test_cells"`
 	// TrainPages and TestPages are the recorded pages as dealt
@@ -108,7 +109,7 @@ const (
 	SetHeldOut  = "held-out"
 )
 
-// Gain is one cell's gain (baseline PLT median / this PLT median) with its
+// Gain is one cell's gain (baseline median / this median of the tune's metric) with its
 // 95% interval and the report's verdict.
 type Gain struct {
 	Cell    string   `json:"cell"`

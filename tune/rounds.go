@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
@@ -116,10 +117,11 @@ func (t *Tuner) runStudy(ctx context.Context, s *spec.Study, dir string) (map[st
 	return t.samples(dir)
 }
 
-// samples reads every condition's successful PLTs from the store in dir,
+// samples reads every condition's successful loads' values of the metric
+// from the store in dir,
 // and counts the loads of both stores.
 func (t *Tuner) samples(dir string) (map[string][]float64, error) {
-	out, n, err := readPLTs(dir)
+	out, n, err := readValues(dir, t.metric())
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +129,7 @@ func (t *Tuner) samples(dir string) (map[string][]float64, error) {
 	if dir == other {
 		other = t.cfg.Out
 	}
-	_, m, err := readPLTs(other)
+	_, m, err := readValues(other, t.metric())
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
@@ -135,10 +137,11 @@ func (t *Tuner) samples(dir string) (map[string][]float64, error) {
 	return out, nil
 }
 
-// readPLTs is every condition's successful PLTs in the store in dir and
+// readValues is every condition's values of metric (its successful loads
+// that have it) in the store in dir and
 // the number of loads it holds (failed attempts included);
 // os.ErrNotExist when dir holds no store.
-func readPLTs(dir string) (map[string][]float64, int, error) {
+func readValues(dir string, metric probe.Metric) (map[string][]float64, int, error) {
 	if _, err := os.Stat(filepath.Join(dir, store.DBName)); err != nil {
 		return nil, 0, err
 	}
@@ -153,8 +156,8 @@ func readPLTs(dir string) (map[string][]float64, int, error) {
 	}
 	out := map[string][]float64{}
 	for _, p := range probes {
-		if !p.Result.Failed {
-			out[p.CondHash] = append(out[p.CondHash], p.Result.PLTms)
+		if v, ok := metric.Of(&p.Result); ok {
+			out[p.CondHash] = append(out[p.CondHash], v)
 		}
 	}
 	return out, len(probes), nil

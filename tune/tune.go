@@ -17,11 +17,14 @@ import (
 // Config is one `spdylab tune`.
 type Config struct {
 	Study     *spec.Study
-	Protocol  string  // the variant to configure; "" = DefaultProtocol
-	Objective string  // one of Objectives
-	Train     float64 // fraction of the cells to train on (Split)
-	Knobs     []Knob  // the space (ParseKnobs), checked by Prepare; nil: Space as far as the variant takes it
-	Budget    Budget  // Loads 0 with BudgetTime: loads from the estimate
+	Protocol  string // the variant to configure; "" = DefaultProtocol
+	Objective string // one of Objectives
+	// Metric is the probe.Metrics name the gains are computed on; "" is
+	// PLT. Loads without it are left out of the cells' samples.
+	Metric string
+	Train  float64 // fraction of the cells to train on (Split)
+	Knobs  []Knob  // the space (ParseKnobs), checked by Prepare; nil: Space as far as the variant takes it
+	Budget Budget  // Loads 0 with BudgetTime: loads from the estimate
 	// BudgetTime, when set, is the budget as wall time, turned into
 	// loads by the study's duration estimate.
 	BudgetTime time.Duration
@@ -63,6 +66,9 @@ func Prepare(cfg Config) (*Tuner, error) {
 	t := &Tuner{cfg: cfg, variant: cfg.Protocol}
 	var err error
 	if err = CheckObjective(cfg.Objective); err != nil {
+		return nil, err
+	}
+	if err = checkMetric(cfg.Study, cfg.Metric); err != nil {
 		return nil, err
 	}
 	if cfg.Train <= 0 || cfg.Train > 1 {
@@ -181,7 +187,7 @@ func (t *Tuner) studyOf(conds []spec.Cond, runs int) *spec.Study {
 // tune.json and tune.html. A killed Run resumes from the store.
 func (t *Tuner) Run(ctx context.Context) (*Result, error) {
 	res := &Result{Study: t.cfg.Study.Name, Protocol: t.variant, Baseline: t.cfg.Study.Baseline["protocol"],
-		Objective: t.cfg.Objective, Plan: t.rounds, BudgetLoads: t.cfg.Budget.Loads,
+		Objective: t.cfg.Objective, Metric: t.metric().Name, Plan: t.rounds, BudgetLoads: t.cfg.Budget.Loads,
 		TrainPages: t.trainPages, TestPages: t.testPages, EvalStore: EvalDir}
 	for _, c := range t.train {
 		res.Train = append(res.Train, c.Label)

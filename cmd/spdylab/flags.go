@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/units"
+	"github.com/spdylab/spdylab/probe"
 )
 
 // Flag helpers every command shares.
@@ -179,4 +180,17 @@ func duration(fs *flag.FlagSet, name string, value time.Duration, unit, usage st
 func usageError(stderr io.Writer, name, format string, a ...any) int {
 	fmt.Fprintf(stderr, "spdylab %s: %s\nrun 'spdylab %s -h' for help\n", name, fmt.Sprintf(format, a...), name)
 	return 2
+}
+
+// metricHelp is --metric's help in report, why and tune (probe.Metrics).
+var metricHelp = "what gains, verdicts and critical paths are computed on: " + strings.Join(probe.MetricNames(), ", ") +
+	" (fcp, lcp: paint metrics, the loader's are estimates; si: Speed Index, Chromium with speed_index only); loads without it are left out and counted"
+
+// badMetric refuses an unknown --metric before anything is read (2), or
+// is -1.
+func badMetric(stderr io.Writer, cmd, metric string) int {
+	if _, err := probe.LookupMetric(metric); err != nil {
+		return usageError(stderr, cmd, "--metric: %v", err)
+	}
+	return -1
 }

@@ -336,6 +336,7 @@ func printSummaries(bench *harness.Bench, req loadRequest, results map[string][]
 	status := 0
 	base := report.LoadBaseline(req.protos)
 	baseSummary := report.SummarizeLoads(bench.Manifest().Name, base, bench.Condition(), results[base])
+	var all []report.LoadSummary
 	for _, p := range req.protos {
 		s := report.SummarizeLoads(bench.Manifest().Name, p, bench.Condition(), results[p])
 		s.CompareWith(baseSummary) // the gain and its interval against the baseline protocol
@@ -343,12 +344,16 @@ func printSummaries(bench *harness.Bench, req loadRequest, results map[string][]
 		if s.Failed == s.Runs {
 			status = 1
 		}
+		all = append(all, s)
 		if req.asJSON {
 			b, _ := json.Marshal(s)
 			fmt.Fprintln(stdout, string(b))
 		} else {
 			s.Print(stdout)
 		}
+	}
+	if answer := report.LoadAnswer(all); answer != "" && !req.asJSON {
+		fmt.Fprintf(stdout, "\n%s\n", answer) // the sentence a study's report opens with, for this cell
 	}
 	return status
 }

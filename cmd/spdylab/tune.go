@@ -66,6 +66,7 @@ func parseTuneFlags(args []string, stderr io.Writer) (tuneFlags, int) {
 	fs.StringVar(&f.budget, "budget", "", "what the tune may spend: loads (2000) or wall time (90m, from the study's estimate); required")
 	fs.StringVar(&f.cfg.Protocol, "protocol", "", "the protocol to configure (default: the study's first SPDY protocol besides the baseline)")
 	fs.StringVar(&f.cfg.Objective, "objective", "worst", "what to maximise over the training cells: worst (smallest gain), won (cells won by their 95% interval), mean (mean gain)")
+	fs.StringVar(&f.cfg.Metric, "metric", probe.MetricPLT, metricHelp)
 	fs.Float64Var(&f.cfg.Train, "train", 0.5, "share of the study's cells to train on (the rest are held out), dealt by the study's seed")
 	fs.StringVar(&f.knobs, "knobs", "", "the search space: knob names, each optionally with values, e.g. cc=bbr|reno,iw=16|32,push (default: every knob of tune.Space)")
 	fs.IntVar(&f.cfg.Budget.MinRuns, "min-runs", f.cfg.Budget.MinRuns, "loads per candidate and cell in the first round")
@@ -86,6 +87,9 @@ func parseTuneFlags(args []string, stderr io.Writer) (tuneFlags, int) {
 		return f, usageError(stderr, "tune", "want one study, got %q", pos)
 	case f.budget == "":
 		return f, usageError(stderr, "tune", "--budget is required: loads (e.g. 2000) or wall time (e.g. 90m)")
+	}
+	if code := badMetric(stderr, "tune", f.cfg.Metric); code >= 0 {
+		return f, code
 	}
 	f.study = pos[0]
 	if n, err := strconv.Atoi(f.budget); err == nil && n > 0 {

@@ -5,16 +5,18 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/report"
 )
 
 func init() {
 	register(command{name: "why", summary: "explain each condition's gain: the critical path's categories, variant minus baseline", run: whyCmd,
-		synopsis: "spdylab why [--cell FILTER] [--recompute] DIR",
+		synopsis: "spdylab why [--cell FILTER] [--recompute] [--metric plt|tow|fcp|lcp|si] DIR",
 		examples: []string{
 			"spdylab why out/quick",
 			"spdylab why --recompute out/study1-cablelabs",
 			"spdylab why --cell page=pageA,rtt=200ms out/study1-cablelabs",
+			"spdylab why --metric lcp out/fidelity    # the chains that end at the LCP element's resource",
 		}})
 }
 
@@ -26,8 +28,12 @@ func whyCmd(args []string, stdout, stderr io.Writer) int {
 		"95% bootstrap interval), largest first, and a sentence from the largest terms.\n"+
 		"Each load's breakdown is the one stored with it, made by the critical-path rules\n"+
 		"of its day; --recompute makes every one again from the stored HAR and counters\n"+
-		"with today's rules (the store is only read, never changed).")
+		"with today's rules (the store is only read, never changed). With --metric fcp or\n"+
+		"lcp each load's chain ends at that paint's resource (computed from the stored\n"+
+		"HAR and manifest); loads without the metric, or whose paint's resource is\n"+
+		"unknown, are counted and left out.")
 	cell := fs.String("cell", "", "only conditions matching every comma-separated term: factor=value, or a word of the condition's description (e.g. page=pageA,rtt=200ms)")
+	metric := fs.String("metric", probe.MetricPLT, metricHelp)
 	recompute := fs.Bool("recompute", false, "compute every load's critical path again from what the store holds, with today's rules, instead of using the stored one; says how many could not be and why")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -36,7 +42,10 @@ func whyCmd(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return usageError(stderr, "why", "need exactly one DIR, the output folder of a study (spdylab run --out DIR)")
 	}
-	cells, a, err := report.WhyDir(pos[0], *cell, *recompute)
+	if code := badMetric(stderr, "why", *metric); code >= 0 {
+		return code
+	}
+	cells, a, err := report.WhyDir(pos[0], *cell, report.Options{Recompute: *recompute, Metric: *metric})
 	if err != nil {
 		fmt.Fprintln(stderr, "spdylab why:", err)
 		return 1
@@ -45,6 +54,10 @@ func whyCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, a.Recomputed)
 		fmt.Fprintln(stdout)
 	}
-	report.WriteWhy(stdout, cells)
+	if note := a.MetricNote(); note != "" {
+		fmt.Fprintln(stdout, note)
+		fmt.Fprintln(stdout)
+	}
+	report.WriteWhy(stdout, cells, a.MetricTitle())
 	return 0
 }
