@@ -133,15 +133,17 @@ func newPlot(title, xl, yl string) *plot.Plot {
 func linePlot(title, xl, yl string, series []Series, logX bool, zeroLine bool) (string, []legendItem, error) {
 	var legend []legendItem
 	p := newPlot(title, xl, yl)
-	if logX {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	}
 	var xs []float64
 	for _, s := range series {
 		xs = append(xs, s.X...)
 	}
 	xLo, xHi := minMax(xs)
+	// A log axis needs points above zero: with none (every load of the
+	// sweep failed or lacks the metric) gonum panics, so the axis stays linear.
+	if logX && len(xs) > 0 && xLo > 0 {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
 	if zeroLine {
 		if len(xs) > 0 {
 			z, err := plotter.NewLine(plotter.XYs{{X: xLo, Y: 0}, {X: xHi, Y: 0}})

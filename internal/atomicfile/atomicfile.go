@@ -142,7 +142,12 @@ func resolve(path string, opt Options) (string, fs.FileInfo, error) {
 func createTemp(path string, opt Options) (*File, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return nil, err
+		// The temporary name means nothing to the user: name the output.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &fs.PathError{Op: "create", Path: path, Err: err}
 	}
 	perm := opt.Perm
 	if perm == 0 {
