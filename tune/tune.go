@@ -65,6 +65,9 @@ func Prepare(cfg Config) (*Tuner, error) {
 	if err = CheckObjective(cfg.Objective); err != nil {
 		return nil, err
 	}
+	if err = checkObjectiveRuns(cfg.Objective, cfg.Budget.MinRuns); err != nil {
+		return nil, err
+	}
 	if cfg.Train <= 0 || cfg.Train > 1 {
 		return nil, fmt.Errorf("--train %g: want a fraction of the cells in (0, 1]", cfg.Train)
 	}
