@@ -51,7 +51,10 @@ func Score(o string, gains []stats.RatioCI) float64 {
 			return math.NaN()
 		}
 		worst = min(worst, g.Ratio)
-		lowest = min(lowest, g.Lo) // NaN (too few loads for an interval) stays NaN
+		if g.TooFew {
+			lowest = math.NaN() // no interval: not shown never worse
+		}
+		lowest = min(lowest, g.Lo) // NaN stays NaN
 		sum += g.Ratio
 		if !g.TooFew && g.Above(1) {
 			won++
