@@ -33,6 +33,10 @@ type LoadSummary struct {
 	Errors            []string         `json:"errors,omitempty"`
 	Condition         probe.Condition  `json:"condition"`
 	Ignored           []string         `json:"ignored,omitempty"`    // settings of the condition Proto ignores (probe.IgnoredBy)
+	// Adaptive is each successful load's Result.Adaptive, in run order:
+	// what the servers' adaptive mechanisms did, or that they found no
+	// signal and the static setting held.
+	Adaptive []string `json:"adaptive,omitempty"`
 	LinkCheck         *probe.LinkCheck `json:"link_check,omitempty"` // before the first load (emulated links only)
 	SCTP              *SCTPLoads       `json:"sctp,omitempty"`       // spdy/3.1+sctp loads only (sctp.go)
 	// CritPath is the median over loads of each critical-path category
@@ -117,6 +121,9 @@ func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result)
 		}
 		s.PLTms = append(s.PLTms, r.PLTms)
 		s.ToWms = append(s.ToWms, r.ToWms)
+		if r.Adaptive != "" {
+			s.Adaptive = append(s.Adaptive, r.Adaptive)
+		}
 		p := r.Phases
 		for i, v := range []float64{p.Blocked, p.DNS, p.Connect, p.SSL, p.Send, p.Wait, p.Receive} {
 			ph[i] = append(ph[i], v)
@@ -185,6 +192,9 @@ func (s LoadSummary) Print(w io.Writer) {
 	printCritPath(w, s.CritPath)
 	if s.Retries > 0 {
 		fmt.Fprintf(w, "  retries %d: requests sent again after the server refused them (REFUSED_STREAM, GOAWAY), all loads together\n", s.Retries)
+	}
+	for i, a := range s.Adaptive {
+		fmt.Fprintf(w, "  load %d: %s\n", i+1, a)
 	}
 	s.SCTP.print(w)
 	s.Against.print(w)
