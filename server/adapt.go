@@ -19,11 +19,13 @@ import (
 //     loss-based cc (cubic, reno) halves its window for nothing there, so
 //     the connection switches to bbr (TCP_CONGESTION mid-connection); a
 //     loss with the RTT inflated is a queue overflowing, where bbr would
-//     keep the queue fuller, so it stays. A connection moved to bbr that
-//     then loses with the RTT inflated and at more than twice the loss
-//     rate it had before (retransmitted / sent segments: bbr overfilling
-//     a shallow queue shared with the page's other connections; random
-//     loss keeps its rate whatever the queue) goes back, once.
+//     keep the queue fuller, so it stays. A connection moved to bbr that,
+//     once bbr's start-up is over (bbrSettle round trips after the
+//     switch), loses with the RTT inflated and at more than twice the
+//     loss rate it had before (retransmitted / sent segments: bbr
+//     overfilling a shallow queue shared with the page's other
+//     connections; random loss keeps its rate whatever the queue) goes
+//     back, once.
 //   - Adaptive TCP_NOTSENT_LOWAT (Config.AdaptiveLowat). Signal: the
 //     delivery rate sample and the minimum RTT. Decision: the low-water
 //     mark is their product (one round trip of data at the rate the path
@@ -49,12 +51,17 @@ const (
 	adaptCC     = probe.AdaptiveCCTarget
 	// The loss rate under bbr that sends a connection back is backRate
 	// times the rate before the switch, over at least backSegs segments
-	// sent under bbr. RTT inflation alone is no evidence: bbr's start-up
-	// fills a deep queue for a few round trips while random losses go on
-	// (measured: 2% loss, a 100-packet queue at 10 Mbit/s, the RTT 60 ->
-	// 150 ms under bbr at an unchanged loss rate).
-	backRate = 2
-	backSegs = 100
+	// sent under bbr after its start-up (bbrSettle minimum RTTs after the
+	// switch). Neither RTT inflation nor losses during start-up are
+	// evidence: start-up sends up to 2.89 times the path's BDP for a few
+	// round trips, filling a deep queue (measured: 2% loss, a 100-packet
+	// queue at 10 Mbit/s, the RTT 60 -> 150 ms at an unchanged loss rate)
+	// and overflowing one shallower than the BDP (study 1's 50 packets at
+	// 100 ms: counted from the switch, 5 of 10 single-connection loads of
+	// page C went back to cubic and took 10-29 s against 6-8 s on bbr).
+	backRate  = 2
+	backSegs  = 100
+	bbrSettle = 8
 )
 
 // Bounds of the adaptive low-water mark: 16 KiB (a common static value;
@@ -68,13 +75,25 @@ const (
 type ccAdapter struct {
 	retrans uint32 // retransmissions seen so far
 	outcome string // probe.AdaptCC*: "" while no loss was seen
-	// at the switch to bbr: retransmitted and sent segments
-	switchRetrans, switchSegs uint32
+	// before is the loss rate (retransmitted / sent segments) at the
+	// switch to bbr; switchAt when it switched (time since the
+	// connection's first sample).
+	before   float64
+	switchAt time.Duration
+	// settled: bbr's start-up is over; its loss rate counts from
+	// settledRetrans, settledSegs.
+	settled                     bool
+	settledRetrans, settledSegs uint32
 }
 
-// observe takes one TCP_INFO sample and returns the algorithm to switch
-// to now, "" for none.
-func (a *ccAdapter) observe(ti tcpopt.TCPInfo, first string) string {
+// observe takes one TCP_INFO sample, read at time at (since the
+// connection's first), and returns the algorithm to switch to now, ""
+// for none.
+func (a *ccAdapter) observe(ti tcpopt.TCPInfo, first string, at time.Duration) string {
+	if a.outcome == probe.AdaptCCSwitched && !a.settled && ti.MinRTTms > 0 &&
+		at-a.switchAt >= time.Duration(bbrSettle*ti.MinRTTms*float64(time.Millisecond)) {
+		a.settled, a.settledRetrans, a.settledSegs = true, ti.Retransmits, ti.SegsOut
+	}
 	if ti.Retransmits <= a.retrans || ti.MinRTTms <= 0 || ti.RTTms <= 0 {
 		return ""
 	}
@@ -86,17 +105,18 @@ func (a *ccAdapter) observe(ti tcpopt.TCPInfo, first string) string {
 			a.outcome = probe.AdaptCCQueue
 			return ""
 		}
-		a.outcome = probe.AdaptCCSwitched
-		a.switchRetrans, a.switchSegs = ti.Retransmits, ti.SegsOut
+		a.outcome, a.switchAt = probe.AdaptCCSwitched, at
+		if ti.SegsOut > 0 {
+			a.before = float64(ti.Retransmits) / float64(ti.SegsOut)
+		}
 		return adaptCC
 	case probe.AdaptCCSwitched:
-		sent := ti.SegsOut - a.switchSegs
-		if !inflated || sent < backSegs || a.switchSegs == 0 {
+		sent := ti.SegsOut - a.settledSegs
+		if !a.settled || !inflated || sent < backSegs || a.before == 0 {
 			return ""
 		}
-		before := float64(a.switchRetrans) / float64(a.switchSegs)
-		after := float64(ti.Retransmits-a.switchRetrans) / float64(sent)
-		if after > backRate*before {
+		after := float64(ti.Retransmits-a.settledRetrans) / float64(sent)
+		if after > backRate*a.before {
 			a.outcome = probe.AdaptCCBack
 			return first
 		}
@@ -173,6 +193,7 @@ func (s *Server) adaptLoop(sc *sampledConn, first string) {
 	defer func() { record(cc.result()) }()
 	tick := time.NewTicker(adaptInterval)
 	defer tick.Stop()
+	start := time.Now()
 	for {
 		select {
 		case <-sc.done:
@@ -186,7 +207,7 @@ func (s *Server) adaptLoop(sc *sampledConn, first string) {
 			return // closed under us
 		}
 		if s.cfg.AdaptiveCC {
-			if to := cc.observe(ti, first); to != "" {
+			if to := cc.observe(ti, first, time.Since(start)); to != "" {
 				if err := tcpopt.SetCongestion(sc.TCPConn, to); err != nil {
 					s.logf("%s: adaptive cc to %s: %v", sc.peer, to, err)
 					cc.outcome = probe.AdaptCCNoSignal

@@ -2,6 +2,7 @@ package server
 
 import (
 	"testing"
+	"time"
 
 	"github.com/spdylab/spdylab/internal/tcpopt"
 	"github.com/spdylab/spdylab/probe"
@@ -39,9 +40,16 @@ func TestAdaptiveCCDecides(t *testing.T) {
 		{"queue overflow at 100 ms", []tcpopt.TCPInfo{sample(4, 158, 100, 0)}, nil, probe.AdaptCCQueue},
 		{"queue first, random loss later", []tcpopt.TCPInfo{sample(2, 150, 100, 0), sample(2, 101, 100, 0), sample(3, 102, 100, 0)},
 			[]string{"bbr"}, probe.AdaptCCSwitched},
-		// 1 loss in 100 segments before the switch, then 9 in 100 with the RTT tripled.
-		{"bbr overfills a shallow queue", []tcpopt.TCPInfo{sent(100, 1, 21, 20), sent(150, 1, 60, 20), sent(180, 5, 70, 20), sent(200, 10, 72, 20)},
+		// 1 loss in 100 segments before the switch; after bbr's start-up
+		// (8 round trips) 9 in 100 with the RTT tripled.
+		{"bbr overfills a shallow queue", []tcpopt.TCPInfo{sent(100, 1, 21, 20), sent(120, 1, 40, 20), sent(140, 4, 60, 20), sent(160, 6, 60, 20),
+			sent(180, 8, 60, 20), sent(200, 9, 60, 20), sent(220, 10, 60, 20), sent(240, 11, 60, 20), sent(260, 12, 60, 20),
+			sent(300, 15, 70, 20), sent(330, 18, 72, 20), sent(360, 21, 72, 20)},
 			[]string{"bbr", "cubic"}, probe.AdaptCCBack},
+		// The same losses during bbr's start-up alone: no way back.
+		{"bbr's start-up overflows a queue shallower than the BDP", []tcpopt.TCPInfo{sent(100, 1, 101, 100), sent(160, 5, 150, 100), sent(220, 12, 160, 100),
+			sent(300, 20, 160, 100), sent(400, 21, 104, 100), sent(500, 22, 102, 100)},
+			[]string{"bbr"}, probe.AdaptCCSwitched},
 		// Recorded on the 2%-loss link of the harness test: one loss in
 		// about 50 segments before and after, the RTT 60 -> 150 ms.
 		{"bbr's start-up fills a deep queue under random loss", []tcpopt.TCPInfo{sent(50, 1, 68.5, 60.4), sent(100, 2, 70.1, 60.4), sent(150, 3, 64.1, 60.4),
@@ -52,8 +60,11 @@ func TestAdaptiveCCDecides(t *testing.T) {
 	} {
 		var a ccAdapter
 		var got []string
-		for _, s := range tc.samples {
-			if to := a.observe(s, "cubic"); to != "" {
+		for i, s := range tc.samples {
+			// One sample a round trip: the 20 ms rows' bbr settles after
+			// 8 samples, the 100 ms rows' too.
+			at := time.Duration(float64(i)*s.MinRTTms) * time.Millisecond
+			if to := a.observe(s, "cubic", at); to != "" {
 				got = append(got, to)
 			}
 		}
