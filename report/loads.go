@@ -10,35 +10,35 @@ import (
 
 // LoadSummary is what `spdylab load --json` prints per protocol.
 type LoadSummary struct {
-	Page              string           `json:"page"`
-	Proto             string           `json:"proto"`
-	Runs              int              `json:"runs"`
-	Failed            int              `json:"failed"`
-	PLTMedianMs       float64          `json:"plt_median_ms"`
-	PLTP25Ms          float64          `json:"plt_p25_ms"`
-	PLTP75Ms          float64          `json:"plt_p75_ms"`
-	ToWMedianMs       float64          `json:"tow_median_ms"`
-	ToWP25Ms          float64          `json:"tow_p25_ms"`
-	ToWP75Ms          float64          `json:"tow_p75_ms"`
-	PhasesMedian      probe.Phases     `json:"phases_median_ms"` // median over loads of each phase summed over the load's entries
-	Resources         int              `json:"resources"`        // of the last successful load
-	Pushed            float64          `json:"pushed_median"`
-	Connections       float64          `json:"connections_median"`
-	Retransmits       float64          `json:"client_retransmits_median"` // segments the client resent (its TCP_INFO)
-	ServerRetransmits float64          `json:"server_retransmits_median"` // segments the servers resent (theirs): the downlink's loss recovery
-	QueueDrops        float64          `json:"queue_drops_median"`        // both directions
-	TLS               TLSStats         `json:"tls_handshakes"`            // handshakes and their round trips per load (medians)
-	PLTms             []float64        `json:"plt_ms"`
-	ToWms             []float64        `json:"tow_ms"`
-	Errors            []string         `json:"errors,omitempty"`
-	Condition         probe.Condition  `json:"condition"`
-	Ignored           []string         `json:"ignored,omitempty"`    // settings of the condition Proto ignores (probe.IgnoredBy)
+	Page              string          `json:"page"`
+	Proto             string          `json:"proto"`
+	Runs              int             `json:"runs"`
+	Failed            int             `json:"failed"`
+	PLTMedianMs       float64         `json:"plt_median_ms"`
+	PLTP25Ms          float64         `json:"plt_p25_ms"`
+	PLTP75Ms          float64         `json:"plt_p75_ms"`
+	ToWMedianMs       float64         `json:"tow_median_ms"`
+	ToWP25Ms          float64         `json:"tow_p25_ms"`
+	ToWP75Ms          float64         `json:"tow_p75_ms"`
+	PhasesMedian      probe.Phases    `json:"phases_median_ms"` // median over loads of each phase summed over the load's entries
+	Resources         int             `json:"resources"`        // of the last successful load
+	Pushed            float64         `json:"pushed_median"`
+	Connections       float64         `json:"connections_median"`
+	Retransmits       float64         `json:"client_retransmits_median"` // segments the client resent (its TCP_INFO)
+	ServerRetransmits float64         `json:"server_retransmits_median"` // segments the servers resent (theirs): the downlink's loss recovery
+	QueueDrops        float64         `json:"queue_drops_median"`        // both directions
+	TLS               TLSStats        `json:"tls_handshakes"`            // handshakes and their round trips per load (medians)
+	PLTms             []float64       `json:"plt_ms"`
+	ToWms             []float64       `json:"tow_ms"`
+	Errors            []string        `json:"errors,omitempty"`
+	Condition         probe.Condition `json:"condition"`
+	Ignored           []string        `json:"ignored,omitempty"` // settings of the condition Proto ignores (probe.IgnoredBy)
 	// Adaptive is each successful load's Result.Adaptive, in run order:
 	// what the servers' adaptive mechanisms did, or that they found no
 	// signal and the static setting held.
-	Adaptive []string `json:"adaptive,omitempty"`
-	LinkCheck         *probe.LinkCheck `json:"link_check,omitempty"` // before the first load (emulated links only)
-	SCTP              *SCTPLoads       `json:"sctp,omitempty"`       // spdy/3.1+sctp loads only (sctp.go)
+	Adaptive  []string         `json:"adaptive,omitempty"`
+	LinkCheck *probe.LinkCheck `json:"link_check,omitempty"` // before the first load (emulated links only)
+	SCTP      *SCTPLoads       `json:"sctp,omitempty"`       // spdy/3.1+sctp loads only (sctp.go)
 	// CritPath is the median over loads of each critical-path category
 	// (probe.Breakdown; why.go); absent without breakdowns.
 	CritPath map[string]float64 `json:"critical_path_median_ms,omitempty"`
