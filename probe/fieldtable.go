@@ -83,7 +83,7 @@ var Fields = []Field{
 		}},
 	{Name: "adaptive_cc", Transport: true, Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
 		Help: "servers choose each connection's congestion control from what it measures (TCP_INFO): it starts at cc and switches to bbr at a loss the RTT did not inflate before " +
-			"(random loss, not a full queue), back once when bbr then loses at twice the earlier rate with the RTT inflated (a shallow queue); needs bbr in the kernel" + tcpScope.help(),
+			"(random loss, not a full queue), back once when bbr, past its start-up, loses over 5% and at twice the earlier rate with the RTT inflated (a shallow queue); needs bbr in the kernel" + tcpScope.help(),
 		Scope: tcpScope.when(func(c Condition) bool { return c.TCP.AdaptiveCC }),
 		apply: func(c *Condition, v map[string]string) error {
 			c.TCP.AdaptiveCC = v["adaptive_cc"] == "true"

@@ -22,7 +22,7 @@ import (
 //     keep the queue fuller, so it stays. A connection moved to bbr that,
 //     once bbr's start-up is over (bbrSettle round trips after the
 //     switch), loses with the RTT inflated and at more than twice the
-//     loss rate it had before (retransmitted / sent segments: bbr
+//     loss rate it had before and over 5% (retransmitted / sent segments: bbr
 //     overfilling a shallow queue shared with the page's other
 //     connections; random loss keeps its rate whatever the queue) goes
 //     back, once.
@@ -59,9 +59,15 @@ const (
 	// and overflowing one shallower than the BDP (study 1's 50 packets at
 	// 100 ms: counted from the switch, 5 of 10 single-connection loads of
 	// page C went back to cubic and took 10-29 s against 6-8 s on bbr).
-	backRate  = 2
-	backSegs  = 100
-	bbrSettle = 8
+	// The rate must also exceed backMinRate: the rate before the switch
+	// comes from the few segments up to the first losses and is often
+	// under the path's random loss rate, so twice it is no evidence by
+	// itself (measured: 2% random loss sent a connection back); bbr
+	// overfilling a shallow queue loses far more than 5%.
+	backRate    = 2
+	backMinRate = 0.05
+	backSegs    = 100
+	bbrSettle   = 8
 )
 
 // Bounds of the adaptive low-water mark: 16 KiB (a common static value;
@@ -116,7 +122,7 @@ func (a *ccAdapter) observe(ti tcpopt.TCPInfo, first string, at time.Duration) s
 			return ""
 		}
 		after := float64(ti.Retransmits-a.settledRetrans) / float64(sent)
-		if after > backRate*a.before {
+		if after > max(backRate*a.before, backMinRate) {
 			a.outcome = probe.AdaptCCBack
 			return first
 		}
@@ -190,6 +196,7 @@ func (s *Server) adaptLoop(sc *sampledConn, first string) {
 		}
 		sc.setAdapt(outcome, lowat)
 	}
+	record(cc.result())
 	defer func() { record(cc.result()) }()
 	tick := time.NewTicker(adaptInterval)
 	defer tick.Stop()
@@ -221,6 +228,6 @@ func (s *Server) adaptLoop(sc *sampledConn, first string) {
 				}
 			}
 		}
-		record(cc.outcome)
+		record(cc.result()) // as it stands: the load may end before the connection does
 	}
 }

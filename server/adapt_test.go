@@ -46,6 +46,13 @@ func TestAdaptiveCCDecides(t *testing.T) {
 			sent(180, 8, 60, 20), sent(200, 9, 60, 20), sent(220, 10, 60, 20), sent(240, 11, 60, 20), sent(260, 12, 60, 20),
 			sent(300, 15, 70, 20), sent(330, 18, 72, 20), sent(360, 21, 72, 20)},
 			[]string{"bbr", "cubic"}, probe.AdaptCCBack},
+		// 1 loss in 150 segments before the switch (the first loss came
+		// late), then 2% random loss under bbr with a deep queue's RTT:
+		// twice the first estimate, but no shallow queue's loss rate.
+		{"random loss under bbr above a low first estimate", []tcpopt.TCPInfo{sent(150, 1, 62, 60), sent(200, 2, 90, 60), sent(250, 3, 120, 60),
+			sent(300, 4, 130, 60), sent(350, 5, 140, 60), sent(400, 6, 140, 60), sent(450, 7, 140, 60), sent(500, 8, 140, 60),
+			sent(550, 9, 140, 60), sent(650, 11, 140, 60), sent(750, 13, 140, 60), sent(850, 15, 140, 60)},
+			[]string{"bbr"}, probe.AdaptCCSwitched},
 		// The same losses during bbr's start-up alone: no way back.
 		{"bbr's start-up overflows a queue shallower than the BDP", []tcpopt.TCPInfo{sent(100, 1, 101, 100), sent(160, 5, 150, 100), sent(220, 12, 160, 100),
 			sent(300, 20, 160, 100), sent(400, 21, 104, 100), sent(500, 22, 102, 100)},
