@@ -122,8 +122,10 @@ func Open(ctx context.Context, c probe.Condition, opt Options) (b *Bench, err er
 	if err := checkPcapOptions(c, opt); err != nil {
 		return nil, err
 	}
-	if err := netem.CheckCongestionControl(c.TCP.CC); err != nil {
-		return nil, fmt.Errorf("harness: cc: %w", err)
+	for _, cc := range c.TCP.CongestionControls() { // adaptive_cc's bbr too
+		if err := netem.CheckCongestionControl(cc); err != nil {
+			return nil, fmt.Errorf("harness: cc: %w", err)
+		}
 	}
 	dir, ok := siteInPlace(c, m)
 	if !ok {
@@ -440,15 +442,17 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host, maps pageMaps) (*s
 			InitialWindowSize:    int32(c.InitialWindow),
 			ConnWindowSize:       int32(c.SessionWindow),
 		},
-		H3:           h3Config(c),
-		Push:         push,
-		PushMap:      maps.push,
-		DepsMap:      maps.deps,
-		Hints:        c.Hints,
-		FrameSize:    c.FrameSize,
-		CC:           c.TCP.CC,
-		NotSentLowat: c.TCP.NotSentLowat,
-		PacingRate:   pacingRate(c),
+		H3:            h3Config(c),
+		Push:          push,
+		PushMap:       maps.push,
+		DepsMap:       maps.deps,
+		Hints:         c.Hints,
+		FrameSize:     c.FrameSize,
+		CC:            c.TCP.CC,
+		NotSentLowat:  c.TCP.NotSentLowat,
+		AdaptiveCC:    c.TCP.AdaptiveCC,
+		AdaptiveLowat: c.TCP.AdaptiveLowat,
+		PacingRate:    pacingRate(c),
 	}
 	if b.opt.ServerLog != nil {
 		cfg.Log = newLogger(b.opt.ServerLog, s.Name)

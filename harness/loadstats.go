@@ -63,6 +63,11 @@ func (b *Bench) endLoadStats(r *probe.Result) {
 	r.LinkSeed = b.tb.Config().Link.Seed
 	b.takeSCTPCounters(r.SCTP)
 	r.ServerTCP = b.takeServerTCP()
+	var conns []probe.TCPInfo
+	if r.ServerTCP != nil {
+		conns = r.ServerTCP.Conns
+	}
+	r.Adaptive = probe.AdaptiveNote(r.Condition, r.Condition.Proto, conns)
 	if err := b.stopPcap(); err != nil {
 		r.Failed = true
 		if r.Error != "" {
@@ -82,6 +87,7 @@ func (b *Bench) takeServerTCP() *probe.ServerTCP {
 		for _, c := range s.TakeTCPInfo() {
 			ti := loader.TCPInfoOf(len(conns)+1, host, c.Info)
 			ti.Local, ti.Peer = c.Local, c.Peer
+			ti.AdaptCC, ti.AdaptLowat = c.AdaptCC, c.AdaptLowat
 			conns = append(conns, ti)
 		}
 	}

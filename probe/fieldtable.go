@@ -81,6 +81,21 @@ var Fields = []Field{
 			}
 			return nil
 		}},
+	{Name: "adaptive_cc", Transport: true, Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
+		Help: "servers choose each connection's congestion control from what it measures (TCP_INFO): it starts at cc and switches to bbr at a loss the RTT did not inflate before " +
+			"(random loss, not a full queue), back once when bbr, past its start-up, loses over 5% and at twice the earlier rate with the RTT inflated (a shallow queue); needs bbr in the kernel" + tcpScope.help(),
+		Scope: tcpScope.when(func(c Condition) bool { return c.TCP.AdaptiveCC }),
+		apply: func(c *Condition, v map[string]string) error {
+			c.TCP.AdaptiveCC = v["adaptive_cc"] == "true"
+			return nil
+		}},
+	{Name: "adaptive_lowat", Transport: true, Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
+		Help:  "servers set each connection's TCP_NOTSENT_LOWAT to its measured delivery rate x minimum RTT (TCP_INFO; 16 KiB..4 MiB), so the socket holds about one round trip of unsent data and the SPDY scheduler picks the rest; not with notsent_lowat" + tcpScope.help(),
+		Scope: tcpScope.when(func(c Condition) bool { return c.TCP.AdaptiveLowat }),
+		apply: func(c *Condition, v map[string]string) error {
+			c.TCP.AdaptiveLowat = v["adaptive_lowat"] == "true"
+			return nil
+		}},
 	{Name: "notsent_lowat", Transport: true, Kind: KindInt, Default: "0", Canon: intRange(0, MaxNotSentLowat), Flag: FlagLoad,
 		Help:  "servers' TCP_NOTSENT_LOWAT in bytes on every accepted connection (TCP protocols), so the SPDY scheduler rather than the socket buffer picks the next frame (0 = kernel default)" + tcpScope.help(),
 		Scope: tcpScope.when(func(c Condition) bool { return c.TCP.NotSentLowat != 0 }),

@@ -103,6 +103,12 @@ type TCP struct {
 	// Recovery is the loss recovery of the client's and servers' TCP
 	// ("" = the kernel's; "2012": no tail-loss probe, no RACK; stack.go).
 	Recovery string `json:"recovery,omitempty"`
+	// AdaptiveCC and AdaptiveLowat are the servers' per-connection
+	// adaptive mechanisms (adapt.go): congestion control switched from
+	// what each connection measures, TCP_NOTSENT_LOWAT from its delivery
+	// rate and minimum RTT.
+	AdaptiveCC    bool `json:"adaptive_cc,omitempty"`
+	AdaptiveLowat bool `json:"adaptive_lowat,omitempty"`
 }
 
 // Condition is everything that determines one page load, apart from the
@@ -251,6 +257,11 @@ type TCPInfo struct {
 	// knob off), so unpaced connections store nothing new.
 	PacingCap  uint64 `json:"pacing_cap,omitempty"`
 	PacingRate uint64 `json:"pacing_rate,omitempty"`
+	// AdaptCC and AdaptLowat are what a server's adaptive mechanisms did
+	// on this connection (adapt.go: AdaptCC* outcomes; the last
+	// TCP_NOTSENT_LOWAT set in bytes), empty when they were off.
+	AdaptCC    string `json:"adapt_cc,omitempty"`
+	AdaptLowat int    `json:"adapt_lowat,omitempty"`
 }
 
 // TCPSum adds up the counters of a set of connections.
@@ -423,6 +434,10 @@ type Result struct {
 	// ServerTCP is TCP_INFO of the servers' side of the load's TCP
 	// connections (nil when none were recorded).
 	ServerTCP *ServerTCP `json:"server_tcp,omitempty"`
+	// Adaptive says what the servers' adaptive mechanisms did over the
+	// load's connections, or that they found no signal and the static
+	// setting held (AdaptiveNote); empty when none was on.
+	Adaptive string `json:"adaptive,omitempty"`
 
 	// SCTP holds the transport counters of spdy/3.1+sctp loads (nil for
 	// TCP and QUIC, whose counters are in TCP and the HAR).

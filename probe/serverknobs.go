@@ -117,6 +117,8 @@ func (c Condition) ServerKnobs() string {
 	}
 	add(c.TCP.Pacing != "", "pacing %s", c.TCP.Pacing)
 	add(c.TCP.NotSentLowat != 0, "notsent_lowat %d", c.TCP.NotSentLowat)
+	add(c.TCP.AdaptiveCC, "%s", "adaptive_cc")
+	add(c.TCP.AdaptiveLowat, "%s", "adaptive_lowat")
 	add(c.FrameSize != 0, "frame_size %d", c.FrameSize)
 	add(c.SessionWindow != 0, "session_window %d", c.SessionWindow)
 	add(c.Hints != "", "hints %s", c.Hints)
@@ -141,6 +143,12 @@ func normalizeServerKnobs(c Condition) (Condition, error) {
 	}
 	if c.TCP.NotSentLowat < 0 || c.TCP.NotSentLowat > MaxNotSentLowat {
 		return c, fmt.Errorf("notsent_lowat %d out of range 0..%d", c.TCP.NotSentLowat, MaxNotSentLowat)
+	}
+	if c.TCP.AdaptiveCC && c.TCP.CC == "bbr" {
+		return c, fmt.Errorf("adaptive_cc starts each connection at cc and switches it to bbr on evidence; with cc bbr there is nothing to switch: leave cc at cubic or the default")
+	}
+	if c.TCP.AdaptiveLowat && c.TCP.NotSentLowat != 0 {
+		return c, fmt.Errorf("adaptive_lowat sets TCP_NOTSENT_LOWAT per connection; notsent_lowat %d sets it fixed: set one of them", c.TCP.NotSentLowat)
 	}
 	if c.FrameSize != 0 && (c.FrameSize < MinFrameSize || c.FrameSize > MaxFrameSize) {
 		return c, fmt.Errorf("frame_size %d: must be 0 (the default, 16 KiB) or between %d and %d", c.FrameSize, MinFrameSize, MaxFrameSize)

@@ -10,31 +10,35 @@ import (
 
 // LoadSummary is what `spdylab load --json` prints per protocol.
 type LoadSummary struct {
-	Page              string           `json:"page"`
-	Proto             string           `json:"proto"`
-	Runs              int              `json:"runs"`
-	Failed            int              `json:"failed"`
-	PLTMedianMs       float64          `json:"plt_median_ms"`
-	PLTP25Ms          float64          `json:"plt_p25_ms"`
-	PLTP75Ms          float64          `json:"plt_p75_ms"`
-	ToWMedianMs       float64          `json:"tow_median_ms"`
-	ToWP25Ms          float64          `json:"tow_p25_ms"`
-	ToWP75Ms          float64          `json:"tow_p75_ms"`
-	PhasesMedian      probe.Phases     `json:"phases_median_ms"` // median over loads of each phase summed over the load's entries
-	Resources         int              `json:"resources"`        // of the last successful load
-	Pushed            float64          `json:"pushed_median"`
-	Connections       float64          `json:"connections_median"`
-	Retransmits       float64          `json:"client_retransmits_median"` // segments the client resent (its TCP_INFO)
-	ServerRetransmits float64          `json:"server_retransmits_median"` // segments the servers resent (theirs): the downlink's loss recovery
-	QueueDrops        float64          `json:"queue_drops_median"`        // both directions
-	TLS               TLSStats         `json:"tls_handshakes"`            // handshakes and their round trips per load (medians)
-	PLTms             []float64        `json:"plt_ms"`
-	ToWms             []float64        `json:"tow_ms"`
-	Errors            []string         `json:"errors,omitempty"`
-	Condition         probe.Condition  `json:"condition"`
-	Ignored           []string         `json:"ignored,omitempty"`    // settings of the condition Proto ignores (probe.IgnoredBy)
-	LinkCheck         *probe.LinkCheck `json:"link_check,omitempty"` // before the first load (emulated links only)
-	SCTP              *SCTPLoads       `json:"sctp,omitempty"`       // spdy/3.1+sctp loads only (sctp.go)
+	Page              string          `json:"page"`
+	Proto             string          `json:"proto"`
+	Runs              int             `json:"runs"`
+	Failed            int             `json:"failed"`
+	PLTMedianMs       float64         `json:"plt_median_ms"`
+	PLTP25Ms          float64         `json:"plt_p25_ms"`
+	PLTP75Ms          float64         `json:"plt_p75_ms"`
+	ToWMedianMs       float64         `json:"tow_median_ms"`
+	ToWP25Ms          float64         `json:"tow_p25_ms"`
+	ToWP75Ms          float64         `json:"tow_p75_ms"`
+	PhasesMedian      probe.Phases    `json:"phases_median_ms"` // median over loads of each phase summed over the load's entries
+	Resources         int             `json:"resources"`        // of the last successful load
+	Pushed            float64         `json:"pushed_median"`
+	Connections       float64         `json:"connections_median"`
+	Retransmits       float64         `json:"client_retransmits_median"` // segments the client resent (its TCP_INFO)
+	ServerRetransmits float64         `json:"server_retransmits_median"` // segments the servers resent (theirs): the downlink's loss recovery
+	QueueDrops        float64         `json:"queue_drops_median"`        // both directions
+	TLS               TLSStats        `json:"tls_handshakes"`            // handshakes and their round trips per load (medians)
+	PLTms             []float64       `json:"plt_ms"`
+	ToWms             []float64       `json:"tow_ms"`
+	Errors            []string        `json:"errors,omitempty"`
+	Condition         probe.Condition `json:"condition"`
+	Ignored           []string        `json:"ignored,omitempty"` // settings of the condition Proto ignores (probe.IgnoredBy)
+	// Adaptive is each successful load's Result.Adaptive, in run order:
+	// what the servers' adaptive mechanisms did, or that they found no
+	// signal and the static setting held.
+	Adaptive  []string         `json:"adaptive,omitempty"`
+	LinkCheck *probe.LinkCheck `json:"link_check,omitempty"` // before the first load (emulated links only)
+	SCTP      *SCTPLoads       `json:"sctp,omitempty"`       // spdy/3.1+sctp loads only (sctp.go)
 	// CritPath is the median over loads of each critical-path category
 	// (probe.Breakdown; why.go); absent without breakdowns.
 	CritPath map[string]float64 `json:"critical_path_median_ms,omitempty"`
@@ -128,6 +132,9 @@ func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result)
 		}
 		s.PLTms = append(s.PLTms, r.PLTms)
 		s.ToWms = append(s.ToWms, r.ToWms)
+		if r.Adaptive != "" {
+			s.Adaptive = append(s.Adaptive, r.Adaptive)
+		}
 		p := r.Phases
 		for i, v := range []float64{p.Blocked, p.DNS, p.Connect, p.SSL, p.Send, p.Wait, p.Receive} {
 			ph[i] = append(ph[i], v)
@@ -204,6 +211,9 @@ func (s LoadSummary) Print(w io.Writer) {
 	s.Paint.print(w)
 	if s.Retries > 0 {
 		fmt.Fprintf(w, "  retries %d: requests sent again after the server refused them (REFUSED_STREAM, GOAWAY), all loads together\n", s.Retries)
+	}
+	for i, a := range s.Adaptive {
+		fmt.Fprintf(w, "  load %d: %s\n", i+1, a)
 	}
 	s.SCTP.print(w)
 	s.Against.print(w)

@@ -137,6 +137,12 @@ type Config struct {
 	// NotSentLowat sets TCP_NOTSENT_LOWAT on every accepted connection (and
 	// is passed to SPDY sessions); 0 = leave the kernel default.
 	NotSentLowat int
+	// AdaptiveCC and AdaptiveLowat run the adaptive mechanisms on every
+	// accepted TCP connection (adapt.go): congestion control switched to
+	// bbr on a loss without RTT inflation; TCP_NOTSENT_LOWAT from the
+	// delivery rate and minimum RTT. Not with NotSentLowat.
+	AdaptiveCC    bool
+	AdaptiveLowat bool
 	// HandshakeTimeout bounds the TLS handshake; 0 = 10 s.
 	HandshakeTimeout time.Duration
 	// MaxConns caps the connections served at once; 0 = DefaultMaxConns,
@@ -274,6 +280,9 @@ func (cfg *Config) normalize() error {
 		return fmt.Errorf("server: negative TCP_NOTSENT_LOWAT %d", cfg.NotSentLowat)
 	}
 	cfg.applyLimitDefaults()
+	if cfg.AdaptiveLowat && cfg.NotSentLowat != 0 {
+		return fmt.Errorf("server: AdaptiveLowat sets TCP_NOTSENT_LOWAT per connection; NotSentLowat %d sets it fixed", cfg.NotSentLowat)
+	}
 	if cfg.NotSentLowat > 0 && cfg.SPDY.NotSentLowat == 0 {
 		cfg.SPDY.NotSentLowat = cfg.NotSentLowat
 	}
@@ -484,6 +493,7 @@ func (s *Server) logf(format string, args ...any) {
 // dispatch, or plain is the protocol the listener speaks without TLS.
 func (s *Server) handleConn(c net.Conn, plain string) {
 	s.setSocketOptions(c)
+	s.startAdapting(c)
 	if plain != "" {
 		s.servePlainConn(c, plain)
 		return

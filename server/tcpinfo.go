@@ -22,6 +22,11 @@ type TCPConnInfo struct {
 	Local string // the server's address:port
 	Peer  string // the client's address:port
 	Info  tcpopt.TCPInfo
+	// AdaptCC and AdaptLowat are what the adaptive mechanisms did on the
+	// connection (adapt.go; probe.AdaptCC* outcomes, the last
+	// TCP_NOTSENT_LOWAT set), empty when they are off.
+	AdaptCC    string
+	AdaptLowat int
 }
 
 // maxTrackedConns bounds the connections remembered for TakeTCPInfo when
@@ -41,7 +46,7 @@ func (l *tcpInfoLog) watch(c net.Conn) net.Conn {
 	if !ok {
 		return c
 	}
-	sc := &sampledConn{TCPConn: tc, local: tc.LocalAddr().String(), peer: tc.RemoteAddr().String()}
+	sc := &sampledConn{TCPConn: tc, local: tc.LocalAddr().String(), peer: tc.RemoteAddr().String(), done: make(chan struct{})}
 	l.mu.Lock()
 	if len(l.conns) >= maxTrackedConns {
 		l.conns = append(l.conns[:0], l.conns[maxTrackedConns/2:]...) // keep the newest half
@@ -63,7 +68,8 @@ func (s *Server) TakeTCPInfo() []TCPConnInfo {
 	for _, c := range conns {
 		c.sample()
 		if info, ok := c.lastInfo(); ok {
-			out = append(out, TCPConnInfo{Local: c.local, Peer: c.peer, Info: info})
+			cc, lowat := c.adapted()
+			out = append(out, TCPConnInfo{Local: c.local, Peer: c.peer, Info: info, AdaptCC: cc, AdaptLowat: lowat})
 		}
 	}
 	return out
@@ -97,6 +103,23 @@ type sampledConn struct {
 	info   tcpopt.TCPInfo
 	have   bool
 	closed bool
+	done   chan struct{} // closed with the socket: the adaptive loop ends
+
+	adaptCC    string // adapt.go's outcome so far
+	adaptLowat int
+}
+
+// setAdapt records the adaptive mechanisms' outcome so far.
+func (c *sampledConn) setAdapt(cc string, lowat int) {
+	c.mu.Lock()
+	c.adaptCC, c.adaptLowat = cc, lowat
+	c.mu.Unlock()
+}
+
+func (c *sampledConn) adapted() (string, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.adaptCC, c.adaptLowat
 }
 
 func (c *sampledConn) NetConn() net.Conn { return c.TCPConn }
@@ -121,6 +144,9 @@ func (c *sampledConn) sampleLocked() {
 func (c *sampledConn) Close() error {
 	c.mu.Lock()
 	c.sampleLocked()
+	if !c.closed {
+		close(c.done)
+	}
 	c.closed = true
 	c.mu.Unlock()
 	return c.TCPConn.Close()

@@ -14,13 +14,14 @@ import (
 func CheckHost(s *spec.Study) error {
 	seen := map[string]bool{}
 	for _, c := range s.Conditions {
-		cc := c.TCP.CC
-		if seen[cc] {
-			continue
-		}
-		seen[cc] = true
-		if err := netem.CheckCongestionControl(cc); err != nil {
-			return fmt.Errorf("study %s: condition %s: cc %q: %w", s.Name, c.Describe(), cc, err)
+		for _, cc := range c.TCP.CongestionControls() {
+			if seen[cc] {
+				continue
+			}
+			seen[cc] = true
+			if err := netem.CheckCongestionControl(cc); err != nil {
+				return fmt.Errorf("study %s: condition %s: cc %q: %w", s.Name, c.Describe(), cc, err)
+			}
 		}
 	}
 	return nil

@@ -77,7 +77,7 @@ var htmlPage = template.Must(template.New("tune").Funcs(template.FuncMap{"n": fm
 <meta charset="utf-8"><title>spdylab tune: {{.Study}} {{.Protocol}}</title>
 <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}.won{background:#dfd}.lost{background:#fdd}</style>
 <h1>spdylab tune: {{.Protocol}} against {{.Baseline}} in {{.Study}}</h1>
-<p>Objective <b>{{.Objective}}</b> (worst: the smallest gain over the cells; won: the cells whose 95% interval lies above 1; mean: the mean gain),
+<p>Objective <b>{{.Objective}}</b> (worst: the smallest gain over the cells; won: the cells whose 95% interval lies above 1; mean: the mean gain; never-worse: the smallest lower bound of the gains' 95% intervals),
 gain = {{.Baseline}} {{.MetricTitle}} median / {{.Protocol}} {{.MetricTitle}} median. Budget {{.BudgetLoads}} loads; {{.LoadsStored}} stored{{if .Wall}}; wall time {{.Wall}}{{end}}.</p>
 <p>Winner: <b>{{if .Winner.Settings}}{{range $k, $v := .Winner.Settings}}{{$k}} = {{$v}}; {{end}}{{else}}the defaults{{end}}</b> (profile {{.Profile}}, written to profile.toml).
 {{range .Evaluation}}{{if eq .Name "winner"}}Its verdicts: on the <b>training cells</b> (which chose it) {{.TrainTally}}; on the <b>held-out cells</b> {{with .TestTally}}{{.}}{{else}}none{{end}}.{{end}}{{end}}</p>

@@ -202,6 +202,12 @@ func TestScoreObjectives(t *testing.T) {
 	if s := Score("won", g); s < 1 || s >= 2 {
 		t.Errorf("won %v: one cell's interval is above 1", s)
 	}
+	if s := Score("never-worse", g[:2]); s != 0.8 {
+		t.Errorf("never-worse %v, want the smallest lower bound 0.8", s)
+	}
+	if !math.IsNaN(Score("never-worse", g)) {
+		t.Error("never-worse over a cell without an interval must be NaN")
+	}
 	if !math.IsNaN(Score("worst", []stats.RatioCI{{Ratio: math.NaN()}})) {
 		t.Error("a cell without loads must make the score NaN")
 	}

@@ -39,6 +39,8 @@ var Space = []Knob{
 	{"session_policy", []string{"roundrobin", "priority", "large-apart"}},
 	{"pacing", []string{"on", "link"}},
 	{"notsent_lowat", []string{"16384", "65536"}},
+	{"adaptive_cc", []string{"true"}},
+	{"adaptive_lowat", []string{"true"}},
 	{"frame_size", []string{"4096", "65536"}},
 	{"session_window", []string{"1048576", "16777216"}},
 	{"hints", []string{"deps"}},

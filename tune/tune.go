@@ -68,6 +68,9 @@ func Prepare(cfg Config) (*Tuner, error) {
 	if err = CheckObjective(cfg.Objective); err != nil {
 		return nil, err
 	}
+	if err = checkObjectiveRuns(cfg.Objective, cfg.Budget.MinRuns); err != nil {
+		return nil, err
+	}
 	if err = checkMetric(cfg.Study, cfg.Metric); err != nil {
 		return nil, err
 	}

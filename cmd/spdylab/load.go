@@ -9,9 +9,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/spdylab/spdylab/harness"
 	"github.com/spdylab/spdylab/internal/atomicfile"
@@ -48,6 +50,7 @@ func init() {
 type loadRequest struct {
 	cond      probe.Condition
 	protos    []string
+	benches   []loadBench // one, or two when a profile's settings would reach the others (spec.ProfileBench)
 	runs      int
 	harDir    string
 	asJSON    bool
@@ -55,6 +58,26 @@ type loadRequest struct {
 	link      netem.Config
 	opt       harness.Options
 	spdy2Win  spdy2WindowsFlag
+}
+
+// loadBench is one bench of a load: its condition, the protocols it
+// loads, and each one's condition as loaded where it is not the bench's
+// (a profile's baseline on the profiled bench loads as it is).
+type loadBench struct {
+	cond   probe.Condition
+	protos []string
+	own    map[string]probe.Condition
+	bench  *harness.Bench
+}
+
+// condFor is the condition a load over proto on this bench has.
+func (lb *loadBench) condFor(proto string) probe.Condition {
+	if c, ok := lb.own[proto]; ok {
+		return c
+	}
+	c := lb.cond
+	c.Proto = proto
+	return c
 }
 
 func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -78,37 +101,60 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	bench, err := harness.Open(ctx, req.cond, req.opt)
-	if err != nil && ctx.Err() != nil {
-		// Interrupted while the bench was built: Open has torn down what
-		// it made; the exit status says why it stopped.
-		fmt.Fprintln(stderr, "spdylab load: interrupted while building the testbed; nothing left behind")
-		return 130
+	defer closeBenches(req.benches, stderr) // after a panic; a closed bench is not closed again
+	for i := range req.benches {
+		lb := &req.benches[i]
+		bench, err := harness.Open(ctx, lb.cond, req.opt)
+		if err != nil && ctx.Err() != nil {
+			// Interrupted while the bench was built: Open has torn down what
+			// it made; the exit status says why it stopped.
+			fmt.Fprintln(stderr, "spdylab load: interrupted while building the testbed; nothing left behind")
+			closeBenches(req.benches, stderr)
+			return 130
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "spdylab load: %v\n", err)
+			closeBenches(req.benches, stderr)
+			return 1
+		}
+		lb.bench = bench
 	}
+	checks := make([]*probe.LinkCheck, len(req.benches))
+	for i := range req.benches {
+		checks[i] = introduceBench(ctx, &req.benches[i], req, stdout, stderr)
+	}
+	results, err := loadAll(ctx, req, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "spdylab load: %v\n", err)
-		return 1
-	}
-	defer bench.Close()
-	check := introduceBench(ctx, bench, req, stdout, stderr)
-	results, err := loadAll(ctx, bench, req, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "spdylab load: %v\n", err)
+		closeBenches(req.benches, stderr)
 		return 1
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "spdylab load: interrupted; tearing the testbed down")
-		if err := bench.Close(); err != nil {
-			fmt.Fprintf(stderr, "spdylab load: cleanup: %v\n", err)
-		}
+		closeBenches(req.benches, stderr)
 		return 130
 	}
-	status = printSummaries(bench, req, results, check, stdout)
-	if err := bench.Close(); err != nil {
-		fmt.Fprintf(stderr, "spdylab load: cleanup: %v\n", err)
+	status = printSummaries(req, results, checks, stdout)
+	if !closeBenches(req.benches, stderr) {
 		status = 1
 	}
 	return status
+}
+
+// closeBenches tears down the benches opened so far; false when one's
+// cleanup failed.
+func closeBenches(benches []loadBench, stderr io.Writer) bool {
+	ok := true
+	for i := range benches {
+		if b := benches[i].bench; b != nil {
+			benches[i].bench = nil
+			if err := b.Close(); err != nil {
+				fmt.Fprintf(stderr, "spdylab load: cleanup: %v\n", err)
+				ok = false
+			}
+		}
+	}
+	return ok
 }
 
 // parseLoadFlags parses and checks the flags; status is -1 to go on, else
@@ -127,7 +173,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	workDir := fs.String("work-dir", "", "where generated pages are cached (default: $TMPDIR/spdylab-work)")
 	fs.StringVar(&req.serverLog, "server-log", "", "append the servers' connection and access log to `file`")
 	req.spdy2Win.register(fs)
-	profileFile := fs.String("profile", "", "apply a profile `file` (spdylab tune writes one): its settings win over the flags; every --proto must be one it names")
+	profileFile := fs.String("profile", "", "apply a profile `file` (spdylab tune writes one, profiles/ ships some) to the --proto it names, where its settings win over the flags; the other --proto load as they are, interleaved (on a bench of their own when the profile sets a knob they take too, e.g. iw)")
 	pcapDir := fs.String("pcap", "", "write one pcap file per load into `dir` (<page>-<proto>-runNNN.pcap): the packets on the client's side of the emulated link")
 	link := netem.RegisterFlags(fs)
 	setShortHelp(fs, loadShort(), loadCommonFlags, loadAbout(), loadFlagGroups...)
@@ -158,23 +204,16 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	if req.link, err = link.Config(); err != nil {
 		return usageErr("%v", err)
 	}
-	var prof *spec.Profile
-	if *profileFile != "" {
-		if prof, err = loadProfile(*profileFile, req.protos); err != nil {
-			return usageErr("--profile: %v", err)
-		}
-	}
-	if req.cond, err = loadCondition(fields, link, prof, req.protos[0]); err != nil {
+	if req.benches, err = loadBenches(fields, link, *profileFile, req.protos, *timeout); err != nil {
 		return usageErr("%v", err)
 	}
-	req.cond.Timeout = *timeout
-	if err := checkEachProto(req.cond, req.protos); err != nil {
-		return usageErr("%v", err)
-	}
+	req.cond = req.benches[0].cond
 	// Check the page (and every other condition field) before building a
 	// testbed, so a typo costs nothing and exits 2.
-	if _, err := harness.Validate(req.cond, link.Seed); err != nil {
-		return usageErr("%v", err)
+	for _, lb := range req.benches {
+		if _, err := harness.Validate(lb.cond, link.Seed); err != nil {
+			return usageErr("%v", err)
+		}
 	}
 	req.opt = harness.Options{WorkDir: *workDir, Seed: link.Seed, Timeout: *timeout, PcapDir: *pcapDir,
 		Testbed: func(c *netem.Config) { c.PacketLog, c.PacketLogPath = req.link.PacketLog, req.link.PacketLogPath }}
@@ -185,26 +224,12 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 // values as a study builds a matrix point (probe.BuildCondition), with the
 // defaults stored empty in their stored spelling (probe.Normalize). Its
 // Link.Seed stays 0, as a study's: the load's seed (--seed) seeds the loss.
-func loadCondition(fields *probe.FieldFlags, link *netem.FlagValues, prof *spec.Profile, proto string) (probe.Condition, error) {
-	vals, err := fields.Values()
-	if err != nil {
-		return probe.Condition{}, err
-	}
-	linkVals, err := link.Fields.Values()
-	if err != nil {
-		return probe.Condition{}, err
-	}
-	for k, v := range linkVals {
-		vals[k] = v
-	}
-	// Flags hold every field; only those on the command line count as
-	// set, so --stack 2012 fills in the rest (probe.ExpandStack).
-	vals = probe.OmitUngivenPieces(vals, func(name string) bool { return fields.Given(name) || link.Fields.Given(name) })
-	if prof != nil {
-		// One bench serves every --proto, all named by the profile.
-		vals["protocol"] = proto
-		vals = prof.Apply(vals)
-		delete(vals, "protocol")
+func loadCondition(fields *probe.FieldFlags, link *netem.FlagValues, vals map[string]string) (probe.Condition, error) {
+	if vals == nil {
+		var err error
+		if vals, err = loadValues(fields, link); err != nil {
+			return probe.Condition{}, err
+		}
 	}
 	c, err := probe.BuildCondition(vals)
 	if err != nil {
@@ -225,19 +250,73 @@ func loadCondition(fields *probe.FieldFlags, link *netem.FlagValues, prof *spec.
 	return probe.Normalize(c)
 }
 
-// loadProfile reads a profile file (kernel and probe checks included) and
-// refuses protocols it does not configure: one bench serves them all.
-func loadProfile(path string, protos []string) (*spec.Profile, error) {
-	p, err := studyfile.ParseProfileFile(path)
+// loadBenches builds the load's benches from the flags: one for every
+// --proto, or with --profile the split spec.Profile.Bench gives (the
+// profile's protocols profiled, the others as they are, on one bench
+// when the profile changes nothing they take).
+func loadBenches(fields *probe.FieldFlags, link *netem.FlagValues, profileFile string, protos []string, timeout time.Duration) ([]loadBench, error) {
+	plain, err := loadCondition(fields, link, nil)
 	if err != nil {
 		return nil, err
 	}
-	for _, proto := range protos {
-		if !p.AppliesTo(proto) {
-			return nil, fmt.Errorf("profile %s configures %s, not --proto %s (load that one without --profile)", p.Name, strings.Join(p.Protocols, ", "), proto)
-		}
+	plain.Timeout = timeout
+	if profileFile == "" {
+		return []loadBench{{cond: plain, protos: protos}}, checkEachProto(plain, protos)
 	}
-	return p, nil
+	prof, err := studyfile.ParseProfileFile(profileFile)
+	if err != nil {
+		return nil, fmt.Errorf("--profile: %w", err)
+	}
+	vals, err := loadValues(fields, link)
+	if err != nil {
+		return nil, err
+	}
+	split, err := prof.Bench(vals, protos)
+	if err != nil {
+		return nil, fmt.Errorf("--profile: %w", err)
+	}
+	profiled, err := loadCondition(fields, link, split.Values)
+	if err != nil {
+		return nil, err
+	}
+	profiled.Timeout = timeout
+	if err := checkEachProto(profiled, split.Profiled); err != nil {
+		return nil, err
+	}
+	if len(split.Others) == 0 {
+		return []loadBench{{cond: profiled, protos: protos}}, nil
+	}
+	if err := checkEachProto(plain, split.Others); err != nil {
+		return nil, err
+	}
+	if !split.Shared {
+		return []loadBench{{cond: profiled, protos: split.Profiled}, {cond: plain, protos: split.Others}}, nil
+	}
+	own := map[string]probe.Condition{}
+	for _, p := range split.Others {
+		c := plain
+		c.Proto = p
+		own[p] = c
+	}
+	return []loadBench{{cond: profiled, protos: protos, own: own}}, nil
+}
+
+// loadValues is the matrix point load's own and the link's flags give.
+// Flags hold every field; only those on the command line count as set, so
+// --stack 2012 fills in the rest (probe.ExpandStack).
+func loadValues(fields *probe.FieldFlags, link *netem.FlagValues) (map[string]string, error) {
+	vals, err := fields.Values()
+	if err != nil {
+		return nil, err
+	}
+	linkVals, err := link.Fields.Values()
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range linkVals {
+		vals[k] = v
+	}
+	return probe.OmitUngivenPieces(vals, func(name string) bool { return fields.Given(name) || link.Fields.Given(name) }), nil
 }
 
 // checkEachProto checks c, then c with each protocol to load
@@ -261,7 +340,8 @@ func checkEachProto(c probe.Condition, protos []string) error {
 // self-check before the first load: it tells the user whether the link
 // delivers what was asked for, and its pings resolve the neighbours on the
 // path so the first load does not pay for that.
-func introduceBench(ctx context.Context, bench *harness.Bench, req loadRequest, stdout, stderr io.Writer) *probe.LinkCheck {
+func introduceBench(ctx context.Context, lb *loadBench, req loadRequest, stdout, stderr io.Writer) *probe.LinkCheck {
+	bench := lb.bench
 	cond, m := bench.Condition(), bench.Manifest()
 	if !req.asJSON {
 		where := fmt.Sprintf("loopback (no link), %d server(s)", cond.Shards)
@@ -273,9 +353,12 @@ func introduceBench(ctx context.Context, bench *harness.Bench, req loadRequest, 
 		if knobs := cond.ServerKnobs(); knobs != "" {
 			where += ", " + knobs
 		}
+		if len(req.benches) > 1 {
+			where += " (bench of " + strings.Join(lb.protos, ", ") + ")"
+		}
 		fmt.Fprintf(stdout, "page %s (%d resources, %d bytes) on %d host(s), %s\n", m.Name, len(m.Resources), m.TotalBytes(), len(m.Hosts), where)
-		for _, p := range req.protos {
-			if ignored := probe.IgnoredBy(cond, p); len(ignored) > 0 {
+		for _, p := range lb.protos {
+			if ignored := probe.IgnoredBy(lb.condFor(p), p); len(ignored) > 0 {
 				fmt.Fprintf(stdout, "%s ignores %s (not a setting of %s)\n", p, strings.Join(ignored, ", "), p)
 			}
 		}
@@ -305,14 +388,22 @@ func linkCheckLine(lc probe.LinkCheck) string {
 
 // loadAll loads the page req.runs times per protocol, protocols
 // interleaved load by load, reporting each load and writing its HAR.
-func loadAll(ctx context.Context, bench *harness.Bench, req loadRequest, stderr io.Writer) (map[string][]probe.Result, error) {
+func loadAll(ctx context.Context, req loadRequest, stderr io.Writer) (map[string][]probe.Result, error) {
+	benchOf := map[string]*loadBench{}
+	for i := range req.benches {
+		for _, p := range req.benches[i].protos {
+			benchOf[p] = &req.benches[i]
+		}
+	}
 	results := map[string][]probe.Result{}
 	for run := 0; run < req.runs && ctx.Err() == nil; run++ {
 		for _, p := range req.protos {
 			if ctx.Err() != nil {
 				break
 			}
-			r := bench.Load(ctx, p, run)
+			lb := benchOf[p]
+			r := lb.bench.Load(ctx, p, run)
+			r.Condition = lb.condFor(p) // a profile's baseline loads as it is
 			results[p] = append(results[p], r)
 			if r.Failed {
 				fmt.Fprintf(stderr, "run %d %s: failed: %s\n", run+1, p, r.Error)
@@ -320,7 +411,7 @@ func loadAll(ctx context.Context, bench *harness.Bench, req loadRequest, stderr 
 				fmt.Fprintln(stderr, report.RunLine(r, run, req.runs))
 			}
 			if req.harDir != "" && len(r.HAR) > 0 {
-				name := harness.LoadFileName(bench.Manifest().Name, p, run, ".har")
+				name := harness.LoadFileName(lb.bench.Manifest().Name, p, run, ".har")
 				if err := atomicfile.Write(filepath.Join(req.harDir, name), r.HAR); err != nil {
 					return nil, fmt.Errorf("--har: %w", err)
 				}
@@ -332,15 +423,24 @@ func loadAll(ctx context.Context, bench *harness.Bench, req loadRequest, stderr 
 
 // printSummaries prints one summary per protocol (report's statistics);
 // the status is 1 when every load of some protocol failed.
-func printSummaries(bench *harness.Bench, req loadRequest, results map[string][]probe.Result, check *probe.LinkCheck, stdout io.Writer) int {
+func printSummaries(req loadRequest, results map[string][]probe.Result, checks []*probe.LinkCheck, stdout io.Writer) int {
 	status := 0
-	base := report.LoadBaseline(req.protos)
-	baseSummary := report.SummarizeLoads(bench.Manifest().Name, base, bench.Condition(), results[base])
+	summarize := func(p string) report.LoadSummary {
+		for i := range req.benches {
+			lb := &req.benches[i]
+			if slices.Contains(lb.protos, p) {
+				s := report.SummarizeLoads(lb.bench.Manifest().Name, p, lb.condFor(p), results[p])
+				s.LinkCheck = checks[i]
+				return s
+			}
+		}
+		panic("spdylab load: protocol " + p + " on no bench")
+	}
+	baseSummary := summarize(report.LoadBaseline(req.protos))
 	var all []report.LoadSummary
 	for _, p := range req.protos {
-		s := report.SummarizeLoads(bench.Manifest().Name, p, bench.Condition(), results[p])
+		s := summarize(p)
 		s.CompareWith(baseSummary) // the gain and its interval against the baseline protocol
-		s.LinkCheck = check
 		if s.Failed == s.Runs {
 			status = 1
 		}

@@ -14,6 +14,7 @@ var loadExamples = []string{
 	"spdylab load --page pageB --proto https,spdy/3.1 --loss 1% --sessions 3 --session-policy priority --runs 5",
 	"spdylab load --page har:site.har --compute none --deps flat --rtt 100ms    # NSDI'14: no computation, no dependencies",
 	"spdylab load --page pageB --proto https,spdy/3.1 --frame-size 4096 --runs 5    # https ignores the SPDY-only knob",
+	"spdylab load --page pageC --proto https,spdy/3.1 --profile profiles/spdy-never-worse.toml --loss 1% --rtt 100ms    # the profile on spdy/3.1, https as it is",
 }
 
 // loadShort is what load -h says it does; loadAbout the same in full

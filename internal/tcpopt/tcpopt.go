@@ -154,7 +154,23 @@ type TCPInfo struct {
 	// socket's cap (SO_MAX_PACING_RATE; ~0 = none), both in bytes/s.
 	PacingRate    uint64
 	MaxPacingRate uint64
+	// MinRTTms is the smallest RTT the connection has seen (the path's
+	// base delay, no queue), DeliveryRate its most recent delivery rate
+	// sample in bytes/s and CAState the congestion state (CAOpen, ...):
+	// what a server adapting per connection reads (server/adapt.go).
+	MinRTTms     float64
+	DeliveryRate uint64
+	CAState      uint8
 }
+
+// The kernel's congestion states (TCP_INFO's tcpi_ca_state).
+const (
+	CAOpen     = 0
+	CADisorder = 1
+	CACWR      = 2
+	CARecovery = 3
+	CALoss     = 4
+)
 
 // infiniteSsthresh is the kernel's TCP_INFINITE_SSTHRESH: a connection that
 // has not left its initial slow start.
@@ -197,5 +213,8 @@ func Info(c net.Conn) (TCPInfo, error) {
 		MaxPacingRate: ti.Max_pacing_rate,
 		RTOs:          uint32(ti.Total_rto),
 		RTOTimems:     ti.Total_rto_time,
+		MinRTTms:      float64(ti.Min_rtt) / 1000,
+		DeliveryRate:  ti.Delivery_rate,
+		CAState:       ti.Ca_state,
 	}, nil
 }

@@ -1,0 +1,69 @@
+package harness
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spdylab/spdylab/internal/testutil"
+	"github.com/spdylab/spdylab/netem"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// TestAdaptiveMechanismsActOnARealLossyLink: over an emulated link with
+// random loss (2%, a deep queue the page cannot fill at cubic's lossy
+// window), the servers' adaptive cc finds losses at the base RTT and
+// moves connections to bbr (their TCP_INFO read at the end says bbr),
+// adaptive lowat sets a low-water mark from the measured delivery rate,
+// and the load's result says so. Without the knobs the servers record no
+// adaptive outcome and every connection stays cubic.
+func TestAdaptiveMechanismsActOnARealLossyLink(t *testing.T) {
+	testutil.RequireRoot(t)
+	link := probe.Link{DownBps: 10e6, UpBps: 2e6, RTT: 60 * time.Millisecond, LossDown: 0.02, QueuePkts: 100, Shared: true}
+	for i, adaptive := range []bool{true, false} {
+		c := probe.Condition{Page: "pageC", Shards: 1, Link: link, TCP: probe.TCP{CC: "cubic", AdaptiveCC: adaptive, AdaptiveLowat: adaptive}}
+		name := []string{"adapt1", "adapt0"}[i]
+		b := openBench(t, c, Options{Testbed: func(cfg *netem.Config) { cfg.Name = name }})
+		r := b.Load(context.Background(), probe.ProtoSPDY31, 0)
+		if r.Failed {
+			t.Fatalf("adaptive %v: %s", adaptive, r.Error)
+		}
+		if r.ServerTCP == nil {
+			t.Fatalf("adaptive %v: no server TCP_INFO", adaptive)
+		}
+		t.Logf("adaptive %v: PLT %.0f ms, %d server retransmits: %s", adaptive, r.PLTms, r.ServerTCP.Retransmits(), r.Adaptive)
+		switched, lowat := 0, 0
+		for _, ci := range r.ServerTCP.Conns {
+			if ci.AdaptCC == probe.AdaptCCSwitched {
+				switched++
+				if ci.CongestionCC != "bbr" {
+					t.Errorf("connection %s recorded a switch to bbr but runs %q", ci.Peer, ci.CongestionCC)
+				}
+			}
+			if ci.AdaptLowat > 0 {
+				lowat++
+			}
+			if !adaptive && (ci.AdaptCC != "" || ci.AdaptLowat != 0 || ci.CongestionCC != "cubic") {
+				t.Errorf("without the knobs: connection %s adapt_cc %q, lowat %d, cc %q", ci.Peer, ci.AdaptCC, ci.AdaptLowat, ci.CongestionCC)
+			}
+		}
+		if !adaptive {
+			if r.Adaptive != "" {
+				t.Errorf("without the knobs the result says %q", r.Adaptive)
+			}
+			b.Close()
+			continue
+		}
+		if r.ServerTCP.Retransmits() == 0 {
+			t.Fatalf("no server retransmits at 2%% loss: the test's link lost nothing")
+		}
+		if switched == 0 || lowat == 0 {
+			t.Errorf("adaptive: %d connections switched to bbr, %d with a lowat, of %d; want both", switched, lowat, len(r.ServerTCP.Conns))
+		}
+		if !strings.Contains(r.Adaptive, "adaptive cc: bbr on") || !strings.Contains(r.Adaptive, "adaptive lowat: set on") {
+			t.Errorf("result's note %q, want what both mechanisms did", r.Adaptive)
+		}
+		b.Close()
+	}
+}

@@ -1,0 +1,114 @@
+package probe
+
+import (
+	"fmt"
+	"strings"
+)
+
+// This file names what the servers' adaptive mechanisms (adaptive_cc,
+// adaptive_lowat; server/adapt.go) did on each connection, as
+// TCPInfo.AdaptCC records it, and sums it up per load (Result.Adaptive).
+
+// AdaptCC outcomes of one connection.
+const (
+	// AdaptCCSwitched: a loss came while the RTT was near its minimum, so
+	// the connection moved to bbr.
+	AdaptCCSwitched = "bbr"
+	// AdaptCCQueue: every loss came with the RTT inflated (a full queue,
+	// which bbr would fill further): the connection kept its cc.
+	AdaptCCQueue = "kept:queue"
+	// AdaptCCBack: switched to bbr, then losses came with an inflated RTT
+	// (bbr overfilling a shallow queue): back to the first cc.
+	AdaptCCBack = "back"
+	// AdaptCCQuiet: no loss seen; nothing to decide on.
+	AdaptCCQuiet = "kept:no-loss"
+	// AdaptCCNoSignal: no TCP_INFO (not a TCP socket, or the kernel
+	// refused the read or the switch): the static cc held.
+	AdaptCCNoSignal = "kept:no-signal"
+)
+
+// AdaptiveNote sums up over a load's server connections what the adaptive
+// mechanisms c turns on did: "adaptive cc: bbr on 2 of 3 connections (1
+// kept: queue)", "adaptive lowat: set on 3 of 3 connections
+// (16384..62500 bytes)"; when no connection carried their evidence, that
+// the static setting held. "" when c turns none on or proto does not
+// take them.
+func AdaptiveNote(c Condition, proto string, conns []TCPInfo) string {
+	var parts []string
+	if c.TCP.AdaptiveCC && !slicesContain(IgnoredBy(c, proto), "adaptive_cc") {
+		parts = append(parts, adaptCCNote(c, conns))
+	}
+	if c.TCP.AdaptiveLowat && !slicesContain(IgnoredBy(c, proto), "adaptive_lowat") {
+		parts = append(parts, adaptLowatNote(conns))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func adaptCCNote(c Condition, conns []TCPInfo) string {
+	static := c.TCP.CC
+	if static == "" {
+		static = "the kernel default"
+	}
+	counts := map[string]int{}
+	for _, t := range conns {
+		if t.AdaptCC != "" {
+			counts[t.AdaptCC]++
+		}
+	}
+	n := len(conns)
+	if n == 0 || counts[AdaptCCNoSignal] == n || len(counts) == 0 {
+		return fmt.Sprintf("adaptive cc: no signal (no server TCP_INFO): the static cc (%s) held", static)
+	}
+	s := fmt.Sprintf("adaptive cc: bbr on %d of %d connections", counts[AdaptCCSwitched], n)
+	var rest []string
+	for _, k := range []string{AdaptCCBack, AdaptCCQueue, AdaptCCQuiet, AdaptCCNoSignal} {
+		if counts[k] > 0 {
+			rest = append(rest, fmt.Sprintf("%d %s", counts[k], k))
+		}
+	}
+	if len(rest) > 0 {
+		s += " (" + strings.Join(rest, ", ") + ")"
+	}
+	return s
+}
+
+func adaptLowatNote(conns []TCPInfo) string {
+	set, lo, hi := 0, 0, 0
+	for _, t := range conns {
+		if t.AdaptLowat <= 0 {
+			continue
+		}
+		if set == 0 || t.AdaptLowat < lo {
+			lo = t.AdaptLowat
+		}
+		hi = max(hi, t.AdaptLowat)
+		set++
+	}
+	if set == 0 {
+		return "adaptive lowat: no signal (no delivery rate or minimum RTT in the servers' TCP_INFO): the kernel's default held"
+	}
+	return fmt.Sprintf("adaptive lowat: set on %d of %d connections (%d..%d bytes)", set, len(conns), lo, hi)
+}
+
+func slicesContain(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// AdaptiveCCTarget is the algorithm adaptive_cc switches a connection to.
+const AdaptiveCCTarget = "bbr"
+
+// CongestionControls lists the congestion controls the servers may run
+// under t: its cc ("" = the kernel default) and, with adaptive_cc, the
+// one it switches to; each must be in the kernel before any load.
+func (t TCP) CongestionControls() []string {
+	ccs := []string{t.CC}
+	if t.AdaptiveCC {
+		ccs = append(ccs, AdaptiveCCTarget)
+	}
+	return ccs
+}

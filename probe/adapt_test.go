@@ -1,0 +1,67 @@
+package probe
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAdaptiveNote: the load's note counts what each mechanism did over
+// the servers' connections, says the static setting held when none
+// carried a signal, and is empty when the knobs are off or the protocol
+// ignores them.
+func TestAdaptiveNote(t *testing.T) {
+	on := Condition{TCP: TCP{CC: "cubic", AdaptiveCC: true, AdaptiveLowat: true}}
+	conns := []TCPInfo{
+		{AdaptCC: AdaptCCSwitched, AdaptLowat: 20000},
+		{AdaptCC: AdaptCCSwitched, AdaptLowat: 60000},
+		{AdaptCC: AdaptCCQueue},
+	}
+	got := AdaptiveNote(on, ProtoSPDY31, conns)
+	for _, want := range []string{"adaptive cc: bbr on 2 of 3 connections (1 kept:queue)", "adaptive lowat: set on 2 of 3 connections (20000..60000 bytes)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("note %q, want %q in it", got, want)
+		}
+	}
+	got = AdaptiveNote(on, ProtoHTTPS, nil)
+	if !strings.Contains(got, "no signal") || !strings.Contains(got, "static cc (cubic) held") || !strings.Contains(got, "kernel's default held") {
+		t.Errorf("no connections: note %q, want the fallback named", got)
+	}
+	if got := AdaptiveNote(on, ProtoH3, nil); got != "" {
+		t.Errorf("h3 (ignores both): note %q", got)
+	}
+	if got := AdaptiveNote(Condition{}, ProtoSPDY31, conns); got != "" {
+		t.Errorf("knobs off: note %q", got)
+	}
+}
+
+// TestAdaptiveKnobsRules: the knobs apply to TCP protocols only (one
+// rule, applies.go), refuse a fixed notsent_lowat beside adaptive_lowat
+// and cc bbr beside adaptive_cc, and adaptive_cc needs bbr in the kernel.
+func TestAdaptiveKnobsRules(t *testing.T) {
+	c, err := BuildCondition(map[string]string{"page": "pageA", "adaptive_cc": "true", "adaptive_lowat": "true", "rate": "10mbit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckApplies(c, []string{ProtoH3}); err == nil || !strings.Contains(err.Error(), "adaptive_cc") {
+		t.Errorf("adaptive_cc on h3 alone: %v, want it refused", err)
+	}
+	if err := CheckApplies(c, []string{ProtoH3, ProtoSPDY31}); err != nil {
+		t.Errorf("beside spdy/3.1: %v", err)
+	}
+	for _, v := range []map[string]string{
+		{"adaptive_lowat": "true", "notsent_lowat": "16384"},
+		{"adaptive_cc": "true", "cc": "bbr"},
+	} {
+		v["page"] = "pageA"
+		c, err := BuildCondition(v)
+		if err == nil {
+			_, err = Normalize(c)
+		}
+		if err == nil {
+			t.Errorf("%v accepted", v)
+		}
+	}
+	if got := c.TCP.CongestionControls(); len(got) != 2 || got[1] != "bbr" {
+		t.Errorf("congestion controls %v, want bbr among them", got)
+	}
+}

@@ -1,0 +1,233 @@
+package server
+
+import (
+	"net"
+	"time"
+
+	"github.com/spdylab/spdylab/internal/tcpopt"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// Adaptive mechanisms: what a server can decide per connection from its
+// own socket's TCP_INFO alone (never the emulator's configuration), as a
+// deployed SPDY server could.
+//
+//   - Adaptive congestion control (Config.AdaptiveCC). Signal: a new
+//     retransmission (loss) and the smoothed RTT against the connection's
+//     minimum RTT at that moment. Decision: a loss while the RTT sits near
+//     its minimum is not a full queue's (random loss on the path), and a
+//     loss-based cc (cubic, reno) halves its window for nothing there, so
+//     the connection switches to bbr (TCP_CONGESTION mid-connection); a
+//     loss with the RTT inflated is a queue overflowing, where bbr would
+//     keep the queue fuller, so it stays. A connection moved to bbr that,
+//     once bbr's start-up is over (bbrSettle round trips after the
+//     switch), loses with the RTT inflated and at more than twice the
+//     loss rate it had before and over 5% (retransmitted / sent segments: bbr
+//     overfilling a shallow queue shared with the page's other
+//     connections; random loss keeps its rate whatever the queue) goes
+//     back, once.
+//   - Adaptive TCP_NOTSENT_LOWAT (Config.AdaptiveLowat). Signal: the
+//     delivery rate sample and the minimum RTT. Decision: the low-water
+//     mark is their product (one round trip of data at the rate the path
+//     delivers; 16 KiB..4 MiB), reset when it moves by a quarter, so the
+//     socket holds what keeps the path busy for a round trip and the SPDY
+//     scheduler, not the socket buffer, orders the rest: a high-priority
+//     stream waits behind at most that much.
+//
+// A connection without TCP_INFO keeps the static settings and says so
+// (probe.AdaptCCNoSignal, no lowat).
+
+// adaptInterval is how often a connection's TCP_INFO is read: a few
+// times per round trip at the lab's RTTs (20-100 ms), so a decision lags
+// a loss by a fraction of a round trip.
+const adaptInterval = 10 * time.Millisecond
+
+// Thresholds of the cc decision: the RTT counts as inflated when the
+// smoothed RTT exceeds the minimum by a quarter and by more than
+// rttSlackMs (delayed ACKs and the RTT's own variance at small RTTs).
+const (
+	rttInflated = 1.25
+	rttSlackMs  = 5
+	adaptCC     = probe.AdaptiveCCTarget
+	// The loss rate under bbr that sends a connection back is backRate
+	// times the rate before the switch, over at least backSegs segments
+	// sent under bbr after its start-up (bbrSettle minimum RTTs after the
+	// switch). Neither RTT inflation nor losses during start-up are
+	// evidence: start-up sends up to 2.89 times the path's BDP for a few
+	// round trips, filling a deep queue (measured: 2% loss, a 100-packet
+	// queue at 10 Mbit/s, the RTT 60 -> 150 ms at an unchanged loss rate)
+	// and overflowing one shallower than the BDP (study 1's 50 packets at
+	// 100 ms: counted from the switch, 5 of 10 single-connection loads of
+	// page C went back to cubic and took 10-29 s against 6-8 s on bbr).
+	// The rate must also exceed backMinRate: the rate before the switch
+	// comes from the few segments up to the first losses and is often
+	// under the path's random loss rate, so twice it is no evidence by
+	// itself (measured: 2% random loss sent a connection back); bbr
+	// overfilling a shallow queue loses far more than 5%.
+	backRate    = 2
+	backMinRate = 0.05
+	backSegs    = 100
+	bbrSettle   = 8
+)
+
+// Bounds of the adaptive low-water mark: 16 KiB (a common static value;
+// below it the writer wakes per segment), 4 MiB (above any lab BDP).
+const (
+	minAdaptLowat = 16 << 10
+	maxAdaptLowat = 4 << 20
+)
+
+// ccAdapter is one connection's congestion-control decision.
+type ccAdapter struct {
+	retrans uint32 // retransmissions seen so far
+	outcome string // probe.AdaptCC*: "" while no loss was seen
+	// before is the loss rate (retransmitted / sent segments) at the
+	// switch to bbr; switchAt when it switched (time since the
+	// connection's first sample).
+	before   float64
+	switchAt time.Duration
+	// settled: bbr's start-up is over; its loss rate counts from
+	// settledRetrans, settledSegs.
+	settled                     bool
+	settledRetrans, settledSegs uint32
+}
+
+// observe takes one TCP_INFO sample, read at time at (since the
+// connection's first), and returns the algorithm to switch to now, ""
+// for none.
+func (a *ccAdapter) observe(ti tcpopt.TCPInfo, first string, at time.Duration) string {
+	if a.outcome == probe.AdaptCCSwitched && !a.settled && ti.MinRTTms > 0 &&
+		at-a.switchAt >= time.Duration(bbrSettle*ti.MinRTTms*float64(time.Millisecond)) {
+		a.settled, a.settledRetrans, a.settledSegs = true, ti.Retransmits, ti.SegsOut
+	}
+	if ti.Retransmits <= a.retrans || ti.MinRTTms <= 0 || ti.RTTms <= 0 {
+		return ""
+	}
+	a.retrans = ti.Retransmits
+	inflated := ti.RTTms > ti.MinRTTms*rttInflated && ti.RTTms-ti.MinRTTms > rttSlackMs
+	switch a.outcome {
+	case "", probe.AdaptCCQueue:
+		if inflated {
+			a.outcome = probe.AdaptCCQueue
+			return ""
+		}
+		a.outcome, a.switchAt = probe.AdaptCCSwitched, at
+		if ti.SegsOut > 0 {
+			a.before = float64(ti.Retransmits) / float64(ti.SegsOut)
+		}
+		return adaptCC
+	case probe.AdaptCCSwitched:
+		sent := ti.SegsOut - a.settledSegs
+		if !a.settled || !inflated || sent < backSegs || a.before == 0 {
+			return ""
+		}
+		after := float64(ti.Retransmits-a.settledRetrans) / float64(sent)
+		if after > max(backRate*a.before, backMinRate) {
+			a.outcome = probe.AdaptCCBack
+			return first
+		}
+	}
+	return ""
+}
+
+// result is the outcome to record when the connection ends.
+func (a *ccAdapter) result() string {
+	if a.outcome == "" {
+		return probe.AdaptCCQuiet
+	}
+	return a.outcome
+}
+
+// lowatFor is the low-water mark for a sample: delivery rate x minimum
+// RTT within the bounds; 0 when the sample has neither.
+func lowatFor(ti tcpopt.TCPInfo) int {
+	if ti.DeliveryRate == 0 || ti.MinRTTms <= 0 {
+		return 0
+	}
+	bdp := float64(ti.DeliveryRate) * ti.MinRTTms / 1000
+	return int(min(max(bdp, minAdaptLowat), maxAdaptLowat))
+}
+
+// lowatMoved tells whether a new mark differs enough from the one set to
+// reset it (a quarter either way), so noise in the rate sample does not
+// cost a system call every interval.
+func lowatMoved(set, next int) bool {
+	if next == 0 {
+		return false
+	}
+	if set == 0 {
+		return true
+	}
+	d := next - set
+	return d*4 > set || -d*4 > set
+}
+
+// adapting tells whether the server runs any adaptive mechanism.
+func (s *Server) adapting() bool { return s.cfg.AdaptiveCC || s.cfg.AdaptiveLowat }
+
+// startAdapting runs the adaptive mechanisms on an accepted connection
+// until it closes or the server shuts down. A connection that is not a
+// watched TCP socket records nothing (the harness then says no signal).
+func (s *Server) startAdapting(c net.Conn) {
+	sc, ok := c.(*sampledConn)
+	if !ok || !s.adapting() {
+		return
+	}
+	first, err := tcpopt.Congestion(sc.TCPConn)
+	if err != nil {
+		sc.setAdapt(probe.AdaptCCNoSignal, 0)
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.adaptLoop(sc, first)
+	}()
+}
+
+// adaptLoop reads the connection's TCP_INFO every adaptInterval and acts
+// on it; the outcome is recorded with the connection's TCP_INFO.
+func (s *Server) adaptLoop(sc *sampledConn, first string) {
+	var cc ccAdapter
+	lowat := 0
+	record := func(outcome string) {
+		if !s.cfg.AdaptiveCC {
+			outcome = ""
+		}
+		sc.setAdapt(outcome, lowat)
+	}
+	record(cc.result())
+	defer func() { record(cc.result()) }()
+	tick := time.NewTicker(adaptInterval)
+	defer tick.Stop()
+	start := time.Now()
+	for {
+		select {
+		case <-sc.done:
+			return
+		case <-s.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		ti, err := tcpopt.Info(sc.TCPConn)
+		if err != nil {
+			return // closed under us
+		}
+		if s.cfg.AdaptiveCC {
+			if to := cc.observe(ti, first, time.Since(start)); to != "" {
+				if err := tcpopt.SetCongestion(sc.TCPConn, to); err != nil {
+					s.logf("%s: adaptive cc to %s: %v", sc.peer, to, err)
+					cc.outcome = probe.AdaptCCNoSignal
+				}
+			}
+		}
+		if s.cfg.AdaptiveLowat {
+			if next := lowatFor(ti); lowatMoved(lowat, next) {
+				if err := tcpopt.SetNotSentLowat(sc.TCPConn, next); err == nil {
+					lowat = next
+				}
+			}
+		}
+		record(cc.result()) // as it stands: the load may end before the connection does
+	}
+}

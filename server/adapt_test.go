@@ -1,0 +1,114 @@
+package server
+
+import (
+	"testing"
+	"time"
+
+	"github.com/spdylab/spdylab/internal/tcpopt"
+	"github.com/spdylab/spdylab/probe"
+)
+
+// sample is a TCP_INFO reading as the adaptive loop gets it.
+func sample(retrans uint32, rtt, minRTT float64, rate uint64) tcpopt.TCPInfo {
+	return tcpopt.TCPInfo{Retransmits: retrans, RTTms: rtt, MinRTTms: minRTT, DeliveryRate: rate}
+}
+
+// sent is a sample with the segments sent so far.
+func sent(segs, retrans uint32, rtt, minRTT float64) tcpopt.TCPInfo {
+	ti := sample(retrans, rtt, minRTT, 0)
+	ti.SegsOut = segs
+	return ti
+}
+
+// TestAdaptiveCCDecides: recorded sequences of one connection's TCP_INFO
+// and what the decision does with each: a loss at the base RTT (random
+// loss) switches to bbr; losses with the RTT inflated (a queue
+// overflowing) keep cubic; bbr that then loses with the RTT inflated goes
+// back; no loss, no decision; no RTT sample, no decision.
+func TestAdaptiveCCDecides(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		samples  []tcpopt.TCPInfo
+		switches []string // non-empty decisions, in order
+		outcome  string
+	}{
+		{"random loss at 100 ms", []tcpopt.TCPInfo{sample(0, 104, 100, 0), sample(0, 103, 100, 0), sample(2, 106, 100, 0), sample(5, 104, 100, 0)},
+			[]string{"bbr"}, probe.AdaptCCSwitched},
+		{"random loss at 20 ms within the slack", []tcpopt.TCPInfo{sample(1, 24, 20, 0)}, []string{"bbr"}, probe.AdaptCCSwitched},
+		{"queue overflow at 20 ms", []tcpopt.TCPInfo{sample(0, 40, 20, 0), sample(0, 75, 20, 0), sample(3, 78, 20, 0), sample(6, 80, 20, 0)},
+			nil, probe.AdaptCCQueue},
+		{"queue overflow at 100 ms", []tcpopt.TCPInfo{sample(4, 158, 100, 0)}, nil, probe.AdaptCCQueue},
+		{"queue first, random loss later", []tcpopt.TCPInfo{sample(2, 150, 100, 0), sample(2, 101, 100, 0), sample(3, 102, 100, 0)},
+			[]string{"bbr"}, probe.AdaptCCSwitched},
+		// 1 loss in 100 segments before the switch; after bbr's start-up
+		// (8 round trips) 9 in 100 with the RTT tripled.
+		{"bbr overfills a shallow queue", []tcpopt.TCPInfo{sent(100, 1, 21, 20), sent(120, 1, 40, 20), sent(140, 4, 60, 20), sent(160, 6, 60, 20),
+			sent(180, 8, 60, 20), sent(200, 9, 60, 20), sent(220, 10, 60, 20), sent(240, 11, 60, 20), sent(260, 12, 60, 20),
+			sent(300, 15, 70, 20), sent(330, 18, 72, 20), sent(360, 21, 72, 20)},
+			[]string{"bbr", "cubic"}, probe.AdaptCCBack},
+		// 1 loss in 150 segments before the switch (the first loss came
+		// late), then 2% random loss under bbr with a deep queue's RTT:
+		// twice the first estimate, but no shallow queue's loss rate.
+		{"random loss under bbr above a low first estimate", []tcpopt.TCPInfo{sent(150, 1, 62, 60), sent(200, 2, 90, 60), sent(250, 3, 120, 60),
+			sent(300, 4, 130, 60), sent(350, 5, 140, 60), sent(400, 6, 140, 60), sent(450, 7, 140, 60), sent(500, 8, 140, 60),
+			sent(550, 9, 140, 60), sent(650, 11, 140, 60), sent(750, 13, 140, 60), sent(850, 15, 140, 60)},
+			[]string{"bbr"}, probe.AdaptCCSwitched},
+		// The same losses during bbr's start-up alone: no way back.
+		{"bbr's start-up overflows a queue shallower than the BDP", []tcpopt.TCPInfo{sent(100, 1, 101, 100), sent(160, 5, 150, 100), sent(220, 12, 160, 100),
+			sent(300, 20, 160, 100), sent(400, 21, 104, 100), sent(500, 22, 102, 100)},
+			[]string{"bbr"}, probe.AdaptCCSwitched},
+		// Recorded on the 2%-loss link of the harness test: one loss in
+		// about 50 segments before and after, the RTT 60 -> 150 ms.
+		{"bbr's start-up fills a deep queue under random loss", []tcpopt.TCPInfo{sent(50, 1, 68.5, 60.4), sent(100, 2, 70.1, 60.4), sent(150, 3, 64.1, 60.4),
+			sent(200, 5, 127.8, 60.4), sent(250, 6, 145.9, 60.4), sent(300, 7, 150.6, 60.4), sent(400, 9, 104.6, 60.4)},
+			[]string{"bbr"}, probe.AdaptCCSwitched},
+		{"no loss", []tcpopt.TCPInfo{sample(0, 100, 100, 0), sample(0, 180, 100, 0)}, nil, probe.AdaptCCQuiet},
+		{"no RTT sample", []tcpopt.TCPInfo{sample(3, 0, 0, 0)}, nil, probe.AdaptCCQuiet},
+	} {
+		var a ccAdapter
+		var got []string
+		for i, s := range tc.samples {
+			// One sample a round trip: the 20 ms rows' bbr settles after
+			// 8 samples, the 100 ms rows' too.
+			at := time.Duration(float64(i)*s.MinRTTms) * time.Millisecond
+			if to := a.observe(s, "cubic", at); to != "" {
+				got = append(got, to)
+			}
+		}
+		if len(got) != len(tc.switches) || len(got) > 0 && (got[0] != tc.switches[0] || got[len(got)-1] != tc.switches[len(tc.switches)-1]) {
+			t.Errorf("%s: switched %v, want %v", tc.name, got, tc.switches)
+		}
+		if a.result() != tc.outcome {
+			t.Errorf("%s: outcome %q, want %q", tc.name, a.result(), tc.outcome)
+		}
+	}
+}
+
+// TestAdaptiveLowat: the mark is delivery rate x minimum RTT within
+// 16 KiB..4 MiB, none without either signal, and reset only when it moves
+// by more than a quarter.
+func TestAdaptiveLowat(t *testing.T) {
+	for _, tc := range []struct {
+		ti   tcpopt.TCPInfo
+		want int
+	}{
+		{sample(0, 110, 100, 1_250_000), 125_000}, // 10 Mbit/s x 100 ms
+		{sample(0, 22, 20, 2_500_000), 50_000},    // 20 Mbit/s x 20 ms
+		{sample(0, 1, 0.1, 1_000_000), minAdaptLowat},
+		{sample(0, 200, 200, 1<<30), maxAdaptLowat},
+		{sample(0, 100, 100, 0), 0},
+		{sample(0, 0, 0, 1_250_000), 0},
+	} {
+		if got := lowatFor(tc.ti); got != tc.want {
+			t.Errorf("rate %d B/s, min rtt %v ms: lowat %d, want %d", tc.ti.DeliveryRate, tc.ti.MinRTTms, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		set, next int
+		want      bool
+	}{{0, 20000, true}, {100000, 120000, false}, {100000, 130000, true}, {100000, 70000, true}, {100000, 0, false}} {
+		if got := lowatMoved(tc.set, tc.next); got != tc.want {
+			t.Errorf("lowatMoved(%d, %d) = %v", tc.set, tc.next, got)
+		}
+	}
+}
