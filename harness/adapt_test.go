@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/testutil"
-	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -21,10 +20,9 @@ import (
 func TestAdaptiveMechanismsActOnARealLossyLink(t *testing.T) {
 	testutil.RequireRoot(t)
 	link := probe.Link{DownBps: 10e6, UpBps: 2e6, RTT: 60 * time.Millisecond, LossDown: 0.02, QueuePkts: 100, Shared: true}
-	for i, adaptive := range []bool{true, false} {
+	for _, adaptive := range []bool{true, false} {
 		c := probe.Condition{Page: "pageC", Shards: 1, Link: link, TCP: probe.TCP{CC: "cubic", AdaptiveCC: adaptive, AdaptiveLowat: adaptive}}
-		name := []string{"adapt1", "adapt0"}[i]
-		b := openBench(t, c, Options{Testbed: func(cfg *netem.Config) { cfg.Name = name }})
+		b := openBench(t, c, Options{})
 		r := b.Load(context.Background(), probe.ProtoSPDY31, 0)
 		if r.Failed {
 			t.Fatalf("adaptive %v: %s", adaptive, r.Error)
