@@ -36,7 +36,7 @@ func contrastLines(a *report.Analysis, f *File, name string, cells []*report.Con
 			}
 		}
 		// at/from: the gains at each setting; base/variant: each side's
-		// PLT at the second setting over its PLT at the first, so a gain
+		// metric (PLT by default) at the second setting over its PLT at the first, so a gain
 		// that moves is told apart from a side that moves.
 		type group struct{ at, from, base, variant []stats.Pair }
 		groups := map[string]*group{}
@@ -59,9 +59,9 @@ func contrastLines(a *report.Analysis, f *File, name string, cells []*report.Con
 		for _, g := range order {
 			gr := groups[g]
 			r := stats.GeoMeanContrast(gr.at, gr.from)
-			out = append(out, fmt.Sprintf("%s%s: gain at %s=%s / gain at %s=%s = %s over %d cells (%s); PLT at %s / at %s: %s %s, %s %s",
+			out = append(out, fmt.Sprintf("%s%s: gain at %s=%s / gain at %s=%s = %s over %d cells (%s); %s at %s / at %s: %s %s, %s %s",
 				name, g, cf, v2, cf, v1, ratioText(r), len(gr.at), contrastVerdict(r),
-				v2, v1, a.BaseLabel, ratioText(stats.GeoMeanRatio(gr.base)), name, ratioText(stats.GeoMeanRatio(gr.variant))))
+				a.Metric.Title, v2, v1, a.BaseLabel, ratioText(stats.GeoMeanRatio(gr.base)), name, ratioText(stats.GeoMeanRatio(gr.variant))))
 		}
 	}
 	return out

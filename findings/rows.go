@@ -35,6 +35,9 @@ type Row struct {
 	Command, Store         string
 	Commits, Date, Machine string
 	Table                  string // a driver finding's output (Markdown)
+	// Metric is what its gains are of (the file's metric key; PLT by
+	// default), as the report titles it.
+	Metric string
 }
 
 // Shown tells whether the row carries numbers.
@@ -62,6 +65,7 @@ func studyRows(f *File, s *spec.Study, dir string, base Row) []Row {
 		return []Row{base}
 	}
 	base.Status = StatusCurrent
+	base.Metric = a.MetricTitle()
 	got, want := storedLoads(a), len(s.Conditions)*s.Runs
 	if got == 0 {
 		base.Status, base.Reason = StatusMissing, "no load stored yet: run "+base.Command
@@ -180,7 +184,7 @@ func variantAnswers(a *report.Analysis, f *File) (answer, explain []string) {
 		}
 		byName[n] = append(byName[n], c)
 	}
-	plts := successfulPLTs(a)
+	plts := a.Values
 	for _, n := range names {
 		answer = append(answer, trendLines(a, f, n, byName[n], plts)...)
 		answer = append(answer, contrastLines(a, f, n, byName[n], plts)...)
@@ -273,8 +277,8 @@ func gainLine(a *report.Analysis, label, group string, cells []*report.Condition
 		vary := varying(cells)
 		var parts []string
 		for _, c := range cells {
-			parts = append(parts, fmt.Sprintf("%s%s (PLT %s vs %s)", where(a, c, vary), gainVerdict(c),
-				ms(c.PLT), ms(a.ByHash[c.BaseHash].PLT)))
+			parts = append(parts, fmt.Sprintf("%s%s (%s %s vs %s)", where(a, c, vary), gainVerdict(c),
+				a.Metric.Title, ms(c.Value), ms(a.ByHash[c.BaseHash].Value)))
 		}
 		return label + " vs " + a.BaseLabel + group + ": " + strings.Join(parts, "; ")
 	}
@@ -325,7 +329,7 @@ func gainCI(c *report.Condition) string {
 	return fmt.Sprintf("%.2f [%.2f, %.2f]", c.Gain, c.GainCI.Lo, c.GainCI.Hi)
 }
 
-// ms is a condition's median PLT ("?" without a successful load).
+// ms is a median of the chosen metric ("?" without a value).
 func ms(s report.Stats) string {
 	if s.N == 0 || math.IsNaN(s.Median) {
 		return "?"
@@ -337,7 +341,7 @@ func ms(s report.Stats) string {
 // bootstrap interval (stats.GeoMeanRatio) over each cell's successful
 // loads, one per run as the report counts them.
 func geoMean(a *report.Analysis, cells []*report.Condition) string {
-	plts := successfulPLTs(a)
+	plts := a.Values
 	var pairs []stats.Pair
 	for _, c := range cells {
 		pairs = append(pairs, stats.Pair{Num: plts[c.BaseHash], Den: plts[c.Hash]})
@@ -347,22 +351,6 @@ func geoMean(a *report.Analysis, cells []*report.Condition) string {
 		return fmt.Sprintf("%.2f (too few loads for an interval)", r.Ratio)
 	}
 	return fmt.Sprintf("%.2f [%.2f, %.2f]", r.Ratio, r.Lo, r.Hi)
-}
-
-// successfulPLTs are each condition's successful PLTs, the first
-// successful attempt of each run.
-func successfulPLTs(a *report.Analysis) map[string][]float64 {
-	out := map[string][]float64{}
-	seen := map[string]bool{}
-	for _, p := range a.Probes {
-		key := fmt.Sprintf("%s/%d", p.CondHash, p.Run)
-		if p.Result.Failed || seen[key] {
-			continue
-		}
-		seen[key] = true
-		out[p.CondHash] = append(out[p.CondHash], p.Result.PLTms)
-	}
-	return out
 }
 
 // where is "page=pageA loss=1%: ", a cell's values of the factors that
@@ -459,8 +447,8 @@ func explainLine(label string, cells []*report.Condition, why []report.WhyCell) 
 // from Chromium, and the category of its worst cell's largest gap.
 func fidelityAnswer(a *report.Analysis) (answer, explain []string) {
 	for _, s := range a.FidelitySums {
-		line := fmt.Sprintf("loader (%s) vs Chromium, %s on %s: mean |PLT ratio - 1| %.1f%% over %d cells, worst %.1f%%; %d within the 10%% goal, %d outside",
-			s.Profile, s.Proto, s.Pages, s.MeanAbsErrPct, s.Cells, s.WorstAbsErrPct, s.WithinGoal, s.Outside)
+		line := fmt.Sprintf("loader (%s) vs Chromium, %s on %s: mean |%s ratio - 1| %.1f%% over %d cells, worst %.1f%%; %d within the 10%% goal, %d outside",
+			s.Profile, s.Proto, s.Pages, a.Metric.Title, s.MeanAbsErrPct, s.Cells, s.WorstAbsErrPct, s.WithinGoal, s.Outside)
 		if w := s.Worst; w != nil {
 			line += fmt.Sprintf(" (worst cell ratio %.2f [%.2f, %.2f])", w.Ratio, w.Lo, w.Hi)
 			if gaps := w.CategoryGaps(); len(gaps) > 0 {

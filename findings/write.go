@@ -54,6 +54,9 @@ func (r Row) answerText() []string {
 		return []string{strings.ToUpper(r.Status) + ": " + r.Reason}
 	}
 	out := r.Answer
+	if r.Metric != "" && r.Metric != "PLT" {
+		out = append([]string{"gains in " + r.Metric + " (the file's metric), not PLT"}, out...)
+	}
 	if r.Status == StatusPartial {
 		out = append([]string{"PARTIAL: " + r.Reason}, out...)
 	}
@@ -77,7 +80,7 @@ func (r Row) runText() []string {
 func Markdown(rows []Row, command, rev string, now time.Time) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Findings\n\nWritten by `%s` at %s from commit %s. One row per finding (findings/*.toml);\n", command, now.Format("2006-01-02 15:04 UTC"), shortRev(rev))
-	b.WriteString("gains are median PLT of the baseline / the variant's, with 95% bootstrap intervals; a row that is not\ncurrent shows why instead of a number.\n\n")
+	b.WriteString("gains are the baseline's median PLT (or the metric a row names) / the variant's, with 95% bootstrap intervals;\na row that is not current shows why instead of a number.\n\n")
 	b.WriteString("| finding | question | answer [95%] | loads per cell | sample | explained by | late-load shift | run |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
@@ -110,7 +113,7 @@ var htmlPage = template.Must(template.New("findings").Parse(`<!DOCTYPE html>
 <style>body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px;vertical-align:top;font-size:90%}
 .bad{background:#fdd}.partial{background:#ffd}pre{white-space:pre-wrap}</style></head><body>
 <h1>Findings</h1>
-<p>Written by <code>{{.Command}}</code> at {{.Date}} from commit {{.Rev}}. Gains are median PLT of the baseline / the variant's, with 95% bootstrap intervals; a row that is not current shows why instead of a number.</p>
+<p>Written by <code>{{.Command}}</code> at {{.Date}} from commit {{.Rev}}. Gains are the baseline's median PLT (or the metric a row names) / the variant's, with 95% bootstrap intervals; a row that is not current shows why instead of a number.</p>
 <table><tr><th>finding</th><th>question</th><th>answer [95%]</th><th>loads per cell</th><th>sample</th><th>explained by</th><th>late-load shift</th><th>run</th></tr>
 {{range .Rows}}<tr class="{{.Class}}"><td>{{if .Report}}<a href="{{.Report}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</td><td>{{.Question}}</td><td>{{range .Answer}}{{.}}<br>{{end}}</td><td>{{.Loads}}</td><td>{{.Sample}}</td><td>{{range .Explain}}{{.}}<br>{{end}}</td><td>{{.Late}}</td><td>{{range .Run}}{{.}}<br>{{end}}</td></tr>
 {{end}}</table>

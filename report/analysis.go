@@ -6,6 +6,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -130,6 +131,11 @@ type Analysis struct {
 	// error and the pairs it rests on.
 	LateShift stats.Shift
 	OKLoads   int // successful loads counted in the statistics
+	// Values are each condition's values of the chosen metric, one per
+	// run (its first successful attempt that has the metric): what its
+	// median and gains are computed on, for the fidelity section and
+	// findings' pooled gains.
+	Values map[string][]float64
 	// FidelityCells and FidelitySums are Fidelity's result (fidelity.go),
 	// and Renderer the renderer costs measured from the HARs of a study
 	// with both clients, per client (renderer.go).
@@ -164,7 +170,7 @@ type Options struct {
 	// stored one (Analysis.Recomputed counts them).
 	Recompute bool
 	// Metric is the probe.Metrics name gains and critical paths are
-	// computed on; "" is PLT.
+	// computed on; "" is the study's own (its file's metric key), else PLT.
 	Metric string
 }
 
@@ -173,15 +179,13 @@ func Analyze(st *store.Store) (*Analysis, error) { return AnalyzeWith(st, Option
 
 // AnalyzeWith is Analyze with options.
 func AnalyzeWith(st *store.Store, opt Options) (*Analysis, error) {
-	m, err := probe.LookupMetric(opt.Metric)
-	if err != nil {
-		return nil, err
-	}
 	a, err := readStore(st)
 	if err != nil {
 		return nil, err
 	}
-	a.Metric = m
+	if a.Metric, err = probe.LookupMetric(cmp.Or(opt.Metric, a.Study.Metric)); err != nil {
+		return nil, err
+	}
 	a.indexConditions()
 	if err := a.refuseClients(); err != nil {
 		return nil, err
@@ -191,6 +195,10 @@ func AnalyzeWith(st *store.Store, opt Options) (*Analysis, error) {
 	}
 	samples, late := a.collectSamples()
 	a.summarizeSamples(samples)
+	a.Values = map[string][]float64{}
+	for h, sm := range samples {
+		a.Values[h] = sm.val
+	}
 	a.judgeLateLoads(late)
 	twins := a.Study.BaselineTwins()
 	for i, c := range a.Conds {

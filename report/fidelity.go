@@ -11,14 +11,15 @@ import (
 	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/study/spec"
-	"github.com/spdylab/spdylab/study/store"
 )
 
 // This file is the report's fidelity section: in a study that loads the
 // same conditions with the loader and with a real browser, how far the
-// loader's median PLT is from the browser's, cell by cell.
+// loader's median of the chosen metric (PLT by default; FCP and LCP are
+// the loader's estimates against Chromium's measurements) is from the
+// browser's, cell by cell.
 
-// FidelityGoalPct is the largest loader-vs-Chromium PLT error (in % of
+// FidelityGoalPct is the largest loader-vs-Chromium error (in % of
 // Chromium's median) a cell may show to count as faithful.
 const FidelityGoalPct = 10.0
 
@@ -28,7 +29,7 @@ type FidelityCell struct {
 	Loader, Browser *Condition
 	Profile         string  // the loader's browser profile
 	Proto           string  // the protocol both loaded with
-	LoaderMs        float64 // median PLTs
+	LoaderMs        float64 // medians of the chosen metric
 	BrowserMs       float64
 	Ratio, Lo, Hi   float64 // loader / browser median and its 95% interval
 	ErrPct          float64 // 100 * (Ratio - 1)
@@ -54,7 +55,7 @@ type FidelitySummary struct {
 // the study does not have both clients) and summarises the errors per
 // browser profile and protocol.
 func Fidelity(a *Analysis) ([]FidelityCell, []FidelitySummary) {
-	samples := successfulPLTs(a.Probes)
+	samples := a.Values
 	browsers := map[string]*Condition{}
 	for _, c := range a.Conds {
 		if cl, _ := probe.LookupClient(c.Client); cl.Browser {
@@ -87,27 +88,6 @@ func Fidelity(a *Analysis) ([]FidelityCell, []FidelitySummary) {
 func pairKey(c probe.Condition) string {
 	c.Client, c.BrowserProfile = "", ""
 	return spec.HashCondition(c)
-}
-
-// successfulPLTs are each condition's PLTs, one per run (its first
-// successful attempt), as the rest of the report counts them.
-func successfulPLTs(probes []store.Probe) map[string][]float64 {
-	out := map[string][]float64{}
-	seen := map[string]map[int]bool{}
-	for _, p := range probes {
-		if p.Result.Failed {
-			continue
-		}
-		if seen[p.CondHash] == nil {
-			seen[p.CondHash] = map[int]bool{}
-		}
-		if seen[p.CondHash][p.Run] {
-			continue
-		}
-		seen[p.CondHash][p.Run] = true
-		out[p.CondHash] = append(out[p.CondHash], p.Result.PLTms)
-	}
-	return out
 }
 
 func summarizeFidelity(cells []FidelityCell) []FidelitySummary {
@@ -185,8 +165,9 @@ func fidelityTables(a *Analysis) []table {
 	if len(cells) == 0 {
 		return nil
 	}
-	sum := table{Title: "Fidelity: loader vs Chromium",
-		Caption: fmt.Sprintf("%s. Per set (calibration: what the loader was fitted on; validation: off it), browser profile, protocol and kind of page (study pages; real pages replayed over their own hosts), the loader's error against real Chromium: |loader median PLT / Chromium median PLT - 1| over the cells, mean and worst, and how many cells are within the %.0f%% goal.", FidelityGoalLine(cells), FidelityGoalPct),
+	m := a.Metric.Title
+	sum := table{Title: "Fidelity: loader vs Chromium (" + m + ")",
+		Caption: fmt.Sprintf("%s. Per set (calibration: what the loader was fitted on; validation: off it), browser profile, protocol and kind of page (study pages; real pages replayed over their own hosts), the loader's error against real Chromium: |loader median %s / Chromium median %s - 1| over the cells, mean and worst, and how many cells are within the %.0f%% goal.", FidelityGoalLine(cells), m, m, FidelityGoalPct),
 		Head:    []string{"set", "loader profile", "protocol", "pages", "cells", "mean |error| %", "worst |error| %", "worst cell", "within " + fmt.Sprintf("%.0f%%", FidelityGoalPct)}}
 	for _, s := range sums {
 		worst := ""
@@ -202,7 +183,7 @@ func fidelityTables(a *Analysis) []table {
 			{Text: fmt.Sprintf("%d of %d", s.WithinGoal, s.Cells), Class: cls}})
 	}
 	per := table{Title: "Fidelity per cell",
-		Caption: "Median PLT of the loader (at each browser profile) and of Chromium in the same condition; ratio = loader / Chromium with its 95% bootstrap interval (internal/stats). Below 1 the loader is too fast.",
+		Caption: "Median " + m + " of the loader (at each browser profile) and of Chromium in the same condition; ratio = loader / Chromium with its 95% bootstrap interval (internal/stats). Below 1 the loader is too fast.",
 		Head:    []string{"set", "cell", "protocol", "loader profile", "loader ms", "Chromium ms", "ratio", "95% interval", "error %"}}
 	for _, c := range cells {
 		cls := "good"

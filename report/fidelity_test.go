@@ -196,3 +196,44 @@ func TestFidelityGoalIsJudgedOnTheValidationSet(t *testing.T) {
 		}
 	}
 }
+
+// TestFidelityInTheChosenMetric: with --metric fcp the fidelity section
+// compares the loader's FCP estimates with Chromium's FCP, not PLTs. Every
+// loader condition's FCP is 10% above Chromium's while their PLTs differ
+// by 5-20%, so only an FCP comparison gives 1.1 in every cell.
+func TestFidelityInTheChosenMetric(t *testing.T) {
+	dir := t.TempDir()
+	s, st, sess := openTestStore(t, dir, fidelityStudy)
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, c := range s.Conditions {
+		fcp := 500.0
+		if c.Values["client"] != "chromium" {
+			fcp = 550
+		}
+		for run := 0; run < s.Runs; run++ {
+			r := probe.Result{Condition: c.Condition, Run: run, Started: t0, PLTms: fidelityPLT(c.Values), ToWms: 500, HAR: fakeHAR(t0)}
+			v := fcp + float64(run-2)
+			r.Paint = &probe.Paint{FCPms: &v, Estimated: c.Values["client"] != "chromium"}
+			if _, err := st.Put(store.Probe{CondHash: c.Hash, Run: run, SessionID: sess, Result: r, Check: probe.LinkCheck{OK: true}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st.Close()
+	a, err := BuildWith(dir, Options{Metric: probe.MetricFCP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.FidelityCells) != 8 {
+		t.Fatalf("%d fidelity cells, want 8", len(a.FidelityCells))
+	}
+	for _, c := range a.FidelityCells {
+		if math.Abs(c.LoaderMs-550) > 1e-9 || math.Abs(c.BrowserMs-500) > 1e-9 || math.Abs(c.ErrPct-10) > 1e-6 {
+			t.Errorf("%v: loader %v ms, Chromium %v ms, error %v%%; want FCPs 550 and 500, 10%%", c.Loader.Values, c.LoaderMs, c.BrowserMs, c.ErrPct)
+		}
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if !bytes.Contains(html, []byte("Fidelity: loader vs Chromium (FCP)")) || !bytes.Contains(html, []byte("|loader median FCP / Chromium median FCP - 1|")) {
+		t.Error("report.html's fidelity section does not say it compares FCP")
+	}
+}

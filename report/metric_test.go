@@ -73,8 +73,10 @@ func paintHAR(t *testing.T, t0 time.Time, imgRecv float64) []byte {
 // 950 ms at 20 ms: in LCP h2 wins one cell and loses the other. The
 // first https load at 20 ms has no paint record, as a load stored before
 // paint metrics.
-func fillPaintStore(t *testing.T, dir string) *spec.Study {
-	s, st, sess := openTestStore(t, dir, paintStudy)
+func fillPaintStore(t *testing.T, dir string) *spec.Study { return fillPaintStoreWith(t, dir, paintStudy) }
+
+func fillPaintStoreWith(t *testing.T, dir, src string) *spec.Study {
+	s, st, sess := openTestStore(t, dir, src)
 	defer st.Close()
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, c := range s.Conditions {
@@ -246,5 +248,26 @@ func TestAnswerTermsSayWhatIsUnclear(t *testing.T) {
 	c.Terms = []WhyTerm{term(probe.CatTLS, 90, -10, 150), term(probe.CatSend, -3, -4, -2)}
 	if got := c.largestTerm(); !strings.HasPrefix(got, "where no critical-path category differs clearly from https (the largest change, +90 ms") {
 		t.Errorf("only a term under 5%% of the change is clear: %q", got)
+	}
+}
+
+// TestStudyMetricIsTheDefault: a study file's metric key is what its
+// report is judged on unless --metric says otherwise.
+func TestStudyMetricIsTheDefault(t *testing.T) {
+	dir := t.TempDir()
+	fillPaintStoreWith(t, dir, strings.Replace(paintStudy, "seed = 1\n", "seed = 1\nmetric = \"lcp\"\n", 1))
+	a, err := AnalyzeDirWith(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Metric.Name != probe.MetricLCP || !strings.Contains(AnswerOf(a).Paragraph(), "For LCP:") {
+		t.Errorf("without --metric the report is in %s, want the study's lcp", a.Metric.Name)
+	}
+	plt, err := AnalyzeDirWith(dir, Options{Metric: probe.MetricPLT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plt.Metric.Name != probe.MetricPLT {
+		t.Errorf("--metric plt gave %s", plt.Metric.Name)
 	}
 }

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,7 +21,7 @@ type Config struct {
 	Protocol  string // the variant to configure; "" = DefaultProtocol
 	Objective string // one of Objectives
 	// Metric is the probe.Metrics name the gains are computed on; "" is
-	// PLT. Loads without it are left out of the cells' samples.
+	// the study's own (its file's metric key), else PLT. Loads without it are left out of the cells' samples.
 	Metric string
 	Train  float64 // fraction of the cells to train on (Split)
 	Knobs  []Knob  // the space (ParseKnobs), checked by Prepare; nil: Space as far as the variant takes it
@@ -71,7 +72,8 @@ func Prepare(cfg Config) (*Tuner, error) {
 	if err = checkObjectiveRuns(cfg.Objective, cfg.Budget.MinRuns); err != nil {
 		return nil, err
 	}
-	if err = checkMetric(cfg.Study, cfg.Metric); err != nil {
+	t.cfg.Metric = cmp.Or(cfg.Metric, cfg.Study.Metric) // the study's own, else PLT
+	if err = checkMetric(cfg.Study, t.cfg.Metric); err != nil {
 		return nil, err
 	}
 	if cfg.Train <= 0 || cfg.Train > 1 {

@@ -184,7 +184,7 @@ func usageError(stderr io.Writer, name, format string, a ...any) int {
 
 // metricHelp is --metric's help in report, why and tune (probe.Metrics).
 var metricHelp = "what gains, verdicts and critical paths are computed on: " + strings.Join(probe.MetricNames(), ", ") +
-	" (fcp, lcp: paint metrics, the loader's are estimates; si: Speed Index, Chromium with speed_index only); loads without it are left out and counted"
+	" (fcp, lcp: paint metrics, the loader's are estimates; si: Speed Index, Chromium with speed_index only); loads without it are left out and counted (default: the study file's metric key, else plt)"
 
 // badMetric refuses an unknown --metric before anything is read (2), or
 // is -1.

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/spdylab/spdylab/browser"
-	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/report"
 )
 
@@ -26,7 +25,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	setHelp(fs, "Rebuilds DIR/report.html, DIR/conditions.csv and DIR/conditions.json from\nDIR/results.db. Probe ids are in the report's condition table. A study with\npresets and walks (e.g. study6-reconcile) also gets DIR/walks.csv and\nDIR/walks.json, and its presets' gains and walk tables are printed. The report\nopens with its answer (cells won, lost and undecided per variant; the best and\nworst cells and the critical-path terms behind them), also printed, in --metric.")
-	metric := fs.String("metric", probe.MetricPLT, metricHelp)
+	metric := fs.String("metric", "", metricHelp)
 	waterfall := fs.Int64("waterfall", 0, "also write DIR/waterfall-ID.html for this probe")
 	shot := fs.String("screenshot", "", "also render report.html with headless Chromium into this PNG")
 	compare := fs.String("compare", "", "compare DIR's per-condition PLT medians with those in this directory (e.g. a -j 1 run) instead of writing the report")

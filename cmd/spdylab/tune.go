@@ -66,7 +66,7 @@ func parseTuneFlags(args []string, stderr io.Writer) (tuneFlags, int) {
 	fs.StringVar(&f.budget, "budget", "", "what the tune may spend: loads (2000) or wall time (90m, from the study's estimate); required")
 	fs.StringVar(&f.cfg.Protocol, "protocol", "", "the protocol to configure (default: the study's first SPDY protocol besides the baseline)")
 	fs.StringVar(&f.cfg.Objective, "objective", "worst", "what to maximise over the training cells: "+tune.ObjectiveHelp)
-	fs.StringVar(&f.cfg.Metric, "metric", probe.MetricPLT, metricHelp)
+	fs.StringVar(&f.cfg.Metric, "metric", "", metricHelp)
 	fs.Float64Var(&f.cfg.Train, "train", 0.5, "share of the study's cells to train on (the rest are held out), dealt by the study's seed")
 	fs.StringVar(&f.knobs, "knobs", "", "the search space: knob names, each optionally with values, e.g. cc=bbr|reno,iw=16|32,push (default: every knob of tune.Space)")
 	fs.IntVar(&f.cfg.Budget.MinRuns, "min-runs", f.cfg.Budget.MinRuns, "loads per candidate and cell in the first round")

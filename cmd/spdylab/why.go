@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/report"
 )
 
@@ -33,7 +32,7 @@ func whyCmd(args []string, stdout, stderr io.Writer) int {
 		"HAR and manifest); loads without the metric, or whose paint's resource is\n"+
 		"unknown, are counted and left out.")
 	cell := fs.String("cell", "", "only conditions matching every comma-separated term: factor=value, or a word of the condition's description (e.g. page=pageA,rtt=200ms)")
-	metric := fs.String("metric", probe.MetricPLT, metricHelp)
+	metric := fs.String("metric", "", metricHelp)
 	recompute := fs.Bool("recompute", false, "compute every load's critical path again from what the store holds, with today's rules, instead of using the stored one; says how many could not be and why")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {

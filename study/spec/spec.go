@@ -54,6 +54,10 @@ type Study struct {
 	// the conditions they expand to do.
 	Presets []Preset `json:"presets,omitempty"`
 	Walks   []Walk   `json:"walks,omitempty"`
+	// Metric is what the study is judged on by default (probe.Metrics
+	// name; "" = PLT): report, why, tune and findings use it unless told
+	// --metric. It changes no load, so it is not in the fingerprint.
+	Metric string `json:"metric,omitempty"`
 }
 
 // Cond is one condition of a study: the probe.Condition plus the canonical

@@ -37,6 +37,7 @@ type fileSpec struct {
 	Runs        any              `toml:"runs"` // a number, or "auto" (runs.go)
 	Seed        int64            `toml:"seed"`
 	Timeout     string           `toml:"timeout"`
+	Metric      string           `toml:"metric"` // what the study is judged on (probe.Metrics)
 	Baseline    map[string]any   `toml:"baseline"`
 	Factors     map[string]any   `toml:"factors"`
 	Matrix      []map[string]any `toml:"matrix"`
@@ -162,7 +163,7 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 	}
 	lines := indexLines(src)
 	for _, k := range md.Undecoded() {
-		return nil, fmt.Errorf("line %d: unknown key %q (top-level keys: name, description, note, runs, seed, timeout, baseline, factors, matrix, exclude, presets, walk; [[walk]] keys: from, to, steps, alone, factors, start, end)", lines.line(k.String()), k.String())
+		return nil, fmt.Errorf("line %d: unknown key %q (top-level keys: name, description, note, runs, seed, timeout, metric, baseline, factors, matrix, exclude, presets, walk; [[walk]] keys: from, to, steps, alone, factors, start, end)", lines.line(k.String()), k.String())
 	}
 	s := &spec.Study{Name: fs.Name, Description: fs.Description, Note: fs.Note, Seed: fs.Seed, Source: src}
 	if dir != "" {
@@ -182,6 +183,13 @@ func decodeStudy(src []byte, dir, pages string) (*studyParser, error) {
 			return nil, fmt.Errorf("line %d: timeout %q: %v", lines.line("timeout"), fs.Timeout, err)
 		}
 		s.Timeout = d
+	}
+	if fs.Metric != "" {
+		m, err := probe.LookupMetric(fs.Metric)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %v", lines.line("metric"), err)
+		}
+		s.Metric = m.Name
 	}
 	canonPage := canonPageIn(dir)
 	profiles := map[string]*spec.Profile{}
