@@ -196,27 +196,31 @@ func (ans Answer) missingNote() string {
 	return s
 }
 
-// LoadAnswer is `spdylab load`'s answer for its cell: each protocol's PLT
-// gain against the baseline protocol (LoadSummary.CompareWith), in the
+// LoadAnswer is `spdylab load`'s answer for its cell: each protocol's
+// gain in the chosen metric (SummarizeLoadsWith) against the baseline protocol (LoadSummary.CompareWith), in the
 // order given.
 func LoadAnswer(summaries []LoadSummary) string {
 	ans := Answer{Metric: "PLT"}
+	if len(summaries) > 0 {
+		ans.Metric = summaries[0].metricTitle()
+	}
 	byProto := map[string]*LoadSummary{}
 	for i := range summaries {
 		byProto[summaries[i].Proto] = &summaries[i]
 	}
 	for _, s := range summaries {
 		ans.Loads += len(s.PLTms)
+		ans.Missing += len(s.PLTms) - len(s.vals)
 		g := s.Against
 		base := byProto[g.baseline()]
 		if g == nil || base == nil {
 			continue
 		}
 		ans.Variants = append(ans.Variants, s.Proto)
-		cell := AnswerCell{Variant: s.Proto, Base: base.Proto, Where: s.Page, Gain: g.plt, Diff: s.PLTMedianMs - base.PLTMedianMs}
+		cell := AnswerCell{Variant: s.Proto, Base: base.Proto, Where: s.Page, Gain: g.plt, Diff: stats.Median(s.vals) - stats.Median(base.vals)}
 		if s.cp.Loads > 0 && base.cp.Loads > 0 {
-			c := &Condition{Label: s.Proto, CritPath: s.cp, Value: stats.Summarize(s.PLTms)}
-			b := &Condition{Label: base.Proto, CritPath: base.cp, Value: stats.Summarize(base.PLTms)}
+			c := &Condition{Label: s.Proto, CritPath: s.cp, Value: stats.Summarize(s.vals)}
+			b := &Condition{Label: base.Proto, CritPath: base.cp, Value: stats.Summarize(base.vals)}
 			cell.Terms = explainCell(c, b, s.Page).Terms
 		}
 		ans.Cells = append(ans.Cells, cell)

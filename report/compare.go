@@ -14,7 +14,8 @@ import (
 // study run at -j 4 against the same study at -j 1: are the medians the
 // same within the run-to-run noise?
 type Comparison struct {
-	Rows []CompareRow
+	Metric string // the title of what the medians are of ("PLT", "LCP")
+	Rows   []CompareRow
 	// Conditions with loads in both runs.
 	Common int
 	// Within counts conditions whose medians differ by no more than the
@@ -68,17 +69,24 @@ func AnalyzeDirWith(dir string, opt Options) (*Analysis, error) {
 	return AnalyzeWith(st, opt)
 }
 
-// Compare matches the conditions of two stores by hash.
-func Compare(dirA, dirB string) (*Comparison, error) {
-	a, err := AnalyzeDir(dirA)
+// Compare matches the conditions of two stores by hash, in PLT.
+func Compare(dirA, dirB string) (*Comparison, error) { return CompareWith(dirA, dirB, Options{}) }
+
+// CompareWith is Compare in the chosen metric (opt.Metric; "" is the
+// reference store's study's own, else PLT): each condition's medians and
+// spreads, the shift and the gains are the metric's. Both stores are read
+// in the metric the reference store resolves to.
+func CompareWith(dirA, dirB string, opt Options) (*Comparison, error) {
+	a, err := AnalyzeDirWith(dirA, opt)
 	if err != nil {
 		return nil, err
 	}
-	b, err := AnalyzeDir(dirB)
+	opt.Metric = a.Metric.Name
+	b, err := AnalyzeDirWith(dirB, opt)
 	if err != nil {
 		return nil, err
 	}
-	c := &Comparison{}
+	c := &Comparison{Metric: a.Metric.Title}
 	for _, p := range a.Probes {
 		if !p.Result.Failed {
 			c.SumPLTa += p.Result.PLTms
@@ -93,23 +101,24 @@ func Compare(dirA, dirB string) (*Comparison, error) {
 	var diffs, iqrs, logs, gainDiffs []float64
 	for _, ca := range a.Conds {
 		cb := b.ByHash[ca.Hash]
-		if cb == nil || ca.PLT.N == 0 || cb.PLT.N == 0 {
+		if cb == nil || ca.Value.N == 0 || cb.Value.N == 0 {
 			continue
 		}
-		r := CompareRow{Hash: ca.Hash, Label: ca.Label + " " + describeValues(ca, a.Study.Varied), A: ca.PLT, B: cb.PLT}
-		r.DiffPct = 100 * (cb.PLT.Median/ca.PLT.Median - 1)
-		r.NoiseMs = math.Max(ca.PLT.P75-ca.PLT.P25, cb.PLT.P75-cb.PLT.P25) / 2
-		r.WithinNoise = math.Abs(cb.PLT.Median-ca.PLT.Median) <= r.NoiseMs
+		va, vb := ca.Value, cb.Value
+		r := CompareRow{Hash: ca.Hash, Label: ca.Label + " " + describeValues(ca, a.Study.Varied), A: va, B: vb}
+		r.DiffPct = 100 * (vb.Median/va.Median - 1)
+		r.NoiseMs = math.Max(va.P75-va.P25, vb.P75-vb.P25) / 2
+		r.WithinNoise = math.Abs(vb.Median-va.Median) <= r.NoiseMs
 		c.Rows = append(c.Rows, r)
 		c.Common++
 		if r.WithinNoise {
 			c.Within++
 		}
-		c.LoadsA += ca.PLT.N
-		c.LoadsB += cb.PLT.N
+		c.LoadsA += va.N
+		c.LoadsB += vb.N
 		diffs = append(diffs, math.Abs(r.DiffPct))
-		iqrs = append(iqrs, 100*(ca.PLT.P75-ca.PLT.P25)/ca.PLT.Median)
-		logs = append(logs, math.Log(cb.PLT.Median/ca.PLT.Median))
+		iqrs = append(iqrs, 100*(va.P75-va.P25)/va.Median)
+		logs = append(logs, math.Log(vb.Median/va.Median))
 		if !math.IsNaN(ca.Gain) && !math.IsNaN(cb.Gain) {
 			c.Gains++
 			if (ca.Gain >= 1) != (cb.Gain >= 1) {
@@ -120,7 +129,7 @@ func Compare(dirA, dirB string) (*Comparison, error) {
 		}
 	}
 	if c.Common == 0 {
-		return nil, fmt.Errorf("%s and %s have no condition with successful loads in common", dirA, dirB)
+		return nil, fmt.Errorf("%s and %s have no condition with %s values in common", dirA, dirB, c.Metric)
 	}
 	c.MedianAbsDiffPct = stats.Median(diffs)
 	c.MedianRelIQRPct = stats.Median(iqrs)
@@ -161,7 +170,7 @@ func describeValues(c *Condition, varied []string) string {
 // Write prints the comparison as a table and a summary.
 func (c *Comparison) Write(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "median A (ms)\tIQR A\tmedian B (ms)\tIQR B\tB/A-1 %\twithin noise\tcondition\t")
+	fmt.Fprintf(tw, "%s median A (ms)\tIQR A\tmedian B (ms)\tIQR B\tB/A-1 %%\twithin noise\tcondition\t\n", c.Metric)
 	for _, r := range c.Rows {
 		fmt.Fprintf(tw, "%.0f\t%.0f\t%.0f\t%.0f\t%+.1f\t%v\t%s\t\n", r.A.Median, r.A.P75-r.A.P25, r.B.Median, r.B.P75-r.B.P25, r.DiffPct, r.WithinNoise, r.Label)
 	}

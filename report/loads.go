@@ -1,10 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 
 	"github.com/spdylab/spdylab/internal/stats"
+	"github.com/spdylab/spdylab/page"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -50,8 +52,25 @@ type LoadSummary struct {
 	// Against is the gain against the baseline protocol (CompareWith);
 	// absent for the baseline itself and with fewer than 2 loads a side.
 	Against *LoadGain `json:"against_baseline,omitempty"`
-	// cp are the loads' critical paths, for the answer (LoadAnswer).
-	cp CritPath
+	// Metric is what Against's gain and the critical path are of
+	// (SummarizeLoadsWith; "" = PLT), and MetricMs its values over the
+	// successful loads that have it, when it is not PLT.
+	Metric   string    `json:"metric,omitempty"`
+	MetricMs []float64 `json:"metric_ms,omitempty"`
+	// cp are the loads' critical paths, for the answer (LoadAnswer), and
+	// vals the chosen metric's values (PLT's by default).
+	cp     CritPath
+	vals   []float64
+	metric probe.Metric
+}
+
+// LoadJudge is what `spdylab load --metric` judges its loads on: the
+// metric (the zero value is PLT) and the page's manifest, from which a
+// paint metric's critical path (the chain that ends at the paint's
+// resource) is computed; without it a paint metric has no critical path.
+type LoadJudge struct {
+	Metric   probe.Metric
+	Manifest *page.Manifest
 }
 
 // LoadGain is one protocol's gains against the baseline protocol's loads
@@ -59,9 +78,11 @@ type LoadSummary struct {
 // IntervalNote); null bounds without an interval.
 type LoadGain struct {
 	Baseline   string   `json:"baseline"`
-	Gain       *float64 `json:"gain"` // median baseline PLT / median PLT
+	Metric     string   `json:"metric,omitempty"` // what Gain is of ("" = PLT)
+	Gain       *float64 `json:"gain"`             // median baseline / median of the metric
 	GainBounds          // as in conditions.json
-	plt, tow   stats.RatioCI
+	plt, tow   stats.RatioCI // plt: the gain in the chosen metric
+	title      string        // the metric's title
 }
 
 // LoadBaseline is the protocol `spdylab load` compares the others with:
@@ -82,11 +103,20 @@ func LoadBaseline(protos []string) string {
 // and both have at least 2 successful loads: one load a side says nothing
 // about the noise.
 func (s *LoadSummary) CompareWith(base LoadSummary) {
-	if s.Proto == base.Proto || len(s.PLTms) < 2 || len(base.PLTms) < 2 {
+	if s.Proto == base.Proto || len(s.vals) < 2 || len(base.vals) < 2 {
 		return
 	}
-	plt, tow := stats.MedianRatio(base.PLTms, s.PLTms), stats.MedianRatio(base.ToWms, s.ToWms)
-	s.Against = &LoadGain{Baseline: base.Proto, Gain: num(plt.Ratio), GainBounds: gainBounds(plt, tow), plt: plt, tow: tow}
+	gain, tow := stats.MedianRatio(base.vals, s.vals), stats.MedianRatio(base.ToWms, s.ToWms)
+	s.Against = &LoadGain{Baseline: base.Proto, Gain: num(gain.Ratio), GainBounds: gainBounds(gain, tow), plt: gain, tow: tow,
+		Metric: s.Metric, title: s.metricTitle()}
+}
+
+// metricTitle is the chosen metric as the summary names it.
+func (s *LoadSummary) metricTitle() string {
+	if s.metric.Name == "" {
+		return "PLT"
+	}
+	return s.metric.Title
 }
 
 func (g *LoadGain) baseline() string {
@@ -108,13 +138,48 @@ func (g *LoadGain) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %s gain vs %s: %s (%s)\n", what, g.Baseline, withInterval(r.Ratio, r.Lo, r.Hi, r.TooFew, 2, 1), verdict)
 	}
-	line("PLT", g.plt, g.Significance)
-	line("ToW", g.tow, g.ToWSignificance)
+	line(cmp.Or(g.title, "PLT"), g.plt, g.Significance)
+	if g.title != "ToW" {
+		line("ToW", g.tow, g.ToWSignificance)
+	}
 }
 
 // SummarizeLoads summarises one protocol's loads of one page for `spdylab
 // load`: the same statistics (internal/stats) as the report's conditions.
 func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result) LoadSummary {
+	return SummarizeLoadsWith(name, proto, cond, rs, LoadJudge{})
+}
+
+// SummarizeLoadsWith is SummarizeLoads judged on j's metric: the gain
+// against the baseline (CompareWith), the critical path and the answer
+// are the metric's.
+func SummarizeLoadsWith(name, proto string, cond probe.Condition, rs []probe.Result, j LoadJudge) LoadSummary {
+	s := summarizeLoads(name, proto, cond, rs)
+	s.metric = j.Metric
+	if j.Metric.Name == "" || j.Metric.Name == probe.MetricPLT {
+		return s
+	}
+	s.Metric, s.vals, s.MetricMs = j.Metric.Name, nil, []float64{}
+	var cp CritPath
+	for i := range rs {
+		v, ok := j.Metric.Of(&rs[i])
+		if !ok {
+			continue
+		}
+		s.vals = append(s.vals, v)
+		if j.Metric.IsPaint() {
+			b, _ := explainLoad(&rs[i], j.Manifest, j.Metric.Name)
+			cp.add(b)
+		} else {
+			cp.add(rs[i].Breakdown)
+		}
+	}
+	s.MetricMs = s.vals
+	s.CritPath, s.cp = cp.Medians(), cp
+	return s
+}
+
+func summarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result) LoadSummary {
 	cond.Proto = proto
 	s := LoadSummary{Page: name, Proto: proto, Runs: len(rs), Condition: cond, Ignored: probe.IgnoredBy(cond, proto), PLTms: []float64{}, ToWms: []float64{}}
 	var ph [7][]float64
@@ -156,6 +221,7 @@ func SummarizeLoads(name, proto string, cond probe.Condition, rs []probe.Result)
 		}
 	}
 	s.CritPath, s.cp = cp.Medians(), cp
+	s.vals = s.PLTms
 	var paint PaintLoads
 	for _, r := range rs {
 		if !r.Failed {

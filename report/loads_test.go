@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spdylab/spdylab/probe"
 )
@@ -72,5 +73,48 @@ func TestLoadAnswerIsTheReportsSentence(t *testing.T) {
 	}
 	if LoadAnswer([]LoadSummary{base}) != "" {
 		t.Error("one protocol alone has an answer")
+	}
+}
+
+// load --metric lcp: the gain, its line and the answer are LCP's, the
+// critical path ends at the LCP element's resource, and a load without
+// LCP is left out and counted, not zero.
+func TestLoadSummaryInLCP(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	loads := func(lcp float64) []probe.Result {
+		var rs []probe.Result
+		for i := 0; i < 6; i++ {
+			d := float64(i-3) * 2
+			l := lcp + d
+			r := probe.Result{Run: i, PLTms: 1000 + d, ToWms: 900 + d, HAR: paintHAR(t, t0, lcp-20-435), Started: t0,
+				Paint: &probe.Paint{LCPms: &l, LCPURL: "https://" + paintHost + "/c.jpg", LCPElement: "IMG"}}
+			rs = append(rs, r)
+		}
+		rs[0].Paint = nil
+		return rs
+	}
+	judge := LoadJudge{Metric: probe.Metrics[3], Manifest: paintManifest()}
+	if judge.Metric.Name != probe.MetricLCP {
+		t.Fatal("probe.Metrics[3] is not LCP")
+	}
+	base := SummarizeLoadsWith("pageA", probe.ProtoHTTPS, probe.Condition{}, loads(900), judge)
+	h2 := SummarizeLoadsWith("pageA", probe.ProtoH2, probe.Condition{}, loads(600), judge)
+	h2.CompareWith(base)
+	if h2.Against == nil || h2.Against.Metric != probe.MetricLCP || *h2.Against.Gain < 1.45 || *h2.Against.Gain > 1.55 || len(h2.MetricMs) != 5 {
+		t.Fatalf("h2 against https in LCP: %+v over %d loads, want a gain of 1.5 over 5 (PLTs are equal)", h2.Against, len(h2.MetricMs))
+	}
+	if len(h2.CritPath) == 0 {
+		t.Error("no critical path ending at the LCP element's resource")
+	}
+	var out bytes.Buffer
+	h2.Print(&out)
+	if !strings.Contains(out.String(), "LCP gain vs https: 1.5") {
+		t.Errorf("the summary's gain line is not LCP's:\n%s", out.String())
+	}
+	got := LoadAnswer([]LoadSummary{base, h2})
+	for _, want := range []string{"For LCP: h2 against https won 1 cell", "2 of 12 successful loads have no LCP"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("load's answer %q lacks %q", got, want)
+		}
 	}
 }

@@ -73,7 +73,9 @@ func paintHAR(t *testing.T, t0 time.Time, imgRecv float64) []byte {
 // 950 ms at 20 ms: in LCP h2 wins one cell and loses the other. The
 // first https load at 20 ms has no paint record, as a load stored before
 // paint metrics.
-func fillPaintStore(t *testing.T, dir string) *spec.Study { return fillPaintStoreWith(t, dir, paintStudy) }
+func fillPaintStore(t *testing.T, dir string) *spec.Study {
+	return fillPaintStoreWith(t, dir, paintStudy)
+}
 
 func fillPaintStoreWith(t *testing.T, dir, src string) *spec.Study {
 	s, st, sess := openTestStore(t, dir, src)
@@ -269,5 +271,29 @@ func TestStudyMetricIsTheDefault(t *testing.T) {
 	}
 	if plt.Metric.Name != probe.MetricPLT {
 		t.Errorf("--metric plt gave %s", plt.Metric.Name)
+	}
+}
+
+// TestCompareInTheChosenMetric: report --compare gives the metric's
+// medians, not PLT's.
+func TestCompareInTheChosenMetric(t *testing.T) {
+	dir := t.TempDir()
+	fillPaintStore(t, dir)
+	c, err := CompareWith(dir, dir, Options{Metric: probe.MetricLCP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Metric != "LCP" || c.Common != 4 {
+		t.Fatalf("compared %d conditions in %q, want 4 in LCP", c.Common, c.Metric)
+	}
+	for _, r := range c.Rows {
+		if strings.HasPrefix(r.Label, "h2") && strings.Contains(r.Label, "rtt=100ms") && math.Abs(r.A.Median-600) > 2 {
+			t.Errorf("%s: median %v, want h2's LCP of 600 ms (its PLT is 1000)", r.Label, r.A.Median)
+		}
+	}
+	var b strings.Builder
+	c.Write(&b)
+	if !strings.Contains(b.String(), "LCP median A") {
+		t.Errorf("the comparison does not say it is in LCP:\n%s", b.String())
 	}
 }

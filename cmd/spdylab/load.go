@@ -58,6 +58,7 @@ type loadRequest struct {
 	link      netem.Config
 	opt       harness.Options
 	spdy2Win  spdy2WindowsFlag
+	metric    probe.Metric // what the gains, critical paths and answer are of (--metric)
 }
 
 // loadBench is one bench of a load: its condition, the protocols it
@@ -169,6 +170,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 	fs.IntVar(&req.runs, "runs", 20, "loads per protocol")
 	fs.StringVar(&req.harDir, "har", "", "write one HAR file per load into `dir`")
 	fs.BoolVar(&req.asJSON, "json", false, "print a JSON summary per protocol instead of tables")
+	metric := fs.String("metric", "", metricHelp)
 	timeout := duration(fs, "timeout", 0, "s", "per-load timeout (0 = 60s)")
 	workDir := fs.String("work-dir", "", "where generated pages are cached (default: $TMPDIR/spdylab-work)")
 	fs.StringVar(&req.serverLog, "server-log", "", "append the servers' connection and access log to `file`")
@@ -201,6 +203,9 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 		req.protos = append(req.protos, pr.Name)
 	}
 	var err error
+	if req.metric, err = probe.LookupMetric(*metric); err != nil {
+		return usageErr("--metric: %v", err)
+	}
 	if req.link, err = link.Config(); err != nil {
 		return usageErr("%v", err)
 	}
@@ -208,6 +213,9 @@ func parseLoadFlags(args []string, stderr io.Writer) (req loadRequest, status in
 		return usageErr("%v", err)
 	}
 	req.cond = req.benches[0].cond
+	if why := req.metric.Refuses(req.cond.ClientName()); why != "" {
+		return usageErr("--metric %s: client %s cannot give it: %s", req.metric.Name, req.cond.ClientName(), why)
+	}
 	// Check the page (and every other condition field) before building a
 	// testbed, so a typo costs nothing and exits 2.
 	for _, lb := range req.benches {
@@ -429,7 +437,8 @@ func printSummaries(req loadRequest, results map[string][]probe.Result, checks [
 		for i := range req.benches {
 			lb := &req.benches[i]
 			if slices.Contains(lb.protos, p) {
-				s := report.SummarizeLoads(lb.bench.Manifest().Name, p, lb.condFor(p), results[p])
+				m := lb.bench.Manifest()
+				s := report.SummarizeLoadsWith(m.Name, p, lb.condFor(p), results[p], report.LoadJudge{Metric: req.metric, Manifest: m})
 				s.LinkCheck = checks[i]
 				return s
 			}

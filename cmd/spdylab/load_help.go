@@ -58,7 +58,7 @@ var loadFlagGroups = []flagGroup{
 		"priority", "scheduler", "sessions", "session-policy", "sctp-control-stream", "sctp-bundle-cookie", "sctp-streams", "sctp-rto-min",
 		"sctp-rto-initial", "sctp-buffer", "sctp-cc"}},
 	{"server knobs", []string{"pacing", "notsent-lowat", "frame-size", "session-window", "hints"}},
-	{"output", []string{"json", "har", "pcap", "server-log", "log", "work-dir"}},
+	{"output", []string{"metric", "json", "har", "pcap", "server-log", "log", "work-dir"}},
 }
 
 // linkFlagGroup and tcpFlagGroup are netem's flags (load, shell, link check).

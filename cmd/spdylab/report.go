@@ -45,7 +45,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	dir := pos[0]
 	if *compare != "" {
-		c, err := report.Compare(*compare, dir)
+		c, err := report.CompareWith(*compare, dir, report.Options{Metric: *metric})
 		if err != nil {
 			fmt.Fprintln(stderr, "spdylab report:", err)
 			return 1
