@@ -77,10 +77,10 @@ type LoadJudge struct {
 // of the same page, with their 95% intervals (as the report's, see
 // IntervalNote); null bounds without an interval.
 type LoadGain struct {
-	Baseline   string   `json:"baseline"`
-	Metric     string   `json:"metric,omitempty"` // what Gain is of ("" = PLT)
-	Gain       *float64 `json:"gain"`             // median baseline / median of the metric
-	GainBounds          // as in conditions.json
+	Baseline   string        `json:"baseline"`
+	Metric     string        `json:"metric,omitempty"` // what Gain is of ("" = PLT)
+	Gain       *float64      `json:"gain"`             // median baseline / median of the metric
+	GainBounds               // as in conditions.json
 	plt, tow   stats.RatioCI // plt: the gain in the chosen metric
 	title      string        // the metric's title
 }
