@@ -172,6 +172,11 @@ type Options struct {
 	// Metric is the probe.Metrics name gains and critical paths are
 	// computed on; "" is the study's own (its file's metric key), else PLT.
 	Metric string
+	// Baseline, when set, replaces the study's baseline (factor -> value)
+	// for this analysis: the same loads judged against another of the
+	// study's conditions, e.g. HTTPS given the variant's transport knobs
+	// (setBaseline). The store is not changed.
+	Baseline map[string]string
 }
 
 // Analyze reads a store and computes everything the report shows.
@@ -184,6 +189,9 @@ func AnalyzeWith(st *store.Store, opt Options) (*Analysis, error) {
 		return nil, err
 	}
 	if a.Metric, err = probe.LookupMetric(cmp.Or(opt.Metric, a.Study.Metric)); err != nil {
+		return nil, err
+	}
+	if err := a.setBaseline(opt.Baseline); err != nil {
 		return nil, err
 	}
 	a.indexConditions()

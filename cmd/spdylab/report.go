@@ -12,10 +12,11 @@ import (
 
 func init() {
 	register(command{name: "report", summary: "rebuild OUT/report.html, conditions.csv and .json from OUT/results.db", run: reportCmd,
-		synopsis: "spdylab report [--metric plt|tow|fcp|lcp|si] [--waterfall PROBE_ID] [--screenshot FILE.png] [--compare REF_DIR] DIR",
+		synopsis: "spdylab report [--metric plt|tow|fcp|lcp|si] [--baseline FACTOR=VALUE,...] [--waterfall PROBE_ID] [--screenshot FILE.png] [--compare REF_DIR] DIR",
 		examples: []string{
 			"spdylab report out/quick",
 			"spdylab report --metric lcp out/fidelity    # gains and verdicts in LCP",
+			"spdylab report --baseline protocol=https,adaptive_cc=true out/s1nw    # against HTTPS given the same transport knob",
 			"spdylab report --waterfall 12 out/quick    # also out/quick/waterfall-12.html",
 			"spdylab report --compare out/quick-j1 out/quick",
 		}})
@@ -26,6 +27,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	setHelp(fs, "Rebuilds DIR/report.html, DIR/conditions.csv and DIR/conditions.json from\nDIR/results.db. Probe ids are in the report's condition table. A study with\npresets and walks (e.g. study6-reconcile) also gets DIR/walks.csv and\nDIR/walks.json, and its presets' gains and walk tables are printed. The report\nopens with its answer (cells won, lost and undecided per variant; the best and\nworst cells and the critical-path terms behind them), also printed, in --metric.")
 	metric := fs.String("metric", "", metricHelp)
+	baseline := fs.String("baseline", "", "judge the loads against another of the study's conditions: `FACTOR=VALUE,...` replaces the study's baseline (e.g. protocol=https,adaptive_cc=true: HTTPS given the variant's transport knob); the store is not changed")
 	waterfall := fs.Int64("waterfall", 0, "also write DIR/waterfall-ID.html for this probe")
 	shot := fs.String("screenshot", "", "also render report.html with headless Chromium into this PNG")
 	compare := fs.String("compare", "", "compare DIR's per-condition PLT medians with those in this directory (e.g. a -j 1 run) instead of writing the report")
@@ -39,13 +41,17 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	if code := badMetric(stderr, "report", *metric); code >= 0 {
 		return code
 	}
+	base, err := report.ParseBaseline(*baseline)
+	if err != nil {
+		return usageError(stderr, "report", "%v", err)
+	}
 	if *waterfall < 0 {
 		fmt.Fprintln(stderr, "spdylab report: --waterfall wants a probe id (a positive number)")
 		return 2
 	}
 	dir := pos[0]
 	if *compare != "" {
-		c, err := report.CompareWith(*compare, dir, report.Options{Metric: *metric})
+		c, err := report.CompareWith(*compare, dir, report.Options{Metric: *metric, Baseline: base})
 		if err != nil {
 			fmt.Fprintln(stderr, "spdylab report:", err)
 			return 1
@@ -54,7 +60,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		c.Write(stdout)
 		return 0
 	}
-	a, err := report.BuildWith(dir, report.Options{Metric: *metric})
+	a, err := report.BuildWith(dir, report.Options{Metric: *metric, Baseline: base})
 	if err != nil {
 		fmt.Fprintln(stderr, "spdylab report:", err)
 		return 1

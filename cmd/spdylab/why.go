@@ -10,7 +10,7 @@ import (
 
 func init() {
 	register(command{name: "why", summary: "explain each condition's gain: the critical path's categories, variant minus baseline", run: whyCmd,
-		synopsis: "spdylab why [--cell FILTER] [--recompute] [--metric plt|tow|fcp|lcp|si] DIR",
+		synopsis: "spdylab why [--cell FILTER] [--recompute] [--metric plt|tow|fcp|lcp|si] [--baseline FACTOR=VALUE,...] DIR",
 		examples: []string{
 			"spdylab why out/quick",
 			"spdylab why --recompute out/study1-cablelabs",
@@ -33,6 +33,7 @@ func whyCmd(args []string, stdout, stderr io.Writer) int {
 		"unknown, are counted and left out.")
 	cell := fs.String("cell", "", "only conditions matching every comma-separated term: factor=value, or a word of the condition's description (e.g. page=pageA,rtt=200ms)")
 	metric := fs.String("metric", "", metricHelp)
+	baseline := fs.String("baseline", "", "explain against another of the study's conditions: `FACTOR=VALUE,...` replaces the study's baseline (as spdylab report --baseline)")
 	recompute := fs.Bool("recompute", false, "compute every load's critical path again from what the store holds, with today's rules, instead of using the stored one; says how many could not be and why")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -44,7 +45,11 @@ func whyCmd(args []string, stdout, stderr io.Writer) int {
 	if code := badMetric(stderr, "why", *metric); code >= 0 {
 		return code
 	}
-	cells, a, err := report.WhyDir(pos[0], *cell, report.Options{Recompute: *recompute, Metric: *metric})
+	base, err := report.ParseBaseline(*baseline)
+	if err != nil {
+		return usageError(stderr, "why", "%v", err)
+	}
+	cells, a, err := report.WhyDir(pos[0], *cell, report.Options{Recompute: *recompute, Metric: *metric, Baseline: base})
 	if err != nil {
 		fmt.Fprintln(stderr, "spdylab why:", err)
 		return 1
