@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Summarises a never-worse study's gains (OUT/conditions.json of spdylab report) against
+#32's goals: cells lost (interval wholly below 1), point estimates at or above a floor, the
+mean and geometric mean gain, split into the cells the profile was chosen on (--chosen) and
+the others.
+
+  python3 bench/studies/never-worse-table.py OUT/conditions.json --variant spdy/3.1 \
+      [--floor 1.0] [--chosen 'page=pageC,rtt=20ms,loss=1%,shards=1,rate=10mbit/1mbit' ...]
+"""
+import argparse, json, math, sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("conditions")
+ap.add_argument("--variant", default="spdy/3.1", help="the protocol whose gains are counted")
+ap.add_argument("--floor", type=float, default=1.0, help="a point estimate at or above this counts")
+ap.add_argument("--chosen", action="append", default=[], help="a cell the profile was chosen on: FACTOR=VALUE,...")
+ap.add_argument("--worst", type=int, default=5, help="list this many lowest cells")
+a = ap.parse_args()
+
+rows = json.load(open(a.conditions))
+chosen = [dict(kv.split("=", 1) for kv in c.split(",")) for c in a.chosen]
+
+def values(r):
+    return r.get("values") or r.get("condition_values") or {}
+
+def is_chosen(r):
+    v = values(r)
+    return any(all(v.get(k) == val for k, val in c.items()) for c in chosen)
+
+def summary(cells, name):
+    gains = [r["gain"] for r in cells if r.get("gain") is not None and r["gain"] > 0]
+    lost = sum(1 for r in cells if r.get("significance") == "lost")
+    won = sum(1 for r in cells if r.get("significance") == "won")
+    und = sum(1 for r in cells if r.get("significance") == "undecided")
+    at = sum(1 for g in gains if g >= a.floor)
+    mean = sum(gains) / len(gains) if gains else float("nan")
+    geo = math.exp(sum(math.log(g) for g in gains) / len(gains)) if gains else float("nan")
+    print(f"| {name} | {len(cells)} | {won} | {lost} | {und} | {at} / {len(gains)} | {mean:.2f} | {geo:.2f} |")
+
+cells = [r for r in rows if r.get("protocol", values(r).get("protocol")) == a.variant and r.get("gain") is not None]
+if not cells:
+    sys.exit(f"no {a.variant} cell with a gain in {a.conditions}")
+print(f"| cells | n | won | lost | undecided | gain >= {a.floor} | mean gain | geometric mean |")
+print("|---|---|---|---|---|---|---|---|")
+summary(cells, "all")
+if chosen:
+    summary([r for r in cells if is_chosen(r)], "chosen on (in sample)")
+    summary([r for r in cells if not is_chosen(r)], "held out")
+print()
+varied = sorted(k for k in values(cells[0]) if len({values(r).get(k) for r in cells}) > 1)
+for r in sorted(cells, key=lambda r: r["gain"])[: a.worst]:
+    v = values(r)
+    desc = " ".join(f"{k}={v[k]}" for k in varied)
+    lo, hi = r.get("gain_lo"), r.get("gain_hi")
+    ci = f"[{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else "(no interval)"
+    print(f"- {r['gain']:.2f} {ci} {r.get('significance')}{' (chosen on)' if is_chosen(r) else ''}: {desc}")
