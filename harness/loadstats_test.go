@@ -15,7 +15,6 @@ import (
 
 	"github.com/spdylab/spdylab/internal/pcapfile"
 	"github.com/spdylab/spdylab/internal/testutil"
-	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -90,7 +89,7 @@ func TestPcapOfALoad(t *testing.T) {
 	dir := t.TempDir()
 	c := probe.Condition{Page: "pageA", Shards: 1,
 		Link: probe.Link{DownBps: 20e6, UpBps: 5e6, RTT: 20 * time.Millisecond, QueuePkts: 100, Shared: true}}
-	b := openBench(t, c, Options{PcapDir: dir, Testbed: func(cfg *netem.Config) { cfg.Name = "pcharn1" }})
+	b := openBench(t, c, Options{PcapDir: dir})
 	ctx := context.Background()
 	for run, proto := range []string{probe.ProtoHTTPS, probe.ProtoSPDY31} {
 		r := b.Load(ctx, proto, run)
@@ -151,7 +150,7 @@ func TestServerTCPInfoSeesDownlinkLoss(t *testing.T) {
 	testutil.RequireRoot(t)
 	c := probe.Condition{Page: "pageA", Shards: 1,
 		Link: probe.Link{DownBps: 10e6, UpBps: 5e6, RTT: 40 * time.Millisecond, LossDown: 0.03, QueuePkts: 100, Shared: true}}
-	b := openBench(t, c, Options{Testbed: func(cfg *netem.Config) { cfg.Name = "pcharn2" }})
+	b := openBench(t, c, Options{})
 	for run, proto := range []string{probe.ProtoHTTPS, probe.ProtoSPDY31} {
 		r := b.Load(context.Background(), proto, run)
 		if r.Failed {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/testutil"
-	"github.com/spdylab/spdylab/netem"
 	"github.com/spdylab/spdylab/probe"
 )
 
@@ -18,10 +17,9 @@ func TestPacingAtTheLinkRateReachesEveryServerConnection(t *testing.T) {
 	testutil.RequireRoot(t)
 	link := probe.Link{DownBps: 10e6, UpBps: 5e6, RTT: 40 * time.Millisecond, QueuePkts: 20, Shared: true}
 	const capBytes = 10e6 / 8
-	for i, pacing := range []string{"", probe.PacingLink} {
+	for _, pacing := range []string{"", probe.PacingLink} {
 		c := probe.Condition{Page: "pageA", Shards: 1, Link: link, TCP: probe.TCP{Pacing: pacing}}
-		name := []string{"pcpace0", "pcpace1"}[i]
-		b := openBench(t, c, Options{Testbed: func(cfg *netem.Config) { cfg.Name = name }})
+		b := openBench(t, c, Options{})
 		for run, proto := range []string{probe.ProtoHTTPS, probe.ProtoSPDY31} {
 			r := b.Load(context.Background(), proto, run)
 			if r.Failed {

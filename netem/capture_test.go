@@ -101,7 +101,7 @@ func TestCaptureRequestQuotesPaths(t *testing.T) {
 func TestCaptureOfTheClientSide(t *testing.T) {
 	testutil.RequireRoot(t)
 	t.Parallel()
-	tb := newTestbed(t, Config{Name: "pccap", Shards: 1, Link: probe.Link{RTT: 4 * time.Millisecond, Shared: true}})
+	tb := newTestbed(t, Config{Shards: 1, Link: probe.Link{RTT: 4 * time.Millisecond, Shared: true}})
 	path := filepath.Join(t.TempDir(), "check.pcap")
 	if err := tb.StartCapture(path); err != nil {
 		t.Fatal(err)

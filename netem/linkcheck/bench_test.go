@@ -27,7 +27,7 @@ func BenchmarkShortCheck(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			c.link.Shared = true
-			tb, err := netem.New(context.Background(), netem.Config{Name: "lcbench", Shards: 1, Link: c.link})
+			tb, err := netem.New(context.Background(), netem.Config{Shards: 1, Link: c.link})
 			if err != nil {
 				b.Fatal(err)
 			}

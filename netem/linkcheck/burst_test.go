@@ -169,10 +169,12 @@ func TestBurstMeasurements(t *testing.T) {
 }
 
 // newBurstTestbed is a testbed with one server and a shared link.
-func newBurstTestbed(t *testing.T, name string, l probe.Link, adjust func(*netem.Config)) *netem.Testbed {
+// newBurstTestbed lets netem name the testbed: a fixed name collides with
+// the same test of another suite running on the machine.
+func newBurstTestbed(t *testing.T, l probe.Link, adjust func(*netem.Config)) *netem.Testbed {
 	t.Helper()
 	l.Shared = true
-	cfg := netem.Config{Name: name, Shards: 1, Link: l}
+	cfg := netem.Config{Shards: 1, Link: l}
 	if adjust != nil {
 		adjust(&cfg)
 	}
@@ -192,7 +194,7 @@ func shortCheck(t *testing.T, tb *netem.Testbed) probe.LinkCheck {
 func TestShortCheckRatesAndQueues(t *testing.T) {
 	testutil.RequireRoot(t)
 	t.Parallel()
-	tb := newBurstTestbed(t, "lcrq", probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 2e6, QueuePkts: 30}, nil)
+	tb := newBurstTestbed(t, probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 2e6, QueuePkts: 30}, nil)
 	lc := shortCheck(t, tb)
 	if !lc.OK {
 		t.Errorf("check failed: %s", lc.Problem)
@@ -216,7 +218,7 @@ func TestShortCheckSmallAndByteQueues(t *testing.T) {
 	t.Parallel()
 	// Downlink: 10 packets; uplink: 15000 bytes, which the check's 500 B
 	// probes see as 30 packets.
-	tb := newBurstTestbed(t, "lcsq", probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 2e6}, func(c *netem.Config) {
+	tb := newBurstTestbed(t, probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 2e6}, func(c *netem.Config) {
 		c.Link.QueueDown, c.Link.QueueUp = netem.Queue{Pkts: 10}, netem.Queue{Bytes: 15000}
 	})
 	lc := shortCheck(t, tb)
@@ -234,7 +236,7 @@ func TestShortCheckSmallAndByteQueues(t *testing.T) {
 func TestShortCheckUnlimitedQueue(t *testing.T) {
 	testutil.RequireRoot(t)
 	t.Parallel()
-	tb := newBurstTestbed(t, "lcuq", probe.Link{RTT: 10 * time.Millisecond, DownBps: 10e6, UpBps: 2e6}, nil)
+	tb := newBurstTestbed(t, probe.Link{RTT: 10 * time.Millisecond, DownBps: 10e6, UpBps: 2e6}, nil)
 	rep, err := Run(context.Background(), tb, Options{Pings: 3, SkipRate: true, SkipLoss: true, SkipDNS: true, OnlyS1: true})
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +264,7 @@ func TestShortCheckUnlimitedQueue(t *testing.T) {
 func TestShortCheckRandomLossIsInformational(t *testing.T) {
 	testutil.RequireRoot(t)
 	t.Parallel()
-	tb := newBurstTestbed(t, "lclo", probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 2e6, QueuePkts: 30,
+	tb := newBurstTestbed(t, probe.Link{RTT: 20 * time.Millisecond, DownBps: 10e6, UpBps: 2e6, QueuePkts: 30,
 		LossDown: 0.05, LossUp: 0.05, Seed: 5}, nil)
 	rep, err := Run(context.Background(), tb, Options{Pings: 5, SkipRate: true, SkipLoss: true, SkipDNS: true, OnlyS1: true})
 	if err != nil {
