@@ -63,7 +63,8 @@ type docTimes struct{ firstByte, end float64 }
 // The loader's FCP waits for the document's first text and for the
 // stylesheets and blocking scripts referenced before it, not for those
 // after it; its LCP is the recorded LCP image done; without a recorded
-// LCP, or for Speed Index, it stores nothing and says why.
+// LCP, or for Speed Index, it stores nothing and says why. The renderer's
+// paint cost comes after both.
 func TestLoaderPaintEstimates(t *testing.T) {
 	st := newSite(t, "pageA", 1)
 	target := labServer(t, st, server.PushNone)
@@ -83,12 +84,14 @@ func TestLoaderPaintEstimates(t *testing.T) {
 			largest = r.ID
 		}
 	}
-	for _, lcpKnown := range []bool{false, true} {
+	for i, lcpKnown := range []bool{false, true, true} {
 		m.LCPResource = nil
 		if lcpKnown {
 			m.LCPResource = &largest
 		}
-		res, err := Load(context.Background(), target, Options{Proto: probe.ProtoH2, TLSVersion: "1.2"})
+		paint := time.Duration(i/2) * 40 * time.Millisecond // the last pass with a paint cost
+		paintMs := float64(paint.Milliseconds())
+		res, err := Load(context.Background(), target, Options{Proto: probe.ProtoH2, TLSVersion: "1.2", Renderer: RendererCosts{PaintCost: paint}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +100,7 @@ func TestLoaderPaintEstimates(t *testing.T) {
 			t.Fatalf("paint %+v: want an estimated FCP, no Speed Index with the reason", p)
 		}
 		ends, root := entryEnds(t, res.HAR)
-		lo, hi := root.firstByte, root.end
+		lo, hi := root.firstByte+paintMs, root.end+paintMs
 		var before, after int
 		for _, r := range m.Resources {
 			if r.Discovery.Kind != page.KindRef || r.Parent != 0 || (r.Type != page.TypeCSS && r.Type != page.TypeJS) {
@@ -105,7 +108,7 @@ func TestLoaderPaintEstimates(t *testing.T) {
 			}
 			// Generated pages mark no script async or defer.
 			if r.Discovery.Offset < textAt {
-				lo, hi = math.Max(lo, ends[r.ID]), math.Max(hi, ends[r.ID])
+				lo, hi = math.Max(lo, ends[r.ID]+paintMs), math.Max(hi, ends[r.ID]+paintMs)
 				before++
 			} else {
 				after++
@@ -114,7 +117,7 @@ func TestLoaderPaintEstimates(t *testing.T) {
 		t.Logf("FCP %.3f ms: document %.3f-%.3f ms, %d blocking resources before its text, %d after", *p.FCPms, root.firstByte, root.end, before, after)
 		// The HAR writes start times to the millisecond.
 		if *p.FCPms < lo-1 || *p.FCPms > hi+1 {
-			t.Errorf("FCP %.3f ms; want between %.3f and %.3f ms (the document's text and what blocks it)", *p.FCPms, lo, hi)
+			t.Errorf("FCP %.3f ms; want between %.3f and %.3f ms (the document's text and what blocks it, then a paint cost of %v)", *p.FCPms, lo, hi, paint)
 		}
 		if !lcpKnown {
 			if p.LCPms != nil || !strings.Contains(p.Absent, "no LCP: the page's largest contentful element is unknown") {
@@ -122,7 +125,7 @@ func TestLoaderPaintEstimates(t *testing.T) {
 			}
 			continue
 		}
-		if wantLCP := math.Max(*p.FCPms, ends[largest]); p.LCPms == nil || math.Abs(*p.LCPms-wantLCP) > 1 {
+		if wantLCP := math.Max(*p.FCPms, ends[largest]+paintMs); p.LCPms == nil || math.Abs(*p.LCPms-wantLCP) > 1 {
 			t.Errorf("LCP %v; the recorded LCP image was done at %.3f ms (FCP %.3f)", p.LCPms, ends[largest], *p.FCPms)
 		}
 	}

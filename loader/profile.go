@@ -73,7 +73,8 @@ var ChromiumThrottle = RequestThrottle{MaxDelayable: 10, MaxDelayablePerHost: 6,
 
 // ChromiumRendererCosts are the chromium-modern profile's
 // (probe.ChromiumModernRenderer, where critpath reads them too).
-var ChromiumRendererCosts = RendererCosts{CommitDelay: probe.ChromiumModernRenderer[0], DispatchCost: probe.ChromiumModernRenderer[1]}
+var ChromiumRendererCosts = RendererCosts{CommitDelay: probe.ChromiumModernRenderer[0], DispatchCost: probe.ChromiumModernRenderer[1],
+	PaintCost: probe.ChromiumModernPaintCost}
 
 // ReceiveWindows are the receive windows a browser opens on SPDY, HTTP/2
 // and QUIC connections. Zero values are SPDY/3's 64 KiB per stream, the

@@ -47,6 +47,11 @@ type RendererCosts struct {
 	// fidelity grid it brings that cell to Chromium but moves others away
 	// from it (BENCHMARKS).
 	BatchSends bool
+	// PaintCost is the time from the first text ready to paint to the
+	// first contentful paint (style, layout, paint, the frame): added to
+	// the loader's FCP and LCP estimates (paint.go), never to a request
+	// or to PLT. probe.ChromiumModernPaintCost says what it was fitted on.
+	PaintCost time.Duration
 }
 
 // dispatcher serialises requests through a per-load thread that costs

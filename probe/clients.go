@@ -127,6 +127,18 @@ const BrowserConnsPerHost = 6
 // load again, so both read them here. Chrome 16's profile spends none.
 var ChromiumModernRenderer = [2]time.Duration{18 * time.Millisecond, 1100 * time.Microsecond}
 
+// ChromiumModernPaintCost is the time the chromium-modern profile's
+// renderer takes from its first text being ready (its document, the
+// stylesheets and parser-blocking scripts before that text done) to the
+// first contentful paint: style, layout, paint and the frame, which the
+// loader does not model step by step. Fitted on the calibration cells of
+// bench/studies/paint-fidelity.toml (study pages A, B, C and youtube, one
+// server, 10/1 Mbit/s, 20 and 100 ms, https and h2; 2026-11-29, commit
+// 0dce056): the median over those 16 cells of Chromium's median FCP minus
+// the loader's (25 to 88 ms, larger at 20 ms than at 100 ms). Judged on
+// that study's validation cells; BENCHMARKS "The loader's paint estimates".
+const ChromiumModernPaintCost = 55 * time.Millisecond
+
 // ChromiumModernRendererFit is the calibration set ChromiumModernRenderer
 // was fitted on, as the fidelity report states it: a number is judged on
 // other cells (the fidelity study's validation set).

@@ -77,7 +77,7 @@ func roleName(role string) string {
 // were fitted on.
 func fidelityGoalTable(cells []FidelityCell) table {
 	t := table{Title: "Fidelity goal: validation apart from calibration",
-		Caption: fmt.Sprintf("%s. The goal (every cell within %.0f%% of Chromium's median of the metric) applies to the validation set: cells off what the loader was fitted on. The calibration set is what the loader's constants were fitted on, so its count is in sample. The chromium-modern profile's renderer costs (probe.LoaderRendererCosts) were fitted on %s; a study without declared sets shows its cells as \"no set declared\".",
+		Caption: fmt.Sprintf("%s. The goal (every cell within %.0f%% of Chromium's median of the metric) applies to the validation set: cells off what the loader was fitted on. The calibration set is what the loader's constants were fitted on, so its count is in sample. The chromium-modern profile's renderer costs (probe.LoaderRendererCosts) were fitted on %s; its paint cost (probe.ChromiumModernPaintCost, added to the loader's FCP and LCP) on the calibration cells of bench/studies/paint-fidelity.toml; a study without declared sets shows its cells as \"no set declared\".",
 			FidelityGoalLine(cells), FidelityGoalPct, probe.ChromiumModernRendererFit),
 		Head: []string{"set", "cells", "within " + fmt.Sprintf("%.0f%%", FidelityGoalPct), "mean |error| %", "worst |error| %"}}
 	for _, s := range FidelitySets(cells) {
