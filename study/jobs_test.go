@@ -42,15 +42,15 @@ func lateOpener(log *loadLog, delay time.Duration, late func() bool) Opener {
 	}
 }
 
-// autoRun runs tinyStudy at 40 runs with -j auto on fake benches and a
+// autoRun runs tinyStudy at runs runs with -j auto on fake benches and a
 // machine with idle CPU, asking the sizer every millisecond, and checks
 // that every probe was stored once: workers that stopped between runs
 // left nothing behind. It returns the session's JobsAuto and Jobs.
-func autoRun(t *testing.T, late func(open int) bool, rules autosize.Rules) (string, int) {
+func autoRun(t *testing.T, runs int, late func(open int) bool, rules autosize.Rules) (string, int) {
 	t.Helper()
 	defer func(d time.Duration) { jobsTick = d }(jobsTick)
 	jobsTick = time.Millisecond
-	s := mustParse(t, strings.Replace(tinyStudy, "runs = 3", "runs = 40", 1))
+	s := mustParse(t, strings.Replace(tinyStudy, "runs = 3", fmt.Sprintf("runs = %d", runs), 1))
 	st, dir := newTestStore(t, s)
 	log := &loadLog{}
 	lateNow := func() bool {
@@ -99,7 +99,7 @@ func sizesOf(t *testing.T, trace string) []int {
 
 // Loads on time on an idle machine: the runner adds testbeds as it runs.
 func TestAutoJobsGrowWhileRunning(t *testing.T) {
-	trace, jobs := autoRun(t, func(int) bool { return false }, autosize.Rules{GrowMinLoads: 2})
+	trace, jobs := autoRun(t, 40, func(int) bool { return false }, autosize.Rules{GrowMinLoads: 2})
 	t.Logf("sizes: %s", trace)
 	sizes := sizesOf(t, trace)
 	if len(sizes) < 2 || sizes[len(sizes)-1] <= sizes[0] {
@@ -129,7 +129,10 @@ func TestAutoJobsShrinkOnLateLoads(t *testing.T) {
 		}
 		return seen[open]%16 < lateIn16[open]
 	}
-	trace, _ := autoRun(t, late, autosize.Rules{GrowMinLoads: 20, Cooldown: time.Hour})
+	// 160 runs: the sizer is asked on a 1 ms tick, which a busy machine
+	// (three suites beside a CPU burner) delays by tens of ms, while the
+	// loads go on; at 40 runs such a run ended at 4 testbeds.
+	trace, _ := autoRun(t, 160, late, autosize.Rules{GrowMinLoads: 20, Cooldown: time.Hour})
 	t.Logf("sizes: %s", trace)
 	sizes := sizesOf(t, trace)
 	for i := 1; i < len(sizes); i++ {
