@@ -172,7 +172,7 @@ func dataBeyondSessionWindow(p *peer, o *Options) (bool, error) {
 		}
 		left = int64(credit) + 1
 	}
-	return false, errors.New("the server kept crediting its session window as fast as DATA came: no overrun could be made")
+	return false, notJudged("the server credited its session window as fast as DATA came, over 4 rounds: no DATA could be sent beyond it, so the rule cannot be tested on this server")
 }
 
 // awaitSessionErrorOrCredit is awaitSessionError that also gives the

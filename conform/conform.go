@@ -240,6 +240,14 @@ func runCase(ctx context.Context, c Case, o *Options) Result {
 	}
 	defer p.close()
 	r.Pass, err = c.run(p, o)
+	var nj notJudged
+	if errors.As(err, &nj) {
+		// The case's precondition did not hold on this server: not a
+		// failure, and not a pass.
+		r.Pass, r.Skipped, r.Skip = false, true, "not judged: "+string(nj)
+		r.Received = p.summary()
+		return r
+	}
 	if err != nil && !(errors.Is(err, errClosed) && r.Pass) {
 		r.Pass = false
 		r.Error = err.Error()
@@ -259,7 +267,15 @@ func Failed(rs []Result) int {
 	return n
 }
 
-// Skipped counts results of cases that did not apply to the version.
+// notJudged is a case's report that the server left it nothing to judge
+// (a session window credited as fast as DATA came cannot be overrun): the
+// result is skipped with the reason, never passed or failed.
+type notJudged string
+
+func (e notJudged) Error() string { return string(e) }
+
+// Skipped counts results of cases that did not apply to the version, or
+// that the server left nothing to judge (notJudged).
 func Skipped(rs []Result) int {
 	n := 0
 	for _, r := range rs {
