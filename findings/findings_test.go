@@ -280,3 +280,24 @@ func TestEmptyStoreIsNotRun(t *testing.T) {
 		t.Fatalf("row %+v: want not run", r)
 	}
 }
+
+// A run by a binary without a source revision says so before it loads
+// anything: its rows would name no commit. A --no-run pass loads nothing
+// and says nothing.
+func TestRunWarnsWithoutARevision(t *testing.T) {
+	defer func(r func() string) { revision = r }(revision)
+	revision = func() string { return "unknown" }
+	dir := t.TempDir()
+	writeFile(t, dir, "x", strings.Replace(smallFinding, `page = "pageA"`, `page = "har:$PAGES/a.har"`, 1)) // needs pages: nothing runs
+	for _, noRun := range []bool{false, true} {
+		var log strings.Builder
+		opt := testOptions(dir)
+		opt.NoRun, opt.Log = noRun, &log
+		if _, err := Run(context.Background(), opt); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(log.String(), "carries no source revision"); got == noRun {
+			t.Errorf("no-run %v: warning given %v; log %q", noRun, got, log.String())
+		}
+	}
+}

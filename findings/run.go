@@ -58,6 +58,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !opt.NoRun && revision() == "unknown" {
+		// Rows name the commit their loads came from; without one a
+		// reader cannot tell which code made them.
+		fmt.Fprintln(opt.Log, "spdylab findings: warning: this binary carries no source revision (built with plain go build, outside a git work tree): the rows will say \"commit unknown\"; build it with `make build` (bin/spdylab) to stamp it")
+	}
 	var rows []Row
 	for _, n := range names {
 		if err := ctx.Err(); err != nil {
