@@ -123,6 +123,11 @@ func speedIndexOf(frames []visualFrame, vc []float64) float64 {
 	return si
 }
 
+// maxFramePixels bounds a screencast frame: the lab asks for frames of half
+// its viewport (screencastParams), far below this; a larger header is
+// refused before the decoder allocates for it.
+const maxFramePixels = 4096 * 4096
+
 // speedIndex decodes the load's frames (wall times converted to the PLT's
 // clock by toMs) and returns the Speed Index, or why there is none.
 func speedIndex(raw []rawFrame, toMs func(wall float64) float64) (float64, error) {
@@ -132,6 +137,15 @@ func speedIndex(raw []rawFrame, toMs func(wall float64) float64) (float64, error
 	frames := make([]visualFrame, 0, len(raw))
 	pixels := -1
 	for i, r := range raw {
+		// The header first: a frame whose header claims a huge image would
+		// make the decoder allocate for it (a decompression bomb).
+		cfg, err := jpeg.DecodeConfig(bytes.NewReader(r.jpeg))
+		if err != nil {
+			return 0, fmt.Errorf("screencast frame %d: %v", i, err)
+		}
+		if cfg.Width*cfg.Height > maxFramePixels {
+			return 0, fmt.Errorf("screencast frame %d is %dx%d, over the %d pixels a frame of the lab's viewport can have", i, cfg.Width, cfg.Height, maxFramePixels)
+		}
 		img, err := jpeg.Decode(bytes.NewReader(r.jpeg))
 		if err != nil {
 			return 0, fmt.Errorf("screencast frame %d: %v", i, err)

@@ -120,3 +120,22 @@ func TestTooManyFramesAreRefused(t *testing.T) {
 		t.Errorf("%d frames kept, error %v", len(raw), err)
 	}
 }
+
+// A frame whose header claims a huge image is refused from its header,
+// before the decoder allocates for it.
+func TestScreencastFrameBombRefused(t *testing.T) {
+	var small bytes.Buffer
+	jpeg.Encode(&small, image.NewGray(image.Rect(0, 0, 4, 4)), nil)
+	b := small.Bytes()
+	// The SOF0 segment (FF C0, length, precision) holds height and width.
+	i := bytes.Index(b, []byte{0xff, 0xc0})
+	if i < 0 {
+		t.Fatal("no SOF0 in the encoded frame")
+	}
+	bomb := append([]byte(nil), b...)
+	bomb[i+5], bomb[i+6], bomb[i+7], bomb[i+8] = 0xff, 0xff, 0xff, 0xff // 65535 x 65535
+	_, err := speedIndex([]rawFrame{{bomb, 1}}, func(w float64) float64 { return w })
+	if err == nil || !strings.Contains(err.Error(), "65535x65535") {
+		t.Errorf("a 65535x65535 frame: %v, want it refused naming its size", err)
+	}
+}
