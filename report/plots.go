@@ -138,11 +138,15 @@ func linePlot(title, xl, yl string, series []Series, logX bool, zeroLine bool) (
 		xs = append(xs, s.X...)
 	}
 	xLo, xHi := minMax(xs)
-	// A log axis needs points above zero: with none (every load of the
-	// sweep failed or lacks the metric) gonum panics, so the axis stays linear.
-	if logX && len(xs) > 0 && xLo > 0 {
+	// A log axis needs drawn points above zero: with none (every load of
+	// the sweep failed or lacks the metric, so every y is NaN) gonum's
+	// axis keeps its zero range and panics, so the axis stays linear.
+	if pLo, pHi, ok := drawnRange(series); logX && ok && pLo > 0 {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Min, p.X.Max = pLo, pHi
+	} else {
+		logX = false
 	}
 	if zeroLine {
 		if len(xs) > 0 {
@@ -191,6 +195,26 @@ func linePlot(title, xl, yl string, series []Series, logX bool, zeroLine bool) (
 	}
 	svg, err := svgOf(p, 7*vg.Inch, 4*vg.Inch)
 	return svg, legend, err
+}
+
+// drawnRange is the x range of the points linePlot draws (y not NaN), and
+// whether there is one.
+func drawnRange(series []Series) (lo, hi float64, ok bool) {
+	for _, s := range series {
+		for j, x := range s.X {
+			if j >= len(s.Y) || math.IsNaN(s.Y[j]) || math.IsNaN(x) {
+				continue
+			}
+			if !ok || x < lo {
+				lo = x
+			}
+			if !ok || x > hi {
+				hi = x
+			}
+			ok = true
+		}
+	}
+	return lo, hi, ok
 }
 
 // dodge shifts series i's interval bars (of n) a little along x, so that
