@@ -207,6 +207,10 @@ func TestKilledParentLeavesNoChromium(t *testing.T) {
 		return
 	}
 	requireChromium(t)
+	// Profiles under a temp folder of this test's own: another process
+	// starting Chromium on the machine (a second suite) sweeps the shared
+	// one and would remove the killed parent's profile before it is counted.
+	t.Setenv("TMPDIR", t.TempDir())
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledParentLeavesNoChromium$", "-test.v")
 	cmd.Env = append(os.Environ(), "SPDYLAB_BROWSER_PARENT=1")
 	out, err := cmd.StdoutPipe()
