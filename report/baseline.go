@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -42,7 +41,7 @@ func (a *Analysis) setBaseline(base map[string]string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("--baseline %s: no condition of the study holds all of these values", FormatBaseline(base))
+	return fmt.Errorf("--baseline %s: no condition of the study holds all of these values", formatBaseline(base))
 }
 
 // ParseBaseline reads --baseline's "FACTOR=VALUE,FACTOR=VALUE".
@@ -65,16 +64,11 @@ func ParseBaseline(spec string) (map[string]string, error) {
 	return out, nil
 }
 
-// FormatBaseline is a baseline as --baseline spells it, factors sorted.
-func FormatBaseline(base map[string]string) string {
-	keys := make([]string, 0, len(base))
-	for k := range base {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + base[k]
+// formatBaseline is a baseline as --baseline spells it, factors sorted.
+func formatBaseline(base map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(base)) {
+		parts = append(parts, k+"="+base[k])
 	}
 	return strings.Join(parts, ",")
 }
