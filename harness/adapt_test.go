@@ -65,3 +65,48 @@ func TestAdaptiveMechanismsActOnARealLossyLink(t *testing.T) {
 		b.Close()
 	}
 }
+
+// TestAdaptivePacingCapsASlowStartIntoAShallowQueue: two SPDY connections
+// (page C on two servers) slow-starting into a 50-packet queue below the
+// 83-packet BDP of 10 Mbit/s at 100 ms build a queue, so with adaptive
+// pacing each server caps the connection that saw it: the cap is recorded,
+// the socket carries a SO_MAX_PACING_RATE, and the load's note says so.
+// The cap is a share, so the lowest one set is below the link's rate.
+// Without the knob no connection is capped or paced.
+func TestAdaptivePacingCapsASlowStartIntoAShallowQueue(t *testing.T) {
+	testutil.RequireRoot(t)
+	link := probe.Link{DownBps: 10e6, UpBps: 1e6, RTT: 100 * time.Millisecond, QueuePkts: 50, Shared: true}
+	const linkBytes = 10e6 / 8
+	for _, adaptive := range []bool{true, false} {
+		c := probe.Condition{Page: "pageC", Shards: 2, Link: link, TCP: probe.TCP{CC: "cubic", IW: 3, AdaptivePacing: adaptive}}
+		b := openBench(t, c, Options{})
+		r := b.Load(context.Background(), probe.ProtoSPDY31, 0)
+		b.Close()
+		if r.Failed || r.ServerTCP == nil {
+			t.Fatalf("adaptive %v: failed %v (%s), server TCP_INFO %v", adaptive, r.Failed, r.Error, r.ServerTCP != nil)
+		}
+		t.Logf("adaptive %v: PLT %.0f ms, %d server retransmits: %s", adaptive, r.PLTms, r.ServerTCP.Retransmits(), r.Adaptive)
+		capped := 0
+		for _, ci := range r.ServerTCP.Conns {
+			if !adaptive && (ci.AdaptPaceLowest != 0 || ci.PacingCap != 0) {
+				t.Errorf("without the knob: connection %s capped at %d, SO_MAX_PACING_RATE %d", ci.Peer, ci.AdaptPaceLowest, ci.PacingCap)
+			}
+			if ci.AdaptPaceLowest == 0 {
+				continue
+			}
+			capped++
+			if ci.AdaptPaceLowest >= linkBytes {
+				t.Errorf("connection %s: lowest cap %d B/s, not below the link's %d B/s", ci.Peer, ci.AdaptPaceLowest, int(linkBytes))
+			}
+			if ci.PacingCap == 0 {
+				t.Errorf("connection %s recorded a cap but its socket has no SO_MAX_PACING_RATE", ci.Peer)
+			}
+		}
+		if adaptive && (capped == 0 || !strings.Contains(r.Adaptive, "adaptive pacing: capped")) {
+			t.Errorf("adaptive: %d of %d connections capped, note %q", capped, len(r.ServerTCP.Conns), r.Adaptive)
+		}
+		if !adaptive && r.Adaptive != "" {
+			t.Errorf("without the knob the result says %q", r.Adaptive)
+		}
+	}
+}

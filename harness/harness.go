@@ -453,6 +453,8 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host, maps pageMaps) (*s
 		AdaptiveCC:    c.TCP.AdaptiveCC,
 		AdaptiveLowat: c.TCP.AdaptiveLowat,
 		PacingRate:    pacingRate(c),
+
+		AdaptivePacing: c.TCP.AdaptivePacing,
 	}
 	if b.opt.ServerLog != nil {
 		cfg.Log = newLogger(b.opt.ServerLog, s.Name)

@@ -87,7 +87,7 @@ func (b *Bench) takeServerTCP() *probe.ServerTCP {
 		for _, c := range s.TakeTCPInfo() {
 			ti := loader.TCPInfoOf(len(conns)+1, host, c.Info)
 			ti.Local, ti.Peer = c.Local, c.Peer
-			ti.AdaptCC, ti.AdaptLowat = c.AdaptCC, c.AdaptLowat
+			ti.AdaptCC, ti.AdaptLowat, ti.AdaptPaceLowest = c.AdaptCC, c.AdaptLowat, c.AdaptPaceLowest
 			conns = append(conns, ti)
 		}
 	}

@@ -6,8 +6,9 @@ import (
 )
 
 // This file names what the servers' adaptive mechanisms (adaptive_cc,
-// adaptive_lowat; server/adapt.go) did on each connection, as
-// TCPInfo.AdaptCC records it, and sums it up per load (Result.Adaptive).
+// adaptive_lowat, adaptive_pacing; server/adapt.go) did on each
+// connection, as TCPInfo.AdaptCC, AdaptLowat and AdaptPaceLowest record
+// it, and sums it up per load (Result.Adaptive).
 
 // AdaptCC outcomes of one connection.
 const (
@@ -40,6 +41,9 @@ func AdaptiveNote(c Condition, proto string, conns []TCPInfo) string {
 	}
 	if c.TCP.AdaptiveLowat && !slicesContain(IgnoredBy(c, proto), "adaptive_lowat") {
 		parts = append(parts, adaptLowatNote(conns))
+	}
+	if c.TCP.AdaptivePacing && !slicesContain(IgnoredBy(c, proto), "adaptive_pacing") {
+		parts = append(parts, adaptPacingNote(conns))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -88,6 +92,26 @@ func adaptLowatNote(conns []TCPInfo) string {
 		return "adaptive lowat: no signal (no delivery rate or minimum RTT in the servers' TCP_INFO): the kernel's default held"
 	}
 	return fmt.Sprintf("adaptive lowat: set on %d of %d connections (%d..%d bytes)", set, len(conns), lo, hi)
+}
+
+func adaptPacingNote(conns []TCPInfo) string {
+	capped, lowest := 0, uint64(0)
+	for _, t := range conns {
+		if t.AdaptPaceLowest == 0 {
+			continue
+		}
+		if capped == 0 || t.AdaptPaceLowest < lowest {
+			lowest = t.AdaptPaceLowest
+		}
+		capped++
+	}
+	if len(conns) == 0 {
+		return "adaptive pacing: no signal (no server TCP_INFO): unpaced"
+	}
+	if capped == 0 {
+		return fmt.Sprintf("adaptive pacing: no connection's RTT showed a queue: none of %d paced", len(conns))
+	}
+	return fmt.Sprintf("adaptive pacing: capped %d of %d connections (lowest cap %.2f Mbit/s)", capped, len(conns), float64(lowest)*8/1e6)
 }
 
 func slicesContain(xs []string, x string) bool {

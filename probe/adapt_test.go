@@ -10,20 +10,22 @@ import (
 // carried a signal, and is empty when the knobs are off or the protocol
 // ignores them.
 func TestAdaptiveNote(t *testing.T) {
-	on := Condition{TCP: TCP{CC: "cubic", AdaptiveCC: true, AdaptiveLowat: true}}
+	on := Condition{TCP: TCP{CC: "cubic", AdaptiveCC: true, AdaptiveLowat: true, AdaptivePacing: true}}
 	conns := []TCPInfo{
 		{AdaptCC: AdaptCCSwitched, AdaptLowat: 20000},
-		{AdaptCC: AdaptCCSwitched, AdaptLowat: 60000},
-		{AdaptCC: AdaptCCQueue},
+		{AdaptCC: AdaptCCSwitched, AdaptLowat: 60000, AdaptPaceLowest: 500_000},
+		{AdaptCC: AdaptCCQueue, AdaptPaceLowest: 625_000},
 	}
 	got := AdaptiveNote(on, ProtoSPDY31, conns)
-	for _, want := range []string{"adaptive cc: bbr on 2 of 3 connections (1 kept:queue)", "adaptive lowat: set on 2 of 3 connections (20000..60000 bytes)"} {
+	for _, want := range []string{"adaptive cc: bbr on 2 of 3 connections (1 kept:queue)", "adaptive lowat: set on 2 of 3 connections (20000..60000 bytes)",
+		"adaptive pacing: capped 2 of 3 connections (lowest cap 4.00 Mbit/s)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("note %q, want %q in it", got, want)
 		}
 	}
 	got = AdaptiveNote(on, ProtoHTTPS, nil)
-	if !strings.Contains(got, "no signal") || !strings.Contains(got, "static cc (cubic) held") || !strings.Contains(got, "kernel's default held") {
+	if !strings.Contains(got, "no signal") || !strings.Contains(got, "static cc (cubic) held") || !strings.Contains(got, "kernel's default held") ||
+		!strings.Contains(got, "adaptive pacing: no signal") {
 		t.Errorf("no connections: note %q, want the fallback named", got)
 	}
 	if got := AdaptiveNote(on, ProtoH3, nil); got != "" {
@@ -51,6 +53,7 @@ func TestAdaptiveKnobsRules(t *testing.T) {
 	for _, v := range []map[string]string{
 		{"adaptive_lowat": "true", "notsent_lowat": "16384"},
 		{"adaptive_cc": "true", "cc": "bbr"},
+		{"adaptive_pacing": "true", "pacing": "on"},
 	} {
 		v["page"] = "pageA"
 		c, err := BuildCondition(v)

@@ -96,6 +96,15 @@ var Fields = []Field{
 			c.TCP.AdaptiveLowat = v["adaptive_lowat"] == "true"
 			return nil
 		}},
+	{Name: "adaptive_pacing", Transport: true, Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
+		Help: "servers pace each connection from what it measures (TCP_INFO): in its initial slow start, once the RTT shows a queue (an eighth above its minimum), " +
+			"its pacing rate is capped at its measured rate and brought down to 0.85 x its share each round trip the queue stays; later a round trip near the minimum RTT raises the cap by 15%; " +
+			"a connection whose RTT never shows a queue in slow start is not paced; not with pacing" + tcpScope.help(),
+		Scope: tcpScope.when(func(c Condition) bool { return c.TCP.AdaptivePacing }),
+		apply: func(c *Condition, v map[string]string) error {
+			c.TCP.AdaptivePacing = v["adaptive_pacing"] == "true"
+			return nil
+		}},
 	{Name: "notsent_lowat", Transport: true, Kind: KindInt, Default: "0", Canon: intRange(0, MaxNotSentLowat), Flag: FlagLoad,
 		Help:  "servers' TCP_NOTSENT_LOWAT in bytes on every accepted connection (TCP protocols), so the SPDY scheduler rather than the socket buffer picks the next frame (0 = kernel default)" + tcpScope.help(),
 		Scope: tcpScope.when(func(c Condition) bool { return c.TCP.NotSentLowat != 0 }),

@@ -109,6 +109,9 @@ type TCP struct {
 	// rate and minimum RTT.
 	AdaptiveCC    bool `json:"adaptive_cc,omitempty"`
 	AdaptiveLowat bool `json:"adaptive_lowat,omitempty"`
+	// AdaptivePacing: the servers cap each connection's pacing rate at
+	// its measured share while its RTT shows a queue (server/adapt_pace.go).
+	AdaptivePacing bool `json:"adaptive_pacing,omitempty"`
 }
 
 // Condition is everything that determines one page load, apart from the
@@ -262,6 +265,9 @@ type TCPInfo struct {
 	// TCP_NOTSENT_LOWAT set in bytes), empty when they were off.
 	AdaptCC    string `json:"adapt_cc,omitempty"`
 	AdaptLowat int    `json:"adapt_lowat,omitempty"`
+	// AdaptPaceLowest is the lowest pacing cap adaptive pacing set, in
+	// bytes/s; 0 when it set none (the RTT never showed a queue).
+	AdaptPaceLowest uint64 `json:"adapt_pace_lowest,omitempty"`
 }
 
 // TCPSum adds up the counters of a set of connections.

@@ -119,6 +119,7 @@ func (c Condition) ServerKnobs() string {
 	add(c.TCP.NotSentLowat != 0, "notsent_lowat %d", c.TCP.NotSentLowat)
 	add(c.TCP.AdaptiveCC, "%s", "adaptive_cc")
 	add(c.TCP.AdaptiveLowat, "%s", "adaptive_lowat")
+	add(c.TCP.AdaptivePacing, "%s", "adaptive_pacing")
 	add(c.FrameSize != 0, "frame_size %d", c.FrameSize)
 	add(c.SessionWindow != 0, "session_window %d", c.SessionWindow)
 	add(c.Hints != "", "hints %s", c.Hints)
@@ -149,6 +150,9 @@ func normalizeServerKnobs(c Condition) (Condition, error) {
 	}
 	if c.TCP.AdaptiveLowat && c.TCP.NotSentLowat != 0 {
 		return c, fmt.Errorf("adaptive_lowat sets TCP_NOTSENT_LOWAT per connection; notsent_lowat %d sets it fixed: set one of them", c.TCP.NotSentLowat)
+	}
+	if c.TCP.AdaptivePacing && c.TCP.Pacing != "" {
+		return c, fmt.Errorf("adaptive_pacing sets each connection's pacing cap from what it measures; pacing %s sets it fixed: set one of them", c.TCP.Pacing)
 	}
 	if c.FrameSize != 0 && (c.FrameSize < MinFrameSize || c.FrameSize > MaxFrameSize) {
 		return c, fmt.Errorf("frame_size %d: must be 0 (the default, 16 KiB) or between %d and %d", c.FrameSize, MinFrameSize, MaxFrameSize)

@@ -33,6 +33,10 @@ import (
 //     socket holds what keeps the path busy for a round trip and the SPDY
 //     scheduler, not the socket buffer, orders the rest: a high-priority
 //     stream waits behind at most that much.
+//   - Adaptive pacing (Config.AdaptivePacing; adapt_pace.go). Signal: the
+//     RTT's inflation and the delivery rate, once per round trip.
+//     Decision: a pacing cap just below the connection's measured share
+//     while a queue builds, raised while it does not.
 //
 // A connection without TCP_INFO keeps the static settings and says so
 // (probe.AdaptCCNoSignal, no lowat).
@@ -46,9 +50,9 @@ const adaptInterval = 10 * time.Millisecond
 // smoothed RTT exceeds the minimum by a quarter and by more than
 // rttSlackMs (delayed ACKs and the RTT's own variance at small RTTs).
 const (
-	rttInflated = 1.25
-	rttSlackMs  = 5
-	adaptCC     = probe.AdaptiveCCTarget
+	rttInflatedBy = 1.25
+	rttSlackMs    = 5
+	adaptCC       = probe.AdaptiveCCTarget
 	// The loss rate under bbr that sends a connection back is backRate
 	// times the rate before the switch, over at least backSegs segments
 	// sent under bbr after its start-up (bbrSettle minimum RTTs after the
@@ -69,6 +73,12 @@ const (
 	backSegs    = 100
 	bbrSettle   = 8
 )
+
+// rttInflated tells whether a sample's smoothed RTT shows a queue: above
+// the minimum by a quarter and by more than rttSlackMs.
+func rttInflated(ti tcpopt.TCPInfo) bool {
+	return ti.RTTms > ti.MinRTTms*rttInflatedBy && ti.RTTms-ti.MinRTTms > rttSlackMs
+}
 
 // Bounds of the adaptive low-water mark: 16 KiB (a common static value;
 // below it the writer wakes per segment), 4 MiB (above any lab BDP).
@@ -104,7 +114,7 @@ func (a *ccAdapter) observe(ti tcpopt.TCPInfo, first string, at time.Duration) s
 		return ""
 	}
 	a.retrans = ti.Retransmits
-	inflated := ti.RTTms > ti.MinRTTms*rttInflated && ti.RTTms-ti.MinRTTms > rttSlackMs
+	inflated := rttInflated(ti)
 	switch a.outcome {
 	case "", probe.AdaptCCQueue:
 		if inflated {
@@ -163,7 +173,9 @@ func lowatMoved(set, next int) bool {
 }
 
 // adapting tells whether the server runs any adaptive mechanism.
-func (s *Server) adapting() bool { return s.cfg.AdaptiveCC || s.cfg.AdaptiveLowat }
+func (s *Server) adapting() bool {
+	return s.cfg.AdaptiveCC || s.cfg.AdaptiveLowat || s.cfg.AdaptivePacing
+}
 
 // startAdapting runs the adaptive mechanisms on an accepted connection
 // until it closes or the server shuts down. A connection that is not a
@@ -175,7 +187,7 @@ func (s *Server) startAdapting(c net.Conn) {
 	}
 	first, err := tcpopt.Congestion(sc.TCPConn)
 	if err != nil {
-		sc.setAdapt(probe.AdaptCCNoSignal, 0)
+		sc.setAdapt(adaptRecord{cc: probe.AdaptCCNoSignal})
 		return
 	}
 	s.wg.Add(1)
@@ -189,15 +201,17 @@ func (s *Server) startAdapting(c net.Conn) {
 // on it; the outcome is recorded with the connection's TCP_INFO.
 func (s *Server) adaptLoop(sc *sampledConn, first string) {
 	var cc ccAdapter
+	var pace paceAdapter
 	lowat := 0
-	record := func(outcome string) {
-		if !s.cfg.AdaptiveCC {
-			outcome = ""
+	record := func() {
+		r := adaptRecord{lowat: lowat, paceLowest: pace.lowest}
+		if s.cfg.AdaptiveCC {
+			r.cc = cc.result()
 		}
-		sc.setAdapt(outcome, lowat)
+		sc.setAdapt(r)
 	}
-	record(cc.result())
-	defer func() { record(cc.result()) }()
+	record()
+	defer record()
 	tick := time.NewTicker(adaptInterval)
 	defer tick.Stop()
 	start := time.Now()
@@ -213,13 +227,12 @@ func (s *Server) adaptLoop(sc *sampledConn, first string) {
 		if err != nil {
 			return // closed under us
 		}
+		at := time.Since(start)
 		if s.cfg.AdaptiveCC {
-			if to := cc.observe(ti, first, time.Since(start)); to != "" {
-				if err := tcpopt.SetCongestion(sc.TCPConn, to); err != nil {
-					s.logf("%s: adaptive cc to %s: %v", sc.peer, to, err)
-					cc.outcome = probe.AdaptCCNoSignal
-				}
-			}
+			s.adaptCC(sc, &cc, ti, first, at)
+		}
+		if s.cfg.AdaptivePacing {
+			s.adaptPacing(sc, &pace, cc.outcome == probe.AdaptCCSwitched, ti, at)
 		}
 		if s.cfg.AdaptiveLowat {
 			if next := lowatFor(ti); lowatMoved(lowat, next) {
@@ -228,6 +241,39 @@ func (s *Server) adaptLoop(sc *sampledConn, first string) {
 				}
 			}
 		}
-		record(cc.result()) // as it stands: the load may end before the connection does
+		record() // as it stands: the load may end before the connection does
 	}
+}
+
+// adaptCC applies the congestion-control decision of one sample.
+func (s *Server) adaptCC(sc *sampledConn, cc *ccAdapter, ti tcpopt.TCPInfo, first string, at time.Duration) {
+	to := cc.observe(ti, first, at)
+	if to == "" {
+		return
+	}
+	if err := tcpopt.SetCongestion(sc.TCPConn, to); err != nil {
+		s.logf("%s: adaptive cc to %s: %v", sc.peer, to, err)
+		cc.outcome = probe.AdaptCCNoSignal
+	}
+}
+
+// adaptPacing applies the pacing decision of one sample; onBBR: adaptive
+// cc moved the connection to bbr, so the cap stands down.
+func (s *Server) adaptPacing(sc *sampledConn, pace *paceAdapter, onBBR bool, ti tcpopt.TCPInfo, at time.Duration) {
+	next := uint64(0)
+	if onBBR {
+		next = pace.standDown()
+	} else {
+		next = pace.observe(ti, at)
+	}
+	if next == 0 {
+		return
+	}
+	if err := tcpopt.SetMaxPacingRate(sc.TCPConn, next); err != nil {
+		s.logf("%s: adaptive pacing cap %d B/s: %v", sc.peer, next, err)
+		pace.standDown()
+		return
+	}
+	s.logf("%s: adaptive pacing: cap %d B/s at %d ms (rtt %.1f ms, min %.1f ms, delivery rate %d B/s, cwnd %d, ssthresh %d)",
+		sc.peer, next, at.Milliseconds(), ti.RTTms, ti.MinRTTms, ti.DeliveryRate, ti.SndCwnd, ti.SndSsthresh)
 }

@@ -112,3 +112,98 @@ func TestAdaptiveLowat(t *testing.T) {
 		}
 	}
 }
+
+// paced is a sample as adaptive pacing reads it: RTT, minimum RTT,
+// delivery rate and its app-limited flag, window (1000-byte segments) and
+// ssthresh (0: still in the initial slow start).
+func paced(rtt, minRTT float64, rate uint64, appLimited bool, cwnd, ssthresh uint32) tcpopt.TCPInfo {
+	ti := sample(0, rtt, minRTT, rate)
+	ti.DeliveryRateAppLimited, ti.SndCwnd, ti.SndMSS, ti.SndSsthresh = appLimited, cwnd, 1000, ssthresh
+	return ti
+}
+
+// TestAdaptivePacingDecides: samples 50 ms apart at a 100 ms minimum RTT
+// (a round trip every two), and the caps the decision sets. In slow start
+// the first sample with the RTT an eighth above its minimum caps at once,
+// at the larger of the best rate and the window's rate; later rounds of
+// slow start that still show a queue lower it to 0.85 x the round's rate
+// (never below a quarter of the best). Past slow start nothing lowers it;
+// a round near the minimum RTT raises it by 15%, and above twice the best
+// rate it is lifted.
+func TestAdaptivePacingDecides(t *testing.T) {
+	const mb = 1_000_000
+	lifted := uint64(tcpopt.PacingUncapped)
+	for _, tc := range []struct {
+		name    string
+		samples []tcpopt.TCPInfo
+		caps    []uint64 // decisions, in order (0s left out)
+		lowest  uint64
+	}{
+		{"no queue, never paced", []tcpopt.TCPInfo{paced(101, 100, mb/2, false, 10, 0), paced(110, 100, mb, false, 20, 0), paced(112, 100, 2*mb, false, 40, 0)}, nil, 0},
+		{"a queue in slow start: capped at once at the best rate", []tcpopt.TCPInfo{paced(101, 100, mb/2, false, 10, 0), paced(115, 100, mb, false, 40, 0)},
+			[]uint64{mb}, mb},
+		{"a burst's queue: the window's rate when the samples lag", []tcpopt.TCPInfo{paced(101, 100, mb/4, false, 10, 0), paced(115, 100, mb/4, false, 50, 0)},
+			[]uint64{500_000}, 500_000},
+		{"app-limited samples are not the path's", []tcpopt.TCPInfo{paced(101, 100, 4*mb, true, 10, 0), paced(115, 100, mb/2, false, 20, 0)},
+			[]uint64{mb / 2}, mb / 2},
+		{"the queue stays in slow start: lowered a round at a time, to a quarter of the best", []tcpopt.TCPInfo{
+			paced(101, 100, mb/2, false, 10, 0), paced(115, 100, mb, false, 40, 0),
+			paced(130, 100, 800_000, false, 60, 0), paced(130, 100, 800_000, false, 60, 0),
+			paced(130, 100, 100_000, false, 60, 0), paced(130, 100, 100_000, false, 60, 0)},
+			[]uint64{mb, 680_000, 250_000}, 250_000},
+		{"past slow start: never lowered, raised near the minimum RTT, lifted above twice the best", []tcpopt.TCPInfo{
+			paced(101, 100, mb/2, false, 10, 0), paced(115, 100, mb, false, 40, 0),
+			paced(160, 100, 200_000, false, 30, 20), paced(160, 100, 200_000, false, 30, 20),
+			paced(102, 100, mb, false, 30, 20), paced(102, 100, mb, false, 30, 20),
+			paced(102, 100, mb, false, 30, 20), paced(102, 100, mb, false, 30, 20),
+			paced(102, 100, mb, false, 30, 20), paced(102, 100, mb, false, 30, 20),
+			paced(102, 100, mb, false, 30, 20), paced(102, 100, mb, false, 30, 20),
+			paced(102, 100, mb, false, 30, 20), paced(102, 100, mb, false, 30, 20),
+			paced(102, 100, mb, false, 30, 20), paced(102, 100, mb, false, 30, 20)},
+			[]uint64{mb, 1_150_000, 1_322_500, 1_520_875, 1_749_006, lifted}, mb},
+		{"a queue under an eighth of the RTT is no slow-start queue", []tcpopt.TCPInfo{paced(101, 100, mb/2, false, 10, 0), paced(111, 100, mb, false, 40, 0)}, nil, 0},
+		{"no RTT sample, no decision", []tcpopt.TCPInfo{paced(0, 0, mb, false, 10, 0), paced(0, 0, mb, false, 10, 0)}, nil, 0},
+	} {
+		var p paceAdapter
+		var got []uint64
+		for i, s := range tc.samples {
+			if c := p.observe(s, time.Duration(i)*50*time.Millisecond); c != 0 {
+				got = append(got, c)
+			}
+		}
+		if len(got) != len(tc.caps) {
+			t.Errorf("%s: caps %v, want %v", tc.name, got, tc.caps)
+			continue
+		}
+		for i := range got {
+			if d := int64(got[i]) - int64(tc.caps[i]); d > 5 || d < -5 { // float rounding
+				t.Errorf("%s: caps %v, want %v", tc.name, got, tc.caps)
+				break
+			}
+		}
+		if p.lowest != tc.lowest {
+			t.Errorf("%s: lowest %d, want %d", tc.name, p.lowest, tc.lowest)
+		}
+	}
+}
+
+// TestAdaptivePacingStandsDown: a connection adaptive cc moved to bbr
+// gets its cap lifted once (bbr paces itself), and no cap after; one
+// never capped needs no system call.
+func TestAdaptivePacingStandsDown(t *testing.T) {
+	var p paceAdapter
+	p.observe(paced(101, 100, 1_000_000, false, 10, 0), 0)
+	if p.observe(paced(140, 100, 1_000_000, false, 40, 0), 50*time.Millisecond) == 0 {
+		t.Fatal("no cap set in slow start with a queue")
+	}
+	if got := p.standDown(); got != tcpopt.PacingUncapped {
+		t.Errorf("stand down with a cap set: %d, want the uncapped rate", got)
+	}
+	if got := p.observe(paced(200, 100, 1_000_000, false, 40, 0), 300*time.Millisecond); got != 0 || p.standDown() != 0 {
+		t.Errorf("after standing down: a cap %d", got)
+	}
+	var never paceAdapter
+	if got := never.standDown(); got != 0 {
+		t.Errorf("never capped: stand down sets %d", got)
+	}
+}

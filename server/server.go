@@ -137,12 +137,15 @@ type Config struct {
 	// NotSentLowat sets TCP_NOTSENT_LOWAT on every accepted connection (and
 	// is passed to SPDY sessions); 0 = leave the kernel default.
 	NotSentLowat int
-	// AdaptiveCC and AdaptiveLowat run the adaptive mechanisms on every
-	// accepted TCP connection (adapt.go): congestion control switched to
-	// bbr on a loss without RTT inflation; TCP_NOTSENT_LOWAT from the
-	// delivery rate and minimum RTT. Not with NotSentLowat.
-	AdaptiveCC    bool
-	AdaptiveLowat bool
+	// AdaptiveCC, AdaptiveLowat and AdaptivePacing run the adaptive
+	// mechanisms on every accepted TCP connection (adapt.go): congestion
+	// control switched to bbr on a loss without RTT inflation;
+	// TCP_NOTSENT_LOWAT from the delivery rate and minimum RTT (not with
+	// NotSentLowat); a pacing cap at the measured share while a queue
+	// builds (adapt_pace.go; not with PacingRate).
+	AdaptiveCC     bool
+	AdaptiveLowat  bool
+	AdaptivePacing bool
 	// HandshakeTimeout bounds the TLS handshake; 0 = 10 s.
 	HandshakeTimeout time.Duration
 	// MaxConns caps the connections served at once; 0 = DefaultMaxConns,
@@ -282,6 +285,9 @@ func (cfg *Config) normalize() error {
 	cfg.applyLimitDefaults()
 	if cfg.AdaptiveLowat && cfg.NotSentLowat != 0 {
 		return fmt.Errorf("server: AdaptiveLowat sets TCP_NOTSENT_LOWAT per connection; NotSentLowat %d sets it fixed", cfg.NotSentLowat)
+	}
+	if cfg.AdaptivePacing && cfg.PacingRate != 0 {
+		return fmt.Errorf("server: AdaptivePacing sets each connection's pacing cap from what it measures; PacingRate %d sets it fixed", cfg.PacingRate)
 	}
 	if cfg.NotSentLowat > 0 && cfg.SPDY.NotSentLowat == 0 {
 		cfg.SPDY.NotSentLowat = cfg.NotSentLowat

@@ -87,6 +87,8 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{Config{Root: "/nonexistent/spdylab"}, "root"},
 		{Config{TLSMin: tls.VersionTLS13, TLSMax: tls.VersionTLS12}, "above the maximum"},
 		{Config{Manifest: "/nonexistent/manifest.json"}, "manifest"},
+		{Config{AdaptiveLowat: true, NotSentLowat: 16384}, "NotSentLowat 16384 sets it fixed"},
+		{Config{AdaptivePacing: true, PacingRate: 1e6}, "PacingRate 1000000 sets it fixed"},
 	} {
 		_, err := New(tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -22,11 +22,13 @@ type TCPConnInfo struct {
 	Local string // the server's address:port
 	Peer  string // the client's address:port
 	Info  tcpopt.TCPInfo
-	// AdaptCC and AdaptLowat are what the adaptive mechanisms did on the
-	// connection (adapt.go; probe.AdaptCC* outcomes, the last
-	// TCP_NOTSENT_LOWAT set), empty when they are off.
-	AdaptCC    string
-	AdaptLowat int
+	// AdaptCC, AdaptLowat and AdaptPaceLowest are what the adaptive
+	// mechanisms did on the connection (adapt.go; probe.AdaptCC*
+	// outcomes, the last TCP_NOTSENT_LOWAT set, the lowest pacing cap set
+	// in bytes/s), empty when they are off or did nothing.
+	AdaptCC         string
+	AdaptLowat      int
+	AdaptPaceLowest uint64
 }
 
 // maxTrackedConns bounds the connections remembered for TakeTCPInfo when
@@ -68,8 +70,8 @@ func (s *Server) TakeTCPInfo() []TCPConnInfo {
 	for _, c := range conns {
 		c.sample()
 		if info, ok := c.lastInfo(); ok {
-			cc, lowat := c.adapted()
-			out = append(out, TCPConnInfo{Local: c.local, Peer: c.peer, Info: info, AdaptCC: cc, AdaptLowat: lowat})
+			a := c.adapted()
+			out = append(out, TCPConnInfo{Local: c.local, Peer: c.peer, Info: info, AdaptCC: a.cc, AdaptLowat: a.lowat, AdaptPaceLowest: a.paceLowest})
 		}
 	}
 	return out
@@ -105,21 +107,27 @@ type sampledConn struct {
 	closed bool
 	done   chan struct{} // closed with the socket: the adaptive loop ends
 
-	adaptCC    string // adapt.go's outcome so far
-	adaptLowat int
+	adapt adaptRecord // adapt.go's outcome so far
+}
+
+// adaptRecord is what the adaptive mechanisms did on a connection so far.
+type adaptRecord struct {
+	cc         string // probe.AdaptCC* outcome; "" with adaptive cc off
+	lowat      int    // the last TCP_NOTSENT_LOWAT set
+	paceLowest uint64 // the lowest pacing cap set, bytes/s
 }
 
 // setAdapt records the adaptive mechanisms' outcome so far.
-func (c *sampledConn) setAdapt(cc string, lowat int) {
+func (c *sampledConn) setAdapt(r adaptRecord) {
 	c.mu.Lock()
-	c.adaptCC, c.adaptLowat = cc, lowat
+	c.adapt = r
 	c.mu.Unlock()
 }
 
-func (c *sampledConn) adapted() (string, int) {
+func (c *sampledConn) adapted() adaptRecord {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.adaptCC, c.adaptLowat
+	return c.adapt
 }
 
 func (c *sampledConn) NetConn() net.Conn { return c.TCPConn }

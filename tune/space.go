@@ -41,6 +41,7 @@ var Space = []Knob{
 	{"notsent_lowat", []string{"16384", "65536"}},
 	{"adaptive_cc", []string{"true"}},
 	{"adaptive_lowat", []string{"true"}},
+	{"adaptive_pacing", []string{"true"}},
 	{"frame_size", []string{"4096", "65536"}},
 	{"session_window", []string{"1048576", "16777216"}},
 	{"hints", []string{"deps"}},

@@ -7,10 +7,12 @@
 package tcpopt
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -137,6 +139,7 @@ type TCPInfo struct {
 	SegsOut      uint32  // segments sent
 	SegsIn       uint32  // segments received
 	SndCwnd      uint32  // congestion window, segments
+	SndMSS       uint32  // sender's maximum segment size, bytes
 	SndSsthresh  uint32  // slow-start threshold, segments; 0 = never set (no loss yet)
 	RTTms        float64 // smoothed RTT
 	RTTVarms     float64 // RTT variance
@@ -161,6 +164,10 @@ type TCPInfo struct {
 	MinRTTms     float64
 	DeliveryRate uint64
 	CAState      uint8
+	// DeliveryRateAppLimited: the delivery rate sample was taken while
+	// the sender had too little data to fill its window, so it shows the
+	// application's rate, not the path's.
+	DeliveryRateAppLimited bool
 }
 
 // The kernel's congestion states (TCP_INFO's tcpi_ca_state).
@@ -201,6 +208,7 @@ func Info(c net.Conn) (TCPInfo, error) {
 		SegsOut:       ti.Segs_out,
 		SegsIn:        ti.Segs_in,
 		SndCwnd:       ti.Snd_cwnd,
+		SndMSS:        ti.Snd_mss,
 		SndSsthresh:   ssthresh,
 		RTTms:         float64(ti.Rtt) / 1000,
 		RTTVarms:      float64(ti.Rttvar) / 1000,
@@ -216,5 +224,22 @@ func Info(c net.Conn) (TCPInfo, error) {
 		MinRTTms:      float64(ti.Min_rtt) / 1000,
 		DeliveryRate:  ti.Delivery_rate,
 		CAState:       ti.Ca_state,
+
+		DeliveryRateAppLimited: appLimited(ti),
 	}, nil
 }
+
+// appLimited reads tcpi_delivery_rate_app_limited, a one-bit field that
+// x/sys/unix's TCPInfo leaves in the padding before tcpi_rto: the byte
+// after the window-scale byte (offset 7). GCC puts a byte's first bit
+// field in its lowest bit on little-endian targets and in its highest on
+// big-endian ones.
+func appLimited(ti *unix.TCPInfo) bool {
+	b := (*[8]byte)(unsafe.Pointer(ti))
+	if bigEndian {
+		return b[7]&0x80 != 0
+	}
+	return b[7]&1 != 0
+}
+
+var bigEndian = binary.NativeEndian.Uint16([]byte{0, 1}) == 1

@@ -1,0 +1,150 @@
+package server
+
+import (
+	"time"
+
+	"github.com/spdylab/spdylab/internal/tcpopt"
+)
+
+// Adaptive pacing (Config.AdaptivePacing): a rate cap from the
+// connection's own queueing delay and delivery rate.
+//
+// Why: a loss-based cc in slow start doubles its window each round trip
+// until the path drops packets, and cubic's HyStart did not end it early
+// here. When the bottleneck's queue is shallower than the path's BDP
+// (study 1's 50 packets at 10 Mbit/s and 100 ms, an 83-packet BDP), a
+// page on two SPDY connections loses dozens of packets in one window;
+// the connection that was still small then leaves slow start with a
+// ssthresh of a dozen segments and cubic regrows it by about one segment
+// a round trip, for seconds (server TCP_INFO traces, BENCHMARKS.md).
+// HTTPS spreads the same losses over a dozen connections. Pacing each
+// connection at its share of the link removes the losses; pacing each at
+// the whole link does not, so the cap has to be the share, which only the
+// connection itself can measure.
+//
+// Signal: the smoothed RTT against the minimum (queueing delay), the
+// largest delivery rate sample that was not application-limited (what
+// the path gave this connection while it had data to send), the window.
+// Decision: during the initial slow start, the first sample whose RTT
+// shows a queue (above the minimum by an eighth of it, HyStart's delay
+// threshold, and by more than rttSlackMs) sets the cap at once to the
+// larger of the best rate seen and the window's rate over the minimum
+// RTT (the first queue is often a burst's while the rate samples still
+// lag the window); each round trip of slow start that still shows one
+// lowers it to paceDrain x the round's rate (the share, less a margin so
+// the queue drains). Once slow start is over (a loss set ssthresh), the
+// cap is never lowered again: later inflation is cubic's own probing or
+// a paced flow's delayed ACKs, and lowering on it starved connections to
+// a few hundred kbit/s when tried. A round trip with the RTT near its
+// minimum raises a set cap by paceProbe, so a share that frees up is taken
+// back within a few round trips; a cap above twice the best rate no
+// longer binds and is lifted. A connection whose RTT never shows a queue
+// in slow start is never paced. The cap is SO_MAX_PACING_RATE, which also
+// turns on TCP's internal pacing.
+const (
+	paceDrain   = 0.85
+	paceProbe   = 1.15
+	paceFloor   = 0.25
+	paceLiftAt  = 2
+	slowStartBy = 1.0 / 8 // HyStart's delay threshold, a fraction of the minimum RTT
+)
+
+// paceAdapter is one connection's pacing decision.
+type paceAdapter struct {
+	cap      uint64        // the cap set, bytes/s; 0 = none yet
+	lowest   uint64        // the lowest cap set (for the record)
+	best     uint64        // the largest rate sample seen
+	roundMax uint64        // the largest rate sample of this round
+	roundAt  time.Duration // when this round began
+	started  bool          // a sample with an RTT was seen (roundAt is set)
+	stood    bool          // stood down (the connection moved to bbr, which paces itself)
+}
+
+// observe takes one TCP_INFO sample at time at (since the connection's
+// first) and returns the cap to set now, 0 for no change.
+func (p *paceAdapter) observe(ti tcpopt.TCPInfo, at time.Duration) uint64 {
+	if p.stood || ti.MinRTTms <= 0 || ti.RTTms <= 0 {
+		return 0
+	}
+	if !p.started {
+		p.started, p.roundAt = true, at
+	}
+	if !ti.DeliveryRateAppLimited && ti.DeliveryRate > p.roundMax {
+		p.roundMax = ti.DeliveryRate
+	}
+	p.best = max(p.best, p.roundMax)
+	inSlowStart := ti.SndSsthresh == 0
+	if inSlowStart && p.cap == 0 && slowStartQueue(ti) {
+		if first := max(p.best, windowRate(ti)); first > 0 {
+			// At once: in slow start a round trip's wait doubles the
+			// overshoot. The next round measures the capped sending.
+			p.roundAt, p.roundMax = at, 0
+			return p.set(first)
+		}
+	}
+	if at-p.roundAt < time.Duration(ti.MinRTTms*float64(time.Millisecond)) {
+		return 0
+	}
+	rate := p.roundMax
+	p.roundAt, p.roundMax = at, 0
+	switch {
+	case p.cap == 0:
+		return 0
+	case inSlowStart && slowStartQueue(ti) && rate > 0:
+		drain := max(uint64(float64(rate)*paceDrain), uint64(float64(p.best)*paceFloor))
+		if drain < p.cap {
+			return p.set(drain)
+		}
+	case !rttInflated(ti):
+		next := uint64(float64(p.cap) * paceProbe)
+		if next > paceLiftAt*p.best {
+			p.cap = 0
+			return tcpopt.PacingUncapped
+		}
+		return p.set(next)
+	}
+	return 0
+}
+
+// set records a new cap and returns it.
+func (p *paceAdapter) set(c uint64) uint64 {
+	p.cap = c
+	if p.lowest == 0 || c < p.lowest {
+		p.lowest = c
+	}
+	return c
+}
+
+// windowRate is the rate at which the congestion window would be
+// delivered in one minimum RTT (bytes/s): what the connection sends with
+// the queue empty. In slow start the first queue is often a burst's while
+// the rate samples still lag the window, so the first cap is the larger
+// of the two; later rounds bring it down to the share.
+func windowRate(ti tcpopt.TCPInfo) uint64 {
+	if ti.MinRTTms <= 0 {
+		return 0
+	}
+	return uint64(float64(ti.SndCwnd) * float64(ti.SndMSS) / (ti.MinRTTms / 1000))
+}
+
+// slowStartQueue tells whether a sample's RTT shows a queue by slow
+// start's stricter measure: above the minimum by an eighth and by more
+// than rttSlackMs.
+func slowStartQueue(ti tcpopt.TCPInfo) bool {
+	return ti.RTTms-ti.MinRTTms > max(ti.MinRTTms*slowStartBy, rttSlackMs)
+}
+
+// standDown lifts the cap for good (the connection moved to bbr, whose
+// own pacing rate must not be capped by an estimate made under cubic):
+// the cap to set, 0 when none was set.
+func (p *paceAdapter) standDown() uint64 {
+	if p.stood {
+		return 0
+	}
+	p.stood = true
+	if p.cap == 0 {
+		return 0
+	}
+	p.cap = 0
+	return tcpopt.PacingUncapped
+}
