@@ -98,6 +98,7 @@ func driverRow(f *File, dir string, st *Stamp, fp string, base Row) Row {
 	base.Explain = []string{"one attack per class and server: the limit that bounds each class is named in the table"}
 	base.LateShift = "no emulated link (loopback)"
 	base.Commits, base.Date, base.Machine = shortRev(st.Revision), st.Finished.UTC().Format("2006-01-02 15:04 UTC"), hostname()
+	base.Took = st.took()
 	return base
 }
 

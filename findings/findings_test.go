@@ -301,3 +301,24 @@ func TestRunWarnsWithoutARevision(t *testing.T) {
 		}
 	}
 }
+
+// TestWallTimeInTheReport: each current row says how long its run took,
+// and the header adds them up, a walks finding's rows (one run) once; a
+// row that is not current says nothing of time.
+func TestWallTimeInTheReport(t *testing.T) {
+	rows := []Row{
+		{Finding: "a", Status: StatusCurrent, Took: 12 * time.Minute},
+		{Finding: "walks", Part: "one", Status: StatusCurrent, Took: 50 * time.Minute},
+		{Finding: "walks", Part: "two", Status: StatusCurrent, Took: 50 * time.Minute},
+		{Finding: "b", Status: StatusMissing, Took: 9 * time.Hour},
+	}
+	md := string(Markdown(rows, "spdylab findings", "abc", time.Date(2026, 11, 29, 5, 0, 0, 0, time.UTC)))
+	for _, want := range []string{"took 12 min", "took 50 min", "The runs behind the 2 findings with a known wall time took 1 h 02 min in all."} {
+		if !strings.Contains(md, want) {
+			t.Errorf("FINDINGS.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "9 h") {
+		t.Errorf("a row not run shows a wall time:\n%s", md)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/probe"
@@ -38,6 +39,9 @@ type Row struct {
 	// Metric is what its gains are of (the file's metric key; PLT by
 	// default), as the report titles it.
 	Metric string
+	// Took is the wall time of the run that finished the store (its
+	// stamp's start to finish; 0 when unknown).
+	Took time.Duration
 }
 
 // Shown tells whether the row carries numbers.
@@ -50,7 +54,8 @@ func studyRows(f *File, s *spec.Study, dir string, base Row) []Row {
 		base.Status, base.Reason = StatusMissing, "nothing stored yet: run "+base.Command
 		return []Row{base}
 	}
-	if st, err := readStamp(dir); err != nil || st != nil && st.State == StateFailed {
+	st, err := readStamp(dir)
+	if err != nil || st != nil && st.State == StateFailed {
 		base.Status = StatusFailed
 		if err != nil {
 			base.Reason = err.Error()
@@ -66,6 +71,7 @@ func studyRows(f *File, s *spec.Study, dir string, base Row) []Row {
 	}
 	base.Status = StatusCurrent
 	base.Metric = a.MetricTitle()
+	base.Took = st.took()
 	got, want := storedLoads(a), len(s.Conditions)*s.Runs
 	if got == 0 {
 		base.Status, base.Reason = StatusMissing, "no load stored yet: run "+base.Command

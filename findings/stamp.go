@@ -41,6 +41,15 @@ const (
 	StateFailed  = "failed"
 )
 
+// took is the wall time of a finished run, 0 for one still running,
+// failed or without a stamp.
+func (s *Stamp) took() time.Duration {
+	if s == nil || s.State != StateDone || s.Finished.Before(s.Started) {
+		return 0
+	}
+	return s.Finished.Sub(s.Started)
+}
+
 func readStamp(dir string) (*Stamp, error) {
 	b, err := os.ReadFile(filepath.Join(dir, StampFile))
 	if errors.Is(err, os.ErrNotExist) {
