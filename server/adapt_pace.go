@@ -90,12 +90,12 @@ func (p *paceAdapter) observe(ti tcpopt.TCPInfo, at time.Duration) uint64 {
 	switch {
 	case p.cap == 0:
 		return 0
-	case inSlowStart && slowStartQueue(ti) && rate > 0:
+	case inSlowStart && p.queued(ti, ti.MinRTTms*slowStartBy) && rate > 0:
 		drain := max(uint64(float64(rate)*paceDrain), uint64(float64(p.best)*paceFloor))
 		if drain < p.cap {
 			return p.set(drain)
 		}
-	case !rttInflated(ti):
+	case !p.queued(ti, ti.MinRTTms*(rttInflatedBy-1)):
 		next := uint64(float64(p.cap) * paceProbe)
 		if next > paceLiftAt*p.best {
 			p.cap = 0
@@ -132,6 +132,20 @@ func windowRate(ti tcpopt.TCPInfo) uint64 {
 // than rttSlackMs.
 func slowStartQueue(ti tcpopt.TCPInfo) bool {
 	return ti.RTTms-ti.MinRTTms > max(ti.MinRTTms*slowStartBy, rttSlackMs)
+}
+
+// queued tells whether a sample's RTT exceeds the minimum by more than
+// overMs (and rttSlackMs) once the cap's own delay is taken out: a paced
+// connection's segments arrive a gap apart and the receiver's delayed ACK
+// waits for the second, so its RTT samples carry up to two gaps (2 x MSS /
+// cap) with no queue at all. Counted as a queue, that delay lowered the
+// cap further, which widened the gap: caps of 1 Mbit/s on a 10 Mbit/s link.
+func (p *paceAdapter) queued(ti tcpopt.TCPInfo, overMs float64) bool {
+	gapMs := 0.0
+	if p.cap > 0 && ti.SndMSS > 0 {
+		gapMs = 2 * float64(ti.SndMSS) / float64(p.cap) * 1000
+	}
+	return ti.RTTms-ti.MinRTTms-gapMs > max(overMs, rttSlackMs)
 }
 
 // standDown lifts the cap for good (the connection moved to bbr, whose

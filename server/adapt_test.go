@@ -161,6 +161,11 @@ func TestAdaptivePacingDecides(t *testing.T) {
 			paced(102, 100, mb, false, 30, 20), paced(102, 100, mb, false, 30, 20),
 			paced(102, 100, mb, false, 30, 20), paced(102, 100, mb, false, 30, 20)},
 			[]uint64{mb, 1_150_000, 1_322_500, 1_520_875, 1_749_006, lifted}, mb},
+		// Capped at 100 kB/s, 1000-byte segments arrive 10 ms apart and a
+		// delayed ACK waits for the second: 20 ms of the 30 are the cap's.
+		{"a paced connection's own gaps are no queue", []tcpopt.TCPInfo{paced(101, 100, 100_000, false, 1, 0), paced(115, 100, 100_000, false, 1, 0),
+			paced(130, 100, 100_000, false, 1, 0), paced(130, 100, 100_000, false, 1, 0)},
+			[]uint64{100_000, 115_000}, 100_000},
 		{"a queue under an eighth of the RTT is no slow-start queue", []tcpopt.TCPInfo{paced(101, 100, mb/2, false, 10, 0), paced(111, 100, mb, false, 40, 0)}, nil, 0},
 		{"no RTT sample, no decision", []tcpopt.TCPInfo{paced(0, 0, mb, false, 10, 0), paced(0, 0, mb, false, 10, 0)}, nil, 0},
 	} {
