@@ -5,7 +5,11 @@ mean and geometric mean gain, split into the cells the profile was chosen on (--
 the others.
 
   python3 bench/studies/never-worse-table.py OUT/conditions.json --variant spdy/3.1 \
-      [--floor 1.0] [--chosen 'page=pageC,rtt=20ms,loss=1%,shards=1,rate=10mbit/1mbit' ...]
+      [--where adaptive_pacing=true] [--floor 1.0] \
+      [--chosen 'page=pageC,rtt=20ms,loss=1%,shards=1,rate=10mbit/1mbit' ...]
+
+--where keeps the variant's cells with that factor value (a study with two settings of one
+protocol, such as s1-adaptive-pacing.toml).
 """
 import argparse, json, math, sys
 
@@ -14,6 +18,7 @@ ap.add_argument("conditions")
 ap.add_argument("--variant", default="spdy/3.1", help="the protocol whose gains are counted")
 ap.add_argument("--floor", type=float, default=1.0, help="a point estimate at or above this counts")
 ap.add_argument("--chosen", action="append", default=[], help="a cell the profile was chosen on: FACTOR=VALUE,...")
+ap.add_argument("--where", action="append", default=[], help="keep only the variant's cells with FACTOR=VALUE")
 ap.add_argument("--worst", type=int, default=5, help="list this many lowest cells")
 a = ap.parse_args()
 
@@ -37,9 +42,11 @@ def summary(cells, name):
     geo = math.exp(sum(math.log(g) for g in gains) / len(gains)) if gains else float("nan")
     print(f"| {name} | {len(cells)} | {won} | {lost} | {und} | {at} / {len(gains)} | {mean:.2f} | {geo:.2f} |")
 
-cells = [r for r in rows if r.get("protocol", values(r).get("protocol")) == a.variant and r.get("gain") is not None]
+where = dict(kv.split("=", 1) for kv in a.where)
+cells = [r for r in rows if r.get("protocol", values(r).get("protocol")) == a.variant and r.get("gain") is not None
+         and all(values(r).get(k) == v for k, v in where.items())]
 if not cells:
-    sys.exit(f"no {a.variant} cell with a gain in {a.conditions}")
+    sys.exit(f"no {a.variant} cell with a gain{' where ' + ','.join(a.where) if a.where else ''} in {a.conditions}")
 print(f"| cells | n | won | lost | undecided | gain >= {a.floor} | mean gain | geometric mean |")
 print("|---|---|---|---|---|---|---|---|")
 summary(cells, "all")
