@@ -9,6 +9,7 @@ import (
 
 	"github.com/spdylab/spdylab/findings"
 	"github.com/spdylab/spdylab/internal/pagedata"
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/internal/testutil"
 	"github.com/spdylab/spdylab/study"
 	"github.com/spdylab/spdylab/study/spec"
@@ -20,7 +21,8 @@ const findingsDir = "../../findings"
 // TestFindingsFilesCheck keeps the committed findings from rotting: every
 // file's header reads, every study finding parses and passes the check of
 // `spdylab studies --check` (each condition's page opened and its page
-// factors applied), and every driver finding names a folder of the
+// factors applied) at loads enough for every cell's interval, and every
+// driver finding names a folder of the
 // repository. Findings over recordings are checked against the shared
 // recordings when they are here, and skipped with a message otherwise.
 func TestFindingsFilesCheck(t *testing.T) {
@@ -50,6 +52,9 @@ func TestFindingsFilesCheck(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if s.Runs < stats.MinIntervalN {
+				t.Errorf("%d loads per cell: a row's gains need %d for their 95%% intervals", s.Runs, stats.MinIntervalN)
 			}
 			if err := study.CheckHost(s); err != nil {
 				t.Fatal(err)
