@@ -30,22 +30,36 @@ import (
 // threshold, and by more than rttSlackMs) sets the cap at once to the
 // larger of the best rate seen and the window's rate over the minimum
 // RTT (the first queue is often a burst's while the rate samples still
-// lag the window); each round trip of slow start that still shows one
-// lowers it to paceDrain x the round's rate (the share, less a margin so
-// the queue drains). Once slow start is over (a loss set ssthresh), the
-// cap is never lowered again: later inflation is cubic's own probing or
-// a paced flow's delayed ACKs, and lowering on it starved connections to
-// a few hundred kbit/s when tried. A round trip with the RTT near its
-// minimum raises a set cap by paceProbe, so a share that frees up is taken
-// back within a few round trips; a cap above twice the best rate no
-// longer binds and is lifted. A connection whose RTT never shows a queue
-// in slow start is never paced. The cap is SO_MAX_PACING_RATE, which also
+// lag the window); each of the next paceDrainRounds round trips of slow
+// start that still shows one lowers it to paceDrain x the round's rate
+// (the share, less a margin so the queue drains) if the connection sent
+// at the cap (paceBinding). After that, and once
+// slow start is over (a loss set ssthresh), the cap is never lowered
+// again: later inflation is another connection's queue, cubic's own
+// probing or a paced flow's delayed ACKs, and lowering on it starved
+// connections to a few hundred kbit/s when tried. A round trip with the
+// RTT near its minimum raises a set cap by paceProbe, so a share that
+// frees up is taken back within a few round trips; past slow start a cap
+// above twice the best rate no longer binds and is lifted (in slow start
+// it stays at twice the best rate: raise). A connection whose RTT never
+// shows a queue in slow start is never paced. The cap is SO_MAX_PACING_RATE, which also
 // turns on TCP's internal pacing.
 const (
-	paceDrain   = 0.85
-	paceProbe   = 1.15
-	paceFloor   = 0.25
-	paceLiftAt  = 2
+	paceDrain  = 0.85
+	paceProbe  = 1.15
+	paceLiftAt = 2
+	// paceDrainRounds bounds the round trips of slow start that lower the
+	// cap: the overshoot it guards against is over by then, and a queue
+	// that stays is another connection's (measured: a connection lowered
+	// round after round from 1.1 MB/s to 136 kB/s while its neighbour, on
+	// a 20 Mbit/s link, kept the queue full).
+	paceDrainRounds = 3
+	// paceBinding: a round lowers the cap only if the connection sent at
+	// this fraction of it or more. Early in slow start the window, not the
+	// cap, limits it, and its rate says nothing of its share (measured: a
+	// cap of 1.2 MB/s cut to 0.28 MB/s after a round at 0.32 MB/s with a
+	// 17-segment window, which then grew no faster).
+	paceBinding = 0.8
 	slowStartBy = 1.0 / 8 // HyStart's delay threshold, a fraction of the minimum RTT
 )
 
@@ -58,6 +72,7 @@ type paceAdapter struct {
 	roundAt  time.Duration // when this round began
 	started  bool          // a sample with an RTT was seen (roundAt is set)
 	stood    bool          // stood down (the connection moved to bbr, which paces itself)
+	drains   int           // rounds of slow start that lowered the cap
 }
 
 // observe takes one TCP_INFO sample at time at (since the connection's
@@ -90,18 +105,36 @@ func (p *paceAdapter) observe(ti tcpopt.TCPInfo, at time.Duration) uint64 {
 	switch {
 	case p.cap == 0:
 		return 0
-	case inSlowStart && p.queued(ti, ti.MinRTTms*slowStartBy) && rate > 0:
-		drain := max(uint64(float64(rate)*paceDrain), uint64(float64(p.best)*paceFloor))
-		if drain < p.cap {
+	case inSlowStart && p.queued(ti, ti.MinRTTms*slowStartBy):
+		drain := uint64(float64(rate) * paceDrain)
+		binding := float64(rate) >= paceBinding*float64(p.cap)
+		if binding && drain < p.cap && p.drains < paceDrainRounds {
+			p.drains++
 			return p.set(drain)
 		}
 	case !p.queued(ti, ti.MinRTTms*(rttInflatedBy-1)):
-		next := uint64(float64(p.cap) * paceProbe)
-		if next > paceLiftAt*p.best {
-			p.cap = 0
-			return tcpopt.PacingUncapped
-		}
+		return p.raise(inSlowStart)
+	}
+	return 0
+}
+
+// raise lifts the cap by paceProbe after a round near the minimum RTT.
+// Above twice the best rate a cap no longer binds and is lifted, but not
+// in slow start: the window has grown behind the cap, and uncapped it
+// would go out at twice its rate at once (measured: lifted at 150 ms, the
+// connection lost a window and leaves slow start, its neighbour starved).
+// There the cap stops at twice the best rate instead.
+func (p *paceAdapter) raise(inSlowStart bool) uint64 {
+	next := uint64(float64(p.cap) * paceProbe)
+	ceiling := uint64(paceLiftAt * float64(p.best))
+	switch {
+	case next <= ceiling:
 		return p.set(next)
+	case !inSlowStart:
+		p.cap = 0
+		return tcpopt.PacingUncapped
+	case ceiling > p.cap:
+		return p.set(ceiling)
 	}
 	return 0
 }

@@ -127,7 +127,7 @@ func paced(rtt, minRTT float64, rate uint64, appLimited bool, cwnd, ssthresh uin
 // the first sample with the RTT an eighth above its minimum caps at once,
 // at the larger of the best rate and the window's rate; later rounds of
 // slow start that still show a queue lower it to 0.85 x the round's rate
-// (never below a quarter of the best). Past slow start nothing lowers it;
+// when the connection sent at the cap, three rounds at most. Past slow start nothing lowers it;
 // a round near the minimum RTT raises it by 15%, and above twice the best
 // rate it is lifted.
 func TestAdaptivePacingDecides(t *testing.T) {
@@ -146,11 +146,17 @@ func TestAdaptivePacingDecides(t *testing.T) {
 			[]uint64{500_000}, 500_000},
 		{"app-limited samples are not the path's", []tcpopt.TCPInfo{paced(101, 100, 4*mb, true, 10, 0), paced(115, 100, mb/2, false, 20, 0)},
 			[]uint64{mb / 2}, mb / 2},
-		{"the queue stays in slow start: lowered a round at a time, to a quarter of the best", []tcpopt.TCPInfo{
+		{"the queue stays in slow start: lowered while the cap binds", []tcpopt.TCPInfo{
 			paced(101, 100, mb/2, false, 10, 0), paced(115, 100, mb, false, 40, 0),
 			paced(130, 100, 800_000, false, 60, 0), paced(130, 100, 800_000, false, 60, 0),
 			paced(130, 100, 100_000, false, 60, 0), paced(130, 100, 100_000, false, 60, 0)},
-			[]uint64{mb, 680_000, 250_000}, 250_000},
+			[]uint64{mb, 680_000}, 680_000},
+		// A 17-segment window sends 170 kB/s at most: below a 1 MB/s cap,
+		// whatever the queue, the round's rate is the window's.
+		{"early slow start: the window, not the cap, limits the rate", []tcpopt.TCPInfo{
+			paced(101, 100, mb, false, 10, 0), paced(115, 100, mb, false, 17, 0),
+			paced(130, 100, 170_000, false, 17, 0), paced(130, 100, 170_000, false, 17, 0)},
+			[]uint64{mb}, mb},
 		{"past slow start: never lowered, raised near the minimum RTT, lifted above twice the best", []tcpopt.TCPInfo{
 			paced(101, 100, mb/2, false, 10, 0), paced(115, 100, mb, false, 40, 0),
 			paced(160, 100, 200_000, false, 30, 20), paced(160, 100, 200_000, false, 30, 20),
@@ -166,6 +172,23 @@ func TestAdaptivePacingDecides(t *testing.T) {
 		{"a paced connection's own gaps are no queue", []tcpopt.TCPInfo{paced(101, 100, 100_000, false, 1, 0), paced(115, 100, 100_000, false, 1, 0),
 			paced(130, 100, 100_000, false, 1, 0), paced(130, 100, 100_000, false, 1, 0)},
 			[]uint64{100_000, 115_000}, 100_000},
+		{"slow start lowers it three rounds at most: a queue that stays is another's", []tcpopt.TCPInfo{
+			paced(101, 100, mb, false, 10, 0), paced(115, 100, mb, false, 40, 0),
+			paced(130, 100, mb, false, 60, 0), paced(130, 100, mb, false, 60, 0),
+			paced(130, 100, 800_000, false, 60, 0), paced(130, 100, 800_000, false, 60, 0),
+			paced(130, 100, 600_000, false, 60, 0), paced(130, 100, 600_000, false, 60, 0),
+			paced(130, 100, 400_000, false, 60, 0), paced(130, 100, 400_000, false, 60, 0)},
+			[]uint64{mb, 850_000, 680_000, 510_000}, 510_000},
+		{"in slow start a cap rises to twice the best rate and stays there", []tcpopt.TCPInfo{
+			paced(101, 100, mb/2, false, 10, 0), paced(115, 100, mb/2, false, 10, 0),
+			paced(102, 100, mb/2, false, 60, 0), paced(102, 100, mb/2, false, 60, 0),
+			paced(102, 100, mb/2, false, 60, 0), paced(102, 100, mb/2, false, 60, 0),
+			paced(102, 100, mb/2, false, 60, 0), paced(102, 100, mb/2, false, 60, 0),
+			paced(102, 100, mb/2, false, 60, 0), paced(102, 100, mb/2, false, 60, 0),
+			paced(102, 100, mb/2, false, 60, 0), paced(102, 100, mb/2, false, 60, 0),
+			paced(102, 100, mb/2, false, 60, 0), paced(102, 100, mb/2, false, 60, 0),
+			paced(102, 100, mb/2, false, 60, 0), paced(102, 100, mb/2, false, 60, 0)},
+			[]uint64{500_000, 575_000, 661_250, 760_437, 874_502, mb}, 500_000},
 		{"a queue under an eighth of the RTT is no slow-start queue", []tcpopt.TCPInfo{paced(101, 100, mb/2, false, 10, 0), paced(111, 100, mb, false, 40, 0)}, nil, 0},
 		{"no RTT sample, no decision", []tcpopt.TCPInfo{paced(0, 0, mb, false, 10, 0), paced(0, 0, mb, false, 10, 0)}, nil, 0},
 	} {
