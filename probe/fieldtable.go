@@ -98,7 +98,7 @@ var Fields = []Field{
 		}},
 	{Name: "adaptive_pacing", Transport: true, Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
 		Help: "servers pace each connection from what it measures (TCP_INFO): in its initial slow start, once the RTT shows a queue (an eighth above its minimum), " +
-			"its pacing rate is capped at its measured rate and brought down to 0.85 x its share each round trip the queue stays; later a round trip near the minimum RTT raises the cap by 15%; " +
+			"its pacing rate is capped at its measured rate and, in up to three round trips the queue stays while it sends at the cap, brought down to 0.85 x its share; a round trip near the minimum RTT raises the cap by 15%; " +
 			"a connection whose RTT never shows a queue in slow start is not paced; not with pacing" + tcpScope.help(),
 		Scope: tcpScope.when(func(c Condition) bool { return c.TCP.AdaptivePacing }),
 		apply: func(c *Condition, v map[string]string) error {

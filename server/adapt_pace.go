@@ -30,20 +30,20 @@ import (
 // threshold, and by more than rttSlackMs) sets the cap at once to the
 // larger of the best rate seen and the window's rate over the minimum
 // RTT (the first queue is often a burst's while the rate samples still
-// lag the window); each of the next paceDrainRounds round trips of slow
-// start that still shows one lowers it to paceDrain x the round's rate
-// (the share, less a margin so the queue drains) if the connection sent
-// at the cap (paceBinding). After that, and once
-// slow start is over (a loss set ssthresh), the cap is never lowered
-// again: later inflation is another connection's queue, cubic's own
-// probing or a paced flow's delayed ACKs, and lowering on it starved
-// connections to a few hundred kbit/s when tried. A round trip with the
-// RTT near its minimum raises a set cap by paceProbe, so a share that
-// frees up is taken back within a few round trips; past slow start a cap
-// above twice the best rate no longer binds and is lifted (in slow start
-// it stays at twice the best rate: raise). A connection whose RTT never
-// shows a queue in slow start is never paced. The cap is SO_MAX_PACING_RATE, which also
-// turns on TCP's internal pacing.
+// lag the window). Up to paceDrainRounds later round trips of slow start
+// that still show one, each where the connection sent at the cap
+// (paceBinding), lower it to paceDrain x the round's rate: the share,
+// less a margin so the queue drains. After those rounds, and once slow
+// start is over (a loss set ssthresh), the cap is never lowered again:
+// later inflation is another connection's queue, cubic's own probing or a
+// paced flow's delayed ACKs, and lowering on it starved connections to a
+// few hundred kbit/s when tried. A round trip with the RTT near its
+// minimum raises a set cap by paceProbe, so a share that frees up is
+// taken back within a few round trips; past slow start a cap above twice
+// the best rate no longer binds and is lifted (in slow start it stops
+// there: raise). A connection whose RTT never shows a queue in slow start
+// is never paced. The cap is SO_MAX_PACING_RATE, which also turns on
+// TCP's internal pacing.
 const (
 	paceDrain  = 0.85
 	paceProbe  = 1.15
