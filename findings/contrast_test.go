@@ -68,3 +68,18 @@ func TestTrendLines(t *testing.T) {
 		t.Fatalf("lines %q", lines)
 	}
 }
+
+// TestShortPage: a page's path shortens to its file name, alone or in a
+// cell, and a rate's slash is left alone (a walk's cell once lost its page
+// and rate to the rate's slash).
+func TestShortPage(t *testing.T) {
+	for in, want := range map[string]string{
+		"har:/x/pages/har/google-2019.har": "google-2019.har",
+		"page=har:/x/har/linkedin-2019.har rate=1mbit/1mbit rtt=200ms": "page=linkedin-2019.har rate=1mbit/1mbit rtt=200ms",
+		"page=pageA loss=0%": "page=pageA loss=0%",
+	} {
+		if got := shortPage(in); got != want {
+			t.Errorf("shortPage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -395,11 +395,28 @@ func varying(cells []*report.Condition) map[string]bool {
 }
 
 // shortPage names a recording by its file, not its absolute path.
+// shortPage shortens a page's path to its file name, in a bare page value
+// or in a cell's "page=... rate=1mbit/1mbit ..." (where only the page's
+// value is a path: a rate has a slash too).
 func shortPage(v string) string {
-	if i := strings.LastIndexByte(v, '/'); i >= 0 {
-		return v[i+1:]
+	fields := strings.Fields(v)
+	for i, f := range fields {
+		key, val, keyed := strings.Cut(f, "=")
+		if !keyed {
+			key, val = "", f
+		}
+		if keyed && key != "page" {
+			continue
+		}
+		if j := strings.LastIndexByte(val, '/'); j >= 0 {
+			val = val[j+1:]
+		}
+		if keyed {
+			val = key + "=" + val
+		}
+		fields[i] = val
 	}
-	return v
+	return strings.Join(fields, " ")
 }
 
 // explainLine is the two critical-path categories whose difference from
