@@ -89,7 +89,7 @@ func (p *paceAdapter) observe(ti tcpopt.TCPInfo, at time.Duration) uint64 {
 	}
 	p.best = max(p.best, p.roundMax)
 	inSlowStart := ti.SndSsthresh == 0
-	if inSlowStart && p.cap == 0 && slowStartQueue(ti) {
+	if inSlowStart && p.cap == 0 && p.queued(ti, ti.MinRTTms*slowStartBy) {
 		if first := max(p.best, windowRate(ti)); first > 0 {
 			// At once: in slow start a round trip's wait doubles the
 			// overshoot. The next round measures the capped sending.
@@ -158,13 +158,6 @@ func windowRate(ti tcpopt.TCPInfo) uint64 {
 		return 0
 	}
 	return uint64(float64(ti.SndCwnd) * float64(ti.SndMSS) / (ti.MinRTTms / 1000))
-}
-
-// slowStartQueue tells whether a sample's RTT shows a queue by slow
-// start's stricter measure: above the minimum by an eighth and by more
-// than rttSlackMs.
-func slowStartQueue(ti tcpopt.TCPInfo) bool {
-	return ti.RTTms-ti.MinRTTms > max(ti.MinRTTms*slowStartBy, rttSlackMs)
 }
 
 // queued tells whether a sample's RTT exceeds the minimum by more than
