@@ -77,7 +77,14 @@ const (
 // rttInflated tells whether a sample's smoothed RTT shows a queue: above
 // the minimum by a quarter and by more than rttSlackMs.
 func rttInflated(ti tcpopt.TCPInfo) bool {
-	return ti.RTTms > ti.MinRTTms*rttInflatedBy && ti.RTTms-ti.MinRTTms > rttSlackMs
+	return queuedBeyond(ti, 0, ti.MinRTTms*(rttInflatedBy-1))
+}
+
+// queuedBeyond tells whether a sample's RTT, less gapMs the sender itself
+// adds (adapt_pace.go), exceeds the minimum by more than overMs and by
+// more than rttSlackMs: the one queue test of the adaptive mechanisms.
+func queuedBeyond(ti tcpopt.TCPInfo, gapMs, overMs float64) bool {
+	return ti.RTTms-ti.MinRTTms-gapMs > max(overMs, rttSlackMs)
 }
 
 // Bounds of the adaptive low-water mark: 16 KiB (a common static value;

@@ -171,7 +171,7 @@ func (p *paceAdapter) queued(ti tcpopt.TCPInfo, overMs float64) bool {
 	if p.cap > 0 && ti.SndMSS > 0 {
 		gapMs = 2 * float64(ti.SndMSS) / float64(p.cap) * 1000
 	}
-	return ti.RTTms-ti.MinRTTms-gapMs > max(overMs, rttSlackMs)
+	return queuedBeyond(ti, gapMs, overMs)
 }
 
 // standDown lifts the cap for good (the connection moved to bbr, whose
