@@ -175,7 +175,7 @@ var Fields = []Field{
 		Help:  "the loader's request priorities: chrome (by resource type), none (all the same) or depth (by depth in the page tree, the root highest); SPDY, h2 and h3 carry them, HTTPS queues by them",
 		apply: func(c *Condition, v map[string]string) error { c.Priority = v["priority"]; return nil }},
 	{Name: "scheduler", Kind: KindString, Default: SchedulerPriority, Canon: oneOf(Schedulers...), Flag: FlagLoad,
-		Help:  "the SPDY server's DATA order: priority (strict), roundrobin (turns, priority ignored) or fifo (open order, each stream to its end)" + schedulerScope.help(),
+		Help:  "the SPDY server's DATA order: priority (strict), roundrobin (turns, priority ignored), fifo (open order, each stream to its end) or priority-fifo (strict priority, open order within a priority)" + schedulerScope.help(),
 		Scope: schedulerScope.when(func(c Condition) bool { return c.Scheduler != "" }),
 		apply: func(c *Condition, v map[string]string) error { c.Scheduler = v["scheduler"]; return nil }},
 	{Name: "sessions", Kind: KindInt, Default: "1", Canon: intRange(1, MaxSessions), Flag: FlagLoad,

@@ -43,11 +43,15 @@ const (
 	// SchedulerFIFO serves streams in the order they were opened, each to
 	// its end.
 	SchedulerFIFO = "fifo"
+	// SchedulerPriorityFIFO is strict priority, the streams of one
+	// priority in the order they were opened, each to its end (as a
+	// server follows Chromium's exclusive HTTP/2 dependency chains).
+	SchedulerPriorityFIFO = "priority-fifo"
 )
 
 // Schedulers are the valid Condition.Scheduler values ("" =
 // SchedulerPriority).
-var Schedulers = []string{SchedulerPriority, SchedulerRoundRobin, SchedulerFIFO}
+var Schedulers = []string{SchedulerPriority, SchedulerRoundRobin, SchedulerFIFO, SchedulerPriorityFIFO}
 
 // SchedulerNote says who orders the responses of a protocol the lab's
 // SPDY scheduler does not reach, for the scheduler factor's help and

@@ -56,7 +56,7 @@ func TestPolicyAndTLSOptionRules(t *testing.T) {
 		want []string
 	}{
 		{Condition{Priority: "fair"}, []string{`"fair"`, "chrome, none or depth"}},
-		{Condition{Scheduler: "lifo"}, []string{`"lifo"`, "priority, roundrobin or fifo"}},
+		{Condition{Scheduler: "lifo"}, []string{`"lifo"`, "priority, roundrobin, fifo or priority-fifo"}},
 		{Condition{TLSResume: true, Proto: ProtoSPDY31, TLS: TLSNone}, []string{"tls_resume", "none"}},
 		{Condition{TLSResume: true, EarlyData: true, Proto: ProtoH3}, []string{"early_data", "tls 1.3"}},
 		{Condition{EarlyData: true, Proto: ProtoH3, TLS: TLS13}, []string{"early_data", "tls_resume"}},

@@ -91,7 +91,7 @@ type Config struct {
 	IdleTimeout time.Duration
 	// Scheduler orders the DATA frames this side sends when several streams
 	// have data (control frames always go first): SchedulePriority (the
-	// zero value), ScheduleRoundRobin or ScheduleFIFO.
+	// zero value), ScheduleRoundRobin, ScheduleFIFO or SchedulePriorityFIFO.
 	Scheduler Scheduler
 
 	// Limits on a hostile peer (limits.go has the defaults and why). 0 =
@@ -192,8 +192,8 @@ func (c *Config) validate() error {
 	if c.SPDY2StreamWindows < SPDY2WindowsAuto || c.SPDY2StreamWindows > SPDY2WindowsOff {
 		return &ConfigError{Field: "SPDY2StreamWindows", Problem: fmt.Sprintf("%d is not SPDY2WindowsAuto, SPDY2WindowsOn or SPDY2WindowsOff", int(c.SPDY2StreamWindows))}
 	}
-	if c.Scheduler < SchedulePriority || c.Scheduler > ScheduleFIFO {
-		return &ConfigError{Field: "Scheduler", Problem: fmt.Sprintf("%d is not SchedulePriority, ScheduleRoundRobin or ScheduleFIFO", int(c.Scheduler))}
+	if c.Scheduler < SchedulePriority || c.Scheduler > SchedulePriorityFIFO {
+		return &ConfigError{Field: "Scheduler", Problem: fmt.Sprintf("%d is not SchedulePriority, ScheduleRoundRobin, ScheduleFIFO or SchedulePriorityFIFO", int(c.Scheduler))}
 	}
 	return nil
 }
@@ -214,11 +214,19 @@ const (
 	// nothing left to send; a stream blocked by flow control lets the next
 	// one send meanwhile.
 	ScheduleFIFO
+	// SchedulePriorityFIFO is strict priority with the streams of one
+	// priority served in the order they were opened, each to its end: the
+	// order a server keeps when a client chains each request behind the
+	// last one of its priority (Chromium's exclusive HTTP/2 dependencies),
+	// so that of several scripts the parser needs in turn the first is
+	// complete first instead of all finishing together.
+	SchedulePriorityFIFO
 )
 
-var schedulerNames = [...]string{SchedulePriority: "priority", ScheduleRoundRobin: "roundrobin", ScheduleFIFO: "fifo"}
+var schedulerNames = [...]string{SchedulePriority: "priority", ScheduleRoundRobin: "roundrobin", ScheduleFIFO: "fifo", SchedulePriorityFIFO: "priority-fifo"}
 
-// String is the scheduler's name: "priority", "roundrobin" or "fifo".
+// String is the scheduler's name: "priority", "roundrobin", "fifo" or
+// "priority-fifo".
 func (s Scheduler) String() string { return enumName(schedulerNames[:], s, "Scheduler") }
 
 // ParseScheduler maps a scheduler's name (String) to it; "" is

@@ -37,7 +37,9 @@ type writeItem struct {
 //     SchedulePriority: the highest-priority (lowest number) stream,
 //     round-robin among streams of the same priority;
 //     ScheduleRoundRobin: every stream takes turns, priority ignored;
-//     ScheduleFIFO: the stream opened first, until it has nothing left.
+//     ScheduleFIFO: the stream opened first, until it has nothing left;
+//     SchedulePriorityFIFO: the highest priority, within it the stream
+//     opened first, until it has nothing left.
 //
 // It is a plain data structure guarded by the session mutex; the writer
 // goroutine calls next. Window accounting happens in next so that choosing a
@@ -54,19 +56,19 @@ type writeScheduler struct {
 
 // level is the queue st waits in.
 func (ws *writeScheduler) level(st *stream) int {
-	if ws.policy == SchedulePriority {
+	if ws.policy == SchedulePriority || ws.policy == SchedulePriorityFIFO {
 		return int(st.priority & 7)
 	}
 	return 0
 }
 
-// enqueue puts st into its queue: at the back, or under FIFO before every
-// stream opened after it.
+// enqueue puts st into its queue: at the back, or under the FIFO policies
+// before every stream opened after it.
 func (ws *writeScheduler) enqueue(st *stream) {
 	p := ws.level(st)
 	q := ws.levels[p]
 	i := len(q)
-	if ws.policy == ScheduleFIFO {
+	if ws.inOpenOrder() {
 		for i > 0 && q[i-1].opened > st.opened {
 			i--
 		}
@@ -75,6 +77,12 @@ func (ws *writeScheduler) enqueue(st *stream) {
 	copy(q[i+1:], q[i:])
 	q[i] = st
 	ws.levels[p] = q
+}
+
+// inOpenOrder tells whether a queue keeps its streams in open order, each
+// to its end (the FIFO policies), rather than taking turns.
+func (ws *writeScheduler) inOpenOrder() bool {
+	return ws.policy == ScheduleFIFO || ws.policy == SchedulePriorityFIFO
 }
 
 func (ws *writeScheduler) pushUrgent(f Frame) { ws.urgent = append(ws.urgent, &controlWrite{f: f}) }
@@ -199,7 +207,7 @@ func (ws *writeScheduler) afterTurn(q []*stream, i int) []*stream {
 		st.queued = false
 		return append(q[:i:i], q[i+1:]...)
 	}
-	if ws.policy == ScheduleFIFO {
+	if ws.inOpenOrder() {
 		return q
 	}
 	return append(append(q[:i:i], q[i+1:]...), st)

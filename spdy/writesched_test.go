@@ -71,6 +71,9 @@ func TestSchedulerPolicies(t *testing.T) {
 		{ScheduleRoundRobin, "1:10 5:10 7:10 3:10 1:10F 5:5F 7:2F 3:10 3:5F"},
 		// Open order, each stream to its end.
 		{ScheduleFIFO, "1:10 1:10F 3:10 3:10 3:5F 5:10 5:5F 7:10 7:2F"},
+		// Highest priority first; at priority 3, 3 (opened first) to its
+		// end before 5, though 5 queued first.
+		{SchedulePriorityFIFO, "7:10 7:2F 3:10 3:10 3:5F 5:10 5:5F 1:10 1:10F"},
 	} {
 		t.Run(tc.policy.String(), func(t *testing.T) {
 			ws := writeScheduler{policy: tc.policy}
@@ -107,7 +110,7 @@ func TestSchedulerFIFOBlockedAndRequeued(t *testing.T) {
 }
 
 func TestParseScheduler(t *testing.T) {
-	for _, s := range []Scheduler{SchedulePriority, ScheduleRoundRobin, ScheduleFIFO} {
+	for _, s := range []Scheduler{SchedulePriority, ScheduleRoundRobin, ScheduleFIFO, SchedulePriorityFIFO} {
 		if got, err := ParseScheduler(s.String()); err != nil || got != s {
 			t.Errorf("ParseScheduler(%q) = %v, %v", s.String(), got, err)
 		}
