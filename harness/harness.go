@@ -488,6 +488,7 @@ func serverSPDY(c probe.Condition) (spdy.Config, error) {
 		InitialWindowSize:    int32(c.InitialWindow),
 		SessionWindowSize:    int32(c.SessionWindow),
 		Scheduler:            sched,
+		RampFrames:           c.FrameRamp,
 	}, nil
 }
 

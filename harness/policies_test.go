@@ -38,7 +38,7 @@ func harPriorities(t *testing.T, har []byte) []int {
 // result's condition names both.
 func TestNoLinkBenchWithPriorityPolicies(t *testing.T) {
 	c := probe.Condition{Page: "pageA", Shards: 2, NoLink: true, Scheduler: probe.SchedulerFIFO, Priority: probe.PriorityNone}
-	if cfg, err := serverSPDY(c); err != nil || cfg.Scheduler != spdy.ScheduleFIFO {
+	if cfg, err := serverSPDY(c); err != nil || cfg.Scheduler != spdy.ScheduleFIFO || cfg.RampFrames {
 		t.Fatalf("servers' SPDY scheduler %v (%v), want fifo", cfg.Scheduler, err)
 	}
 	b := openBench(t, c, Options{})

@@ -157,6 +157,10 @@ var Fields = []Field{
 		Help:  fmt.Sprintf("the SPDY servers' largest DATA payload in bytes, the granularity at which the scheduler interleaves streams (0 = 16 KiB, else %d..%d)", MinFrameSize, MaxFrameSize) + frameSizeScope.help(),
 		Scope: frameSizeScope.when(func(c Condition) bool { return c.FrameSize != 0 }),
 		apply: func(c *Condition, v map[string]string) error { c.FrameSize = atoi(v["frame_size"]); return nil }},
+	{Name: "frame_ramp", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
+		Help:  "the SPDY servers start each stream's DATA with a frame that fits one TCP segment and double it up to frame_size, so a client parses a response's first bytes (a document's first references) before a whole 16 KiB frame has arrived" + frameSizeScope.help(),
+		Scope: frameSizeScope.when(func(c Condition) bool { return c.FrameRamp }),
+		apply: func(c *Condition, v map[string]string) error { c.FrameRamp = v["frame_ramp"] == "true"; return nil }},
 	{Name: "session_window", Kind: KindInt, Default: "0", Canon: canonZeroOr(MinSessionWindow, MaxSessionWindow), Flag: FlagLoad,
 		Help: "session receive window in bytes that the loader announces (WINDOW_UPDATE on stream 0 at session start) and the servers use: SPDY/3.1's session window, h2's connection window (" +
 			"0 = the defaults: the loader's profile window, at least 10 MiB; the servers' 64 KiB for SPDY/3.1, Go's 1 MiB for h2; else 65536 and up)" + sessionWindowScope.help(),

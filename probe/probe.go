@@ -168,10 +168,13 @@ type Condition struct {
 	View string `json:"view,omitempty"`
 	// The servers' write and flow-control knobs (serverknobs.go), stored
 	// empty at their defaults: FrameSize is the SPDY servers' DATA payload
-	// (0 = the library's 16 KiB), SessionWindow the session receive window
+	// (0 = the library's 16 KiB), FrameRamp starts each stream's DATA at one
+	// segment and doubles it up to FrameSize, SessionWindow the session
+	// receive window
 	// both ends announce (spdy/3.1, h2; 0 = each end's default) and Hints
 	// the SPDY server hints ("" = none).
 	FrameSize     int    `json:"frame_size,omitempty"`
+	FrameRamp     bool   `json:"frame_ramp,omitempty"`
 	SessionWindow int    `json:"session_window,omitempty"`
 	Hints         string `json:"hints,omitempty"`
 	// Profile names the profile whose settings this condition holds,

@@ -121,6 +121,7 @@ func (c Condition) ServerKnobs() string {
 	add(c.TCP.AdaptiveLowat, "%s", "adaptive_lowat")
 	add(c.TCP.AdaptivePacing, "%s", "adaptive_pacing")
 	add(c.FrameSize != 0, "frame_size %d", c.FrameSize)
+	add(c.FrameRamp, "%s", "frame_ramp")
 	add(c.SessionWindow != 0, "session_window %d", c.SessionWindow)
 	add(c.Hints != "", "hints %s", c.Hints)
 	return strings.Join(set, ", ")

@@ -33,6 +33,10 @@ const (
 	// not say: 16 KiB matches a TLS record, so a frame never waits for a
 	// second record to be decrypted.
 	DefaultMaxFrameSize = 16384
+	// RampFirstFrame is the first DATA payload of a stream under
+	// Config.RampFrames: with the 8-byte frame header and a TLS record's
+	// overhead it fits one segment at the common 1460-byte MSS.
+	RampFirstFrame = 1200
 	// DefaultPriority is what RoundTrip uses without WithPriority (Chrome's
 	// default for subresources in its SPDY days was in the middle, too).
 	DefaultPriority = 3
@@ -70,6 +74,14 @@ type Config struct {
 	SessionWindowSize int32
 	// MaxFrameSize is the largest DATA payload we send; 0 = 16384.
 	MaxFrameSize int
+	// RampFrames starts each stream's DATA with a frame that fits one TCP
+	// segment (RampFirstFrame) and lets each next frame be as large as the
+	// stream has sent so far, up to MaxFrameSize. A receiver hands a DATA
+	// frame on only whole, so a 16 KiB first frame that the connection's
+	// first flight cannot carry holds a document's first bytes (the
+	// references a browser starts fetching from) back a round trip;
+	// crypto/tls sizes its first records by the same reasoning.
+	RampFrames bool
 	// MaxHeaderBlockSize caps a decompressed header block; 0 = 256 KiB.
 	MaxHeaderBlockSize int
 	// MaxReadFrameSize caps the length of any received frame; a larger one

@@ -1,8 +1,10 @@
 package spdy
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -195,5 +197,49 @@ func TestResponseTrailersFromHeadersFrame(t *testing.T) {
 	}
 	if resp.Trailer.Get("X-Checksum") != "abc" {
 		t.Fatalf("trailer %v", resp.Trailer)
+	}
+}
+
+// A server with RampFrames sends a response's DATA over a real connection
+// in frames that start at one segment and double; without it, in frames
+// of the maximum size. The client reads the same body either way.
+func TestRampFramesOnTheWire(t *testing.T) {
+	body := make([]byte, 40000)
+	for i := range body {
+		body[i] = byte(i)
+	}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) })
+	for _, tc := range []struct {
+		ramp bool
+		want []int
+	}{
+		{false, []int{16384, 16384, 7232}},
+		{true, []int{1200, 1200, 2400, 4800, 9600, 16384, 4416}},
+	} {
+		var mu sync.Mutex
+		var lens []int
+		trace := func(sent bool, f Frame) {
+			if d, ok := f.(*DataFrame); ok && !sent && len(d.Data) > 0 {
+				mu.Lock()
+				lens = append(lens, len(d.Data))
+				mu.Unlock()
+			}
+		}
+		p := newPair(t, Config{RampFrames: tc.ramp}, &ClientConfig{Config: Config{Trace: trace}}, h)
+		resp, err := p.get(context.Background(), "/ramp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("ramp %v: body of %d bytes (%v), want the %d sent", tc.ramp, len(got), err, len(body))
+		}
+		mu.Lock()
+		if fmt.Sprint(lens) != fmt.Sprint(tc.want) {
+			t.Errorf("ramp %v: DATA payloads %v, want %v", tc.ramp, lens, tc.want)
+		}
+		mu.Unlock()
+		p.close()
 	}
 }

@@ -112,6 +112,7 @@ func newSession(conn net.Conn, cfg Config, isClient bool) (*session, error) {
 		limits:         newLimiters(&cfg),
 	}
 	s.sched.policy = cfg.Scheduler
+	s.sched.ramp = cfg.RampFrames
 	if !s.flow {
 		// SPDY/2: no windows. Sends never wait; a stream's "receive
 		// window" is only the unread-buffer cap, returned as the

@@ -19,6 +19,7 @@ type stream struct {
 	// send side
 	send        outflow      // stream send window
 	pending     []*dataWrite // writes waiting in the scheduler
+	dataSent    int64        // DATA payload bytes handed to the writer (Config.RampFrames)
 	queued      bool         // in a scheduler round-robin level
 	localClosed bool         // FIN written
 	unwindowed  bool         // spdy/2: opened before the peer's windows were detected (spdy2windows.go)

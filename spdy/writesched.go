@@ -46,6 +46,7 @@ type writeItem struct {
 // frame and charging the windows are one step.
 type writeScheduler struct {
 	policy  Scheduler
+	ramp    bool // Config.RampFrames: a stream's frames grow from one segment
 	urgent  []*controlWrite
 	control []*controlWrite
 	// levels holds the streams with pending data: one queue per priority
@@ -158,10 +159,7 @@ func (ws *writeScheduler) next(sessionWindow *outflow, maxFrame int, controlOnly
 		q := ws.levels[p]
 		for i, st := range q {
 			dw := st.pending[0]
-			n := len(dw.data)
-			if n > maxFrame {
-				n = maxFrame
-			}
+			n := min(len(dw.data), ws.frameLimit(st, maxFrame))
 			if n > 0 {
 				avail := st.send.avail
 				if sessionWindow != nil && sessionWindow.avail < avail {
@@ -177,6 +175,7 @@ func (ws *writeScheduler) next(sessionWindow *outflow, maxFrame int, controlOnly
 			chunk := dw.data[:n:n]
 			dw.data = dw.data[n:]
 			st.send.take(int64(n))
+			st.dataSent += int64(n)
 			if sessionWindow != nil {
 				sessionWindow.take(int64(n))
 			}
@@ -196,6 +195,16 @@ func (ws *writeScheduler) next(sessionWindow *outflow, maxFrame int, controlOnly
 		}
 	}
 	return writeItem{}, false
+}
+
+// frameLimit is the largest DATA payload st may send next: maxFrame, or
+// under ramp RampFirstFrame at first and then what the stream has sent
+// so far (each frame doubles the total), up to maxFrame.
+func (ws *writeScheduler) frameLimit(st *stream, maxFrame int) int {
+	if !ws.ramp {
+		return maxFrame
+	}
+	return int(min(max(st.dataSent, RampFirstFrame), int64(maxFrame)))
 }
 
 // afterTurn is queue q after its stream i sent a frame: round-robin sends

@@ -264,3 +264,23 @@ func TestSchedulerControlOnlyWhenDying(t *testing.T) {
 		t.Fatal("data returned in control-only mode")
 	}
 }
+
+// RampFrames: a stream's first frame fits one segment and each next one
+// is as large as the stream has sent so far, up to the maximum; without
+// it every frame is the maximum. Two streams ramp each on its own.
+func TestSchedulerRampFrames(t *testing.T) {
+	for _, tc := range []struct {
+		ramp bool
+		want string
+	}{
+		{false, "1:16384 1:16384 1:7232F 3:3000F"},
+		{true, "1:1200 1:1200 1:2400 1:4800 1:9600 1:16384 1:4416F 3:1200 3:1200 3:600F"},
+	} {
+		ws := writeScheduler{policy: ScheduleFIFO, ramp: tc.ramp}
+		queue(&ws, schedStream(1, 0, 1<<20), 40000, true)
+		queue(&ws, schedStream(3, 0, 1<<20), 3000, true)
+		if got := drain(&ws, nil, DefaultMaxFrameSize); got != tc.want {
+			t.Errorf("ramp %v\n got %s\nwant %s", tc.ramp, got, tc.want)
+		}
+	}
+}

@@ -99,7 +99,7 @@ func TestDefaultSpaceKeepsWhatTheVariantTakes(t *testing.T) {
 	for proto, gone := range map[string][]string{
 		"spdy/2":   {"session_window"},
 		"spdy/3.1": nil,
-		"h2":       {"scheduler", "frame_size", "hints"},
+		"h2":       {"scheduler", "frame_size", "frame_ramp", "hints"},
 	} {
 		cfg.Protocol = proto
 		tn, err := Prepare(cfg)

@@ -43,6 +43,7 @@ var Space = []Knob{
 	{"adaptive_lowat", []string{"true"}},
 	{"adaptive_pacing", []string{"true"}},
 	{"frame_size", []string{"4096", "65536"}},
+	{"frame_ramp", []string{"true"}},
 	{"session_window", []string{"1048576", "16777216"}},
 	{"hints", []string{"deps"}},
 }
