@@ -143,7 +143,18 @@ func TestCompressedDataIsInflated(t *testing.T) {
 }
 
 func TestCompressedDataBombIsBounded(t *testing.T) {
-	p := newRawClient(t, Config{}, pathHandler)
+	// The upload's handler does not read until the test ends, so the
+	// inflated bytes stay buffered and the bound, not the handler's pace,
+	// decides (a handler draining each MiB as it came let every frame fit).
+	release := make(chan struct{})
+	defer close(release)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/upload" {
+			<-release
+		}
+		pathHandler.ServeHTTP(w, r)
+	})
+	p := newRawClient(t, Config{}, h)
 	var c compressData
 	p.send(&SynStreamFrame{Stream: 1, Headers: getHeaders("/upload")})
 	before := heapAfterGC()
