@@ -74,9 +74,9 @@ func TestTrendLines(t *testing.T) {
 // and rate to the rate's slash).
 func TestShortPage(t *testing.T) {
 	for in, want := range map[string]string{
-		"har:/x/pages/har/google-2019.har": "google-2019.har",
+		"har:/x/pages/har/google-2019.har":                             "google-2019.har",
 		"page=har:/x/har/linkedin-2019.har rate=1mbit/1mbit rtt=200ms": "page=linkedin-2019.har rate=1mbit/1mbit rtt=200ms",
-		"page=pageA loss=0%": "page=pageA loss=0%",
+		"page=pageA loss=0%":                                           "page=pageA loss=0%",
 	} {
 		if got := shortPage(in); got != want {
 			t.Errorf("shortPage(%q) = %q, want %q", in, got, want)

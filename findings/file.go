@@ -59,13 +59,11 @@ type File struct {
 	// InSample names variants (by a word of their label, e.g. a
 	// profile's name) that were chosen on these cells, and why.
 	InSample []InSample
-	// ChosenOn narrows InSample to the cells whose factor holds one of
-	// the values ("# chosen-on: page=a,b"): the others are held out.
-	ChosenOn struct {
-		Factor string
-		Values map[string]bool
-	}
-	Pages string // PagesNone or PagesRequired
+	// ChosenOn narrows InSample to the cells whose factors each hold one
+	// of their values ("# chosen-on: page=a,b; shards=1"): the others are
+	// held out. Empty: every cell.
+	ChosenOn []ChosenOn
+	Pages    string // PagesNone or PagesRequired
 	// By names the factors whose values the question compares ("# by:
 	// rate"): a variant's cells are summed up per value, not all together.
 	By []string
@@ -195,27 +193,43 @@ func (f *File) readHeader() error {
 	return nil
 }
 
-// readChosenOn reads "FACTOR=v1,v2,...".
+// ChosenOn is one clause of the chosen-on line: a factor and the values
+// of it the in-sample variants were chosen on.
+type ChosenOn struct {
+	Factor string
+	Values map[string]bool
+}
+
+// readChosenOn reads "FACTOR=v1,v2,...; FACTOR=v,...".
 func (f *File) readChosenOn(val string) error {
-	factor, list, ok := strings.Cut(val, "=")
-	if !ok || strings.TrimSpace(factor) == "" || strings.TrimSpace(list) == "" {
-		return fmt.Errorf("chosen-on: %q: want FACTOR=VALUE,VALUE,...", val)
-	}
-	f.ChosenOn.Factor, f.ChosenOn.Values = strings.TrimSpace(factor), map[string]bool{}
-	for _, v := range strings.Split(list, ",") {
-		f.ChosenOn.Values[strings.TrimSpace(v)] = true
+	for _, clause := range strings.Split(val, ";") {
+		factor, list, ok := strings.Cut(clause, "=")
+		factor = strings.TrimSpace(factor)
+		if !ok || factor == "" || strings.TrimSpace(list) == "" || strings.ContainsAny(list, "=") {
+			return fmt.Errorf("chosen-on: %q: want FACTOR=VALUE,VALUE,... (clauses apart by ;)", val)
+		}
+		c := ChosenOn{Factor: factor, Values: map[string]bool{}}
+		for _, v := range strings.Split(list, ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				c.Values[v] = true
+			}
+		}
+		f.ChosenOn = append(f.ChosenOn, c)
 	}
 	return nil
 }
 
 // Chosen tells whether a cell (its factor values) is one an in-sample
-// variant was chosen on: every cell unless chosen-on narrows them.
+// variant was chosen on: every cell unless chosen-on narrows them, and
+// then a cell whose every named factor holds one of its values.
 func (f *File) Chosen(values map[string]string) bool {
-	if f.ChosenOn.Factor == "" {
-		return true
+	for _, c := range f.ChosenOn {
+		v := shortPage(values[c.Factor])
+		if !c.Values[v] && !c.Values[strings.TrimSuffix(v, ".har")] {
+			return false
+		}
 	}
-	v := shortPage(values[f.ChosenOn.Factor])
-	return f.ChosenOn.Values[v] || f.ChosenOn.Values[strings.TrimSuffix(v, ".har")]
+	return true
 }
 
 // driverFile is a driver finding's body.

@@ -259,9 +259,24 @@ func TestChosenOnSplitsCells(t *testing.T) {
 			t.Errorf("page %s chosen %v, want %v", page, got, want)
 		}
 	}
-	writeFile(t, dir, "y", "# chosen-on: page\n"+smallFinding)
-	if _, err := Read(dir, "y"); err == nil || !strings.Contains(err.Error(), "line 1: chosen-on") {
-		t.Errorf("err %v, want one naming line 1's chosen-on", err)
+	writeFile(t, dir, "z", "# chosen-on: page=pageB,pageC; shards=1\n# in-sample: tuned: picked here\n"+smallFinding)
+	f, err = Read(dir, "z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		page, shards string
+		want         bool
+	}{{"pageB", "1", true}, {"pageC", "1", true}, {"pageB", "2", false}, {"pageA", "1", false}} {
+		if got := f.Chosen(map[string]string{"page": c.page, "shards": c.shards}); got != c.want {
+			t.Errorf("page %s shards %s chosen %v, want %v", c.page, c.shards, got, c.want)
+		}
+	}
+	for _, bad := range []string{"page", "page=a; shards", "page=a,shards=1"} {
+		writeFile(t, dir, "y", "# chosen-on: "+bad+"\n"+smallFinding)
+		if _, err := Read(dir, "y"); err == nil || !strings.Contains(err.Error(), "line 1: chosen-on") {
+			t.Errorf("%q: err %v, want one naming line 1's chosen-on", bad, err)
+		}
 	}
 }
 

@@ -256,7 +256,7 @@ func groupName(by []string, c *report.Condition) string {
 // chosen on (in-sample) and the others (held out) when the header says
 // which cells those were.
 func sampleLines(a *report.Analysis, f *File, label, group string, cells []*report.Condition) []string {
-	if f.inSample(label) == nil || f.ChosenOn.Factor == "" {
+	if f.inSample(label) == nil || len(f.ChosenOn) == 0 {
 		return []string{gainLine(a, label, group, cells) + " (" + f.SampleOf(label) + ")"}
 	}
 	var in, out []*report.Condition
