@@ -674,19 +674,20 @@ func (b *Bench) finishLoad(r, res probe.Result, err error) probe.Result {
 // on this bench.
 func (b *Bench) loaderOptions(cond probe.Condition, proto string) (loader.Options, error) {
 	opt := loader.Options{
-		RootCAs:       b.ca.Pool(),
-		Proto:         proto,
-		TLSVersion:    cond.TLS,
-		TLSKx:         cond.TLSKx,
-		InitialWindow: cond.InitialWindow,
-		SessionWindow: cond.SessionWindow,
-		Timeout:       b.opt.Timeout,
-		SCTP:          cond.SCTP,
-		TLSResume:     cond.TLSResume, // within the load: a host's first handshake seeds it
-		EarlyData:     cond.EarlyData,
-		Priority:      cond.Priority,
-		Sessions:      cond.Sessions,
-		SessionPolicy: cond.SessionPolicy,
+		RootCAs:        b.ca.Pool(),
+		Proto:          proto,
+		TLSVersion:     cond.TLS,
+		TLSKx:          cond.TLSKx,
+		InitialWindow:  cond.InitialWindow,
+		SessionWindow:  cond.SessionWindow,
+		AdaptiveWindow: cond.AdaptiveWindow,
+		Timeout:        b.opt.Timeout,
+		SCTP:           cond.SCTP,
+		TLSResume:      cond.TLSResume, // within the load: a host's first handshake seeds it
+		EarlyData:      cond.EarlyData,
+		Priority:       cond.Priority,
+		Sessions:       cond.Sessions,
+		SessionPolicy:  cond.SessionPolicy,
 		// A condition that limits streams measures the limit, not the
 		// refusals of requests sent before the server's SETTINGS.
 		AwaitPeerSettings: cond.MaxStreams > 0,

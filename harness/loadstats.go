@@ -67,7 +67,7 @@ func (b *Bench) endLoadStats(r *probe.Result) {
 	if r.ServerTCP != nil {
 		conns = r.ServerTCP.Conns
 	}
-	r.Adaptive = probe.AdaptiveNote(r.Condition, r.Condition.Proto, conns)
+	r.Adaptive = probe.AdaptiveNote(r.Condition, r.Condition.Proto, conns, r.RecvWindow)
 	if err := b.stopPcap(); err != nil {
 		r.Failed = true
 		if r.Error != "" {

@@ -52,6 +52,9 @@ type Options struct {
 	// and its connection window for HTTP/2, announced with WINDOW_UPDATE
 	// on stream 0 at session start; 0 = the profile's (windows).
 	SessionWindow int
+	// AdaptiveWindow moves SPDY/3.1 session windows with the path
+	// (spdy.Config.AdaptiveSessionWindow), SessionWindow being the top.
+	AdaptiveWindow bool
 	// SPDY2Windows is whether spdy/2 sessions keep SPDY/3 stream windows
 	// (zero = spdy.SPDY2WindowsAuto: when the server shows it does).
 	SPDY2Windows spdy.SPDY2Windows

@@ -49,6 +49,9 @@ func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 		TLS:          l.hs.summary(),
 	}
 	r.HeaderBytesRaw, r.HeaderBytesCompressed = l.proto.headerBytes()
+	if w, ok := variant.(interface{ recvWindows() *probe.RecvWindowSum }); ok {
+		r.RecvWindow = w.recvWindows()
+	}
 	loadErr := l.loadError()
 	pt := l.measure(&r, loadErr)
 	r.Paint = l.estimatePaint(loadErr)

@@ -93,6 +93,8 @@ func (p *sctpProto) open(ctx context.Context, org origin) (*muxSession, error) {
 		InitialWindowSize: int32(win),
 		SessionWindowSize: int32(session),
 		MaxFrameSize:      SCTPFrameSize,
+		// Its PINGs see the association's queue as they do a TCP one's.
+		AdaptiveSessionWindow: l.opt.AdaptiveWindow,
 	}, AwaitPeerSettings: l.opt.AwaitPeerSettings}, opt)
 	if err != nil {
 		return nil, err
@@ -121,6 +123,13 @@ func (p *sctpProto) headerBytes() (raw, compressed int64) {
 		compressed += st.HeaderBytesSentCompressed + st.HeaderBytesReceivedCompressed
 	}
 	return raw, compressed
+}
+
+// recvWindows sums up the sessions' adaptive receive windows.
+func (p *sctpProto) recvWindows() *probe.RecvWindowSum {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return sumRecvWindows(p.sessions)
 }
 
 func (p *sctpProto) shutdown() { p.ss.shutdown() }

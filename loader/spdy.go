@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/spdylab/spdylab/probe"
 	"github.com/spdylab/spdylab/spdy"
 )
 
@@ -41,6 +42,8 @@ func (p *spdyProto) open(ctx context.Context, org origin) (*muxSession, error) {
 			InitialWindowSize:  int32(win),
 			SessionWindowSize:  int32(session),
 			SPDY2StreamWindows: p.l.opt.SPDY2Windows,
+			// SPDY/3 has no session window to move.
+			AdaptiveSessionWindow: p.l.opt.AdaptiveWindow && p.version == "spdy/3.1",
 		},
 		AwaitPeerSettings: p.l.opt.AwaitPeerSettings,
 		// Every push is accepted; whether it is used depends on the page
@@ -88,6 +91,27 @@ func (p *spdyProto) headerBytes() (raw, compressed int64) {
 		compressed += st.HeaderBytesSentCompressed + st.HeaderBytesReceivedCompressed
 	}
 	return raw, compressed
+}
+
+// recvWindows sums up the sessions' adaptive receive windows (nil when
+// none had one).
+func (p *spdyProto) recvWindows() *probe.RecvWindowSum {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return sumRecvWindows(p.conns)
+}
+
+func sumRecvWindows(conns map[*connection]*spdy.ClientConn) *probe.RecvWindowSum {
+	var sum probe.RecvWindowSum
+	for _, cc := range conns {
+		if rep := cc.RecvWindow(); rep.On {
+			sum.Add(rep.Samples > 0, rep.Lowest)
+		}
+	}
+	if sum.Sessions == 0 {
+		return nil
+	}
+	return &sum
 }
 
 func (p *spdyProto) shutdown() { p.ss.shutdown() }

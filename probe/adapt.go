@@ -34,8 +34,11 @@ const (
 // (16384..62500 bytes)"; when no connection carried their evidence, that
 // the static setting held. "" when c turns none on or proto does not
 // take them.
-func AdaptiveNote(c Condition, proto string, conns []TCPInfo) string {
+func AdaptiveNote(c Condition, proto string, conns []TCPInfo, win *RecvWindowSum) string {
 	var parts []string
+	if c.AdaptiveWindow && !slicesContain(IgnoredBy(c, proto), "adaptive_window") {
+		parts = append(parts, win.note())
+	}
 	if c.TCP.AdaptiveCC && !slicesContain(IgnoredBy(c, proto), "adaptive_cc") {
 		parts = append(parts, adaptCCNote(c, conns))
 	}
@@ -135,4 +138,44 @@ func (t TCP) CongestionControls() []string {
 		ccs = append(ccs, AdaptiveCCTarget)
 	}
 	return ccs
+}
+
+// RecvWindowSum is what the loader's adaptive session windows
+// (adaptive_window) did over a load's sessions.
+type RecvWindowSum struct {
+	Sessions int `json:"sessions"`
+	// Sampled: sessions with at least one PING round trip (the signal);
+	// Fell: sessions whose window fell on a queue at least once.
+	Sampled int `json:"sampled"`
+	Fell    int `json:"fell"`
+	// Lowest is the smallest window a fall set, in bytes (0: none fell).
+	Lowest int64 `json:"lowest,omitempty"`
+}
+
+// Add counts one session: whether it had a sample, whether its window
+// fell, and the lowest window a fall set.
+func (w *RecvWindowSum) Add(sampled bool, lowest int64) {
+	w.Sessions++
+	if sampled {
+		w.Sampled++
+	}
+	if lowest > 0 {
+		w.Fell++
+		if w.Lowest == 0 || lowest < w.Lowest {
+			w.Lowest = lowest
+		}
+	}
+}
+
+// note is the load's line for the adaptive window.
+func (w *RecvWindowSum) note() string {
+	switch {
+	case w == nil || w.Sessions == 0:
+		return "adaptive window: no session"
+	case w.Sampled == 0:
+		return "adaptive window: no signal (no PING echo on any session): the static window held"
+	case w.Fell == 0:
+		return fmt.Sprintf("adaptive window: no session's PINGs showed a queue: none of %d fell", w.Sessions)
+	}
+	return fmt.Sprintf("adaptive window: fell on %d of %d sessions (lowest %d KiB)", w.Fell, w.Sessions, w.Lowest>>10)
 }

@@ -16,23 +16,49 @@ func TestAdaptiveNote(t *testing.T) {
 		{AdaptCC: AdaptCCSwitched, AdaptLowat: 60000, AdaptPaceLowest: 500_000},
 		{AdaptCC: AdaptCCQueue, AdaptPaceLowest: 625_000},
 	}
-	got := AdaptiveNote(on, ProtoSPDY31, conns)
+	got := AdaptiveNote(on, ProtoSPDY31, conns, nil)
 	for _, want := range []string{"adaptive cc: bbr on 2 of 3 connections (1 kept:queue)", "adaptive lowat: set on 2 of 3 connections (20000..60000 bytes)",
 		"adaptive pacing: capped 2 of 3 connections (lowest cap 4.00 Mbit/s)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("note %q, want %q in it", got, want)
 		}
 	}
-	got = AdaptiveNote(on, ProtoHTTPS, nil)
+	got = AdaptiveNote(on, ProtoHTTPS, nil, nil)
 	if !strings.Contains(got, "no signal") || !strings.Contains(got, "static cc (cubic) held") || !strings.Contains(got, "kernel's default held") ||
 		!strings.Contains(got, "adaptive pacing: no signal") {
 		t.Errorf("no connections: note %q, want the fallback named", got)
 	}
-	if got := AdaptiveNote(on, ProtoH3, nil); got != "" {
+	if got := AdaptiveNote(on, ProtoH3, nil, nil); got != "" {
 		t.Errorf("h3 (ignores both): note %q", got)
 	}
-	if got := AdaptiveNote(Condition{}, ProtoSPDY31, conns); got != "" {
+	if got := AdaptiveNote(Condition{}, ProtoSPDY31, conns, nil); got != "" {
 		t.Errorf("knobs off: note %q", got)
+	}
+}
+
+// TestAdaptiveWindowNote: the client-side window's line counts the
+// sessions whose window fell, says the static window held when no PING
+// came back, and is left out where the protocol ignores the knob.
+func TestAdaptiveWindowNote(t *testing.T) {
+	on := Condition{AdaptiveWindow: true}
+	var sum RecvWindowSum
+	sum.Add(true, 90000)
+	sum.Add(true, 0)
+	sum.Add(true, 70000)
+	for _, tc := range []struct {
+		proto string
+		win   *RecvWindowSum
+		want  string
+	}{
+		{ProtoSPDY31, &sum, "adaptive window: fell on 2 of 3 sessions (lowest 68 KiB)"},
+		{ProtoSPDY31, &RecvWindowSum{Sessions: 2, Sampled: 2}, "adaptive window: no session's PINGs showed a queue: none of 2 fell"},
+		{ProtoSPDY31, &RecvWindowSum{Sessions: 1}, "adaptive window: no signal (no PING echo on any session): the static window held"},
+		{ProtoSPDY3, &sum, ""},
+		{ProtoHTTPS, nil, ""},
+	} {
+		if got := AdaptiveNote(on, tc.proto, nil, tc.win); got != tc.want {
+			t.Errorf("%s: note %q, want %q", tc.proto, got, tc.want)
+		}
 	}
 }
 

@@ -7,7 +7,8 @@ import (
 
 // This file owns the one rule for settings that configure some protocols
 // only (frame_size, hints, scheduler: SPDY; session_window: the protocols
-// with a session window; sessions and session_policy: SPDY and h2 over TCP;
+// with a session window; adaptive_window: SPDY/3.1; sessions and
+// session_policy: SPDY and h2 over TCP;
 // pacing, notsent_lowat: TCP). A Field's Scope says which protocols take it.
 //
 // The rule: a bench is one condition loaded over several protocols side
@@ -60,6 +61,8 @@ var (
 	schedulerScope     = Scope{Applies: Protocol.SPDY, Why: SchedulerNote}
 	sessionWindowScope = Scope{Applies: func(p Protocol) bool { return p.SessionWindow },
 		Why: "the others have no session window the lab sets"}
+	adaptiveWindowScope = Scope{Applies: func(p Protocol) bool { return p.SPDY() && p.SessionWindow },
+		Why: "it moves a SPDY/3.1 session window, which SPDY/2 and /3 lack; the loader's h2 and h3 windows are not built to move"}
 	sessionsScope = Scope{Applies: SessionsApply,
 		Why: "HTTPS keeps its own pool of up to 6 connections per host; h3's and SCTP's streams do not block each other on a loss, and the loader opens one connection per host"}
 )

@@ -166,6 +166,14 @@ var Fields = []Field{
 			"0 = the defaults: the loader's profile window, at least 10 MiB; the servers' 64 KiB for SPDY/3.1, Go's 1 MiB for h2; else 65536 and up)" + sessionWindowScope.help(),
 		Scope: sessionWindowScope.when(func(c Condition) bool { return c.SessionWindow != 0 }),
 		apply: func(c *Condition, v map[string]string) error { c.SessionWindow = atoi(v["session_window"]); return nil }},
+	{Name: "adaptive_window", Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
+		Help: "the loader's SPDY/3.1 sessions move their session receive window with the path: it grows with what arrives while the session's own PING round trips show no queue " +
+			"(or the delivery rate still rises), and falls to the best delivery rate times the base round trip plus a quarter once two in a row show one; session_window (or the profile's) is its top" + adaptiveWindowScope.help(),
+		Scope: adaptiveWindowScope.when(func(c Condition) bool { return c.AdaptiveWindow }),
+		apply: func(c *Condition, v map[string]string) error {
+			c.AdaptiveWindow = v["adaptive_window"] == "true"
+			return nil
+		}},
 	{Name: "hints", Kind: KindString, Default: HintsNone, Canon: oneOf(HintPolicies...), Flag: FlagLoad,
 		Help:  "SPDY server hints: none, or deps (a document's response lists its direct children on its host in X-Associated-Content); " + HintsNote + hintsScope.help(),
 		Scope: hintsScope.when(func(c Condition) bool { return c.Hints != "" }),

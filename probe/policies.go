@@ -145,6 +145,9 @@ func checkLoaderOptions(c Condition, cl Client) error {
 	if c.SessionWindow != 0 {
 		set = append(set, "session_window") // the browser announces its own
 	}
+	if c.AdaptiveWindow {
+		set = append(set, "adaptive_window") // the browser keeps its own windows
+	}
 	if len(set) > 0 {
 		return fmt.Errorf("%s: the loader's options; client %s resumes sessions, sends 0-RTT and assigns priorities its own way (leave them at their defaults)", joinAnd(set), cl.Name)
 	}

@@ -177,6 +177,11 @@ type Condition struct {
 	FrameRamp     bool   `json:"frame_ramp,omitempty"`
 	SessionWindow int    `json:"session_window,omitempty"`
 	Hints         string `json:"hints,omitempty"`
+	// AdaptiveWindow: the loader's SPDY/3.1 sessions move their session
+	// receive window with what their own PINGs show of the path's queue
+	// (spdy.Config.AdaptiveSessionWindow; SessionWindow, or the profile's,
+	// is its top). A client-side mechanism: the servers are as they are.
+	AdaptiveWindow bool `json:"adaptive_window,omitempty"`
 	// Profile names the profile whose settings this condition holds,
 	// "NAME@HASH" (HASH: the profile file's content hash), for provenance
 	// and the report's labels; the settings themselves are in the fields
@@ -447,6 +452,9 @@ type Result struct {
 	// load's connections, or that they found no signal and the static
 	// setting held (AdaptiveNote); empty when none was on.
 	Adaptive string `json:"adaptive,omitempty"`
+	// RecvWindow sums up what the loader's adaptive session windows did
+	// (nil when adaptive_window was off or the protocol ignored it).
+	RecvWindow *RecvWindowSum `json:"recv_window,omitempty"`
 
 	// SCTP holds the transport counters of spdy/3.1+sctp loads (nil for
 	// TCP and QUIC, whose counters are in TCP and the HAR).

@@ -117,6 +117,10 @@ func (cc *ClientConn) PersistedSettings() []Setting {
 // Stats returns the session's counters.
 func (cc *ClientConn) Stats() Stats { return cc.s.stats.snapshot() }
 
+// RecvWindow says what the adaptive session receive window
+// (Config.AdaptiveSessionWindow) did; its On is false without one.
+func (cc *ClientConn) RecvWindow() RecvWindowReport { return cc.s.recvWindowReport() }
+
 // Ping sends a PING and returns the round-trip time.
 func (cc *ClientConn) Ping(ctx context.Context) (time.Duration, error) { return cc.s.ping(ctx) }
 

@@ -72,6 +72,14 @@ type Config struct {
 	SPDY2StreamWindows SPDY2Windows
 	// SessionWindowSize is our session receive window (spdy/3.1); 0 = 65536.
 	SessionWindowSize int32
+	// AdaptiveSessionWindow (spdy/3.1 only) moves our session receive
+	// window with the path, SessionWindowSize being its top: it grows with
+	// what arrives while the session's own PING round trips show no queue
+	// and falls to what the last round trip delivered once they show one
+	// (recvwindow.go), so one session's slow start cannot overfill a
+	// shallow queue it shares. The session sends a PING at its start and
+	// keeps one out while DATA arrives.
+	AdaptiveSessionWindow bool
 	// MaxFrameSize is the largest DATA payload we send; 0 = 16384.
 	MaxFrameSize int
 	// RampFrames starts each stream's DATA with a frame that fits one TCP
@@ -203,6 +211,9 @@ func (c *Config) validate() error {
 	}
 	if c.SPDY2StreamWindows < SPDY2WindowsAuto || c.SPDY2StreamWindows > SPDY2WindowsOff {
 		return &ConfigError{Field: "SPDY2StreamWindows", Problem: fmt.Sprintf("%d is not SPDY2WindowsAuto, SPDY2WindowsOn or SPDY2WindowsOff", int(c.SPDY2StreamWindows))}
+	}
+	if c.AdaptiveSessionWindow && !c.version31() {
+		return &ConfigError{Field: "AdaptiveSessionWindow", Problem: "needs a session window: spdy/3.1 only, got \"" + c.Version + "\""}
 	}
 	if c.Scheduler < SchedulePriority || c.Scheduler > SchedulePriorityFIFO {
 		return &ConfigError{Field: "Scheduler", Problem: fmt.Sprintf("%d is not SchedulePriority, ScheduleRoundRobin, ScheduleFIFO or SchedulePriorityFIFO", int(c.Scheduler))}

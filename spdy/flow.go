@@ -36,6 +36,25 @@ func (f *inflow) consumed(n, window int64) int64 {
 	return d
 }
 
+// consumedTo records n bytes the application used and returns the
+// WINDOW_UPDATE delta that brings what the peer may send up to target
+// (0 while that is less than a quarter of target: updates are batched).
+// A target below what the peer may already send returns nothing until
+// the peer's sends bring it under.
+func (f *inflow) consumedTo(n, target int64) int64 {
+	if n <= 0 {
+		return 0
+	}
+	f.unacked += n
+	d := target - f.avail
+	if d < target/4 || d <= 0 {
+		return 0
+	}
+	f.avail += d
+	f.unacked = max(0, f.unacked-d)
+	return d
+}
+
 // grow reopens the window by n at once (a discarded frame, a changed
 // initial window); the caller tells the peer when it must.
 func (f *inflow) grow(n int64) { f.avail += n }

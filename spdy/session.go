@@ -70,6 +70,13 @@ type session struct {
 	nextPingID     uint32
 	idleTimer      *time.Timer
 
+	// rw is the adaptive session receive window (recvwindow.go), nil
+	// unless Config.AdaptiveSessionWindow; rwPing its PING in flight and
+	// rwReceived the DATA bytes received in all.
+	rw         *recvWindow
+	rwPing     recvWindowPing
+	rwReceived int64
+
 	// hooks set by client/server
 	onPeerStream func(f *SynStreamFrame) *StreamError // called with mu held
 	onPersist    func(f *SettingsFrame)               // client: SETTINGS persistence, mu held
@@ -112,6 +119,10 @@ func newSession(conn net.Conn, cfg Config, isClient bool) (*session, error) {
 		limits:         newLimiters(&cfg),
 	}
 	s.sched.policy = cfg.Scheduler
+	if cfg.AdaptiveSessionWindow && s.v31 {
+		s.rw = newRecvWindow(int64(cfg.sessionWindow()))
+		s.recv.avail = s.rw.target
+	}
 	s.sched.ramp = cfg.RampFrames
 	if !s.flow {
 		// SPDY/2: no windows. Sends never wait; a stream's "receive
@@ -165,6 +176,9 @@ func (s *session) start(extra []Setting) {
 	s.sched.pushControl(&SettingsFrame{Entries: entries}, nil)
 	if s.v31 && s.recv.avail > DefaultInitialWindowSize {
 		s.sched.pushControl(&WindowUpdateFrame{Stream: 0, Delta: uint32(s.recv.avail - DefaultInitialWindowSize)}, nil)
+	}
+	if s.rw != nil {
+		s.recvWindowPingLocked() // the base round trip, before any data queues
 	}
 	if s.cfg.IdleTimeout > 0 {
 		s.idleTimer = time.AfterFunc(s.cfg.IdleTimeout, s.idleCheck)

@@ -57,7 +57,9 @@ func (s *session) onPing(f *PingFrame) {
 	if ch, ok := s.pings[f.ID]; ok {
 		delete(s.pings, f.ID)
 		close(ch)
+		return
 	}
+	s.recvWindowEchoLocked(f.ID)
 	// An id of our parity we did not send is ignored (section 2.6.5).
 }
 

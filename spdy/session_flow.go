@@ -11,6 +11,12 @@ func (s *session) creditSessionLocked(n int64) {
 	if !s.v31 || n <= 0 {
 		return
 	}
+	if s.rw != nil {
+		if d := s.recv.consumedTo(n, s.rw.target); d > 0 {
+			s.queueControl(&WindowUpdateFrame{Stream: 0, Delta: uint32(d)})
+		}
+		return
+	}
 	if d := s.recv.consumed(n, int64(s.cfg.sessionWindow())); d > 0 {
 		s.queueControl(&WindowUpdateFrame{Stream: 0, Delta: uint32(d)})
 	}
@@ -67,6 +73,7 @@ func (s *session) onData(f *DataFrame) {
 			s.fatalLocked(&SessionError{Status: GoAwayProtocolError, Reason: fmt.Sprintf("FLOW_CONTROL_ERROR: peer overran the session window by %d bytes", s.recv.overrun())}, GoAwayProtocolError, nil, true)
 			return
 		}
+		s.recvWindowDataLocked(n)
 	}
 	st := s.streams[f.Stream]
 	if st == nil {

@@ -97,9 +97,9 @@ func TestDefaultSpaceKeepsWhatTheVariantTakes(t *testing.T) {
 	cfg := Config{Study: s, Objective: "worst", Train: 0.5, Budget: DefaultBudget}
 	cfg.Budget.Loads = 1 << 30
 	for proto, gone := range map[string][]string{
-		"spdy/2":   {"session_window"},
+		"spdy/2":   {"session_window", "adaptive_window"},
 		"spdy/3.1": nil,
-		"h2":       {"scheduler", "frame_size", "frame_ramp", "hints"},
+		"h2":       {"scheduler", "frame_size", "frame_ramp", "adaptive_window", "hints"},
 	} {
 		cfg.Protocol = proto
 		tn, err := Prepare(cfg)

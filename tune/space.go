@@ -45,6 +45,7 @@ var Space = []Knob{
 	{"frame_size", []string{"4096", "65536"}},
 	{"frame_ramp", []string{"true"}},
 	{"session_window", []string{"1048576", "16777216"}},
+	{"adaptive_window", []string{"true"}},
 	{"hints", []string{"deps"}},
 }
 
