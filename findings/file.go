@@ -224,8 +224,11 @@ func (f *File) readChosenOn(val string) error {
 // then a cell whose every named factor holds one of its values.
 func (f *File) Chosen(values map[string]string) bool {
 	for _, c := range f.ChosenOn {
-		v := shortPage(values[c.Factor])
-		if !c.Values[v] && !c.Values[strings.TrimSuffix(v, ".har")] {
+		v := values[c.Factor]
+		if c.Factor == "page" { // a recording is named by its file, not its path
+			v = strings.TrimSuffix(shortPage(v), ".har")
+		}
+		if !c.Values[v] && !c.Values[v+".har"] {
 			return false
 		}
 	}

@@ -259,7 +259,7 @@ func TestChosenOnSplitsCells(t *testing.T) {
 			t.Errorf("page %s chosen %v, want %v", page, got, want)
 		}
 	}
-	writeFile(t, dir, "z", "# chosen-on: page=pageB,pageC; shards=1\n# in-sample: tuned: picked here\n"+smallFinding)
+	writeFile(t, dir, "z", "# chosen-on: page=pageB,pageC; shards=1; rate=10mbit/1mbit\n# in-sample: tuned: picked here\n"+smallFinding)
 	f, err = Read(dir, "z")
 	if err != nil {
 		t.Fatal(err)
@@ -268,9 +268,12 @@ func TestChosenOnSplitsCells(t *testing.T) {
 		page, shards string
 		want         bool
 	}{{"pageB", "1", true}, {"pageC", "1", true}, {"pageB", "2", false}, {"pageA", "1", false}} {
-		if got := f.Chosen(map[string]string{"page": c.page, "shards": c.shards}); got != c.want {
+		if got := f.Chosen(map[string]string{"page": c.page, "shards": c.shards, "rate": "10mbit/1mbit"}); got != c.want {
 			t.Errorf("page %s shards %s chosen %v, want %v", c.page, c.shards, got, c.want)
 		}
+	}
+	if f.Chosen(map[string]string{"page": "pageB", "shards": "1", "rate": "20mbit/2mbit"}) {
+		t.Error("a rate the clause does not name was taken as chosen")
 	}
 	for _, bad := range []string{"page", "page=a; shards", "page=a,shards=1"} {
 		writeFile(t, dir, "y", "# chosen-on: "+bad+"\n"+smallFinding)
