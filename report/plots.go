@@ -138,10 +138,12 @@ func linePlot(title, xl, yl string, series []Series, logX bool, zeroLine bool) (
 		xs = append(xs, s.X...)
 	}
 	xLo, xHi := minMax(xs)
-	// A log axis needs drawn points above zero: with none (every load of
-	// the sweep failed or lacks the metric, so every y is NaN) gonum's
-	// axis keeps its zero range and panics, so the axis stays linear.
-	if pLo, pHi, ok := drawnRange(series); logX && ok && pLo > 0 {
+	// A log axis needs drawn points above zero at two x values at least:
+	// with none (every load of the sweep failed or lacks the metric, so
+	// every y is NaN) gonum's axis keeps its zero range, and with one x
+	// it widens the range by 1 each way, below zero for an x of 1 or
+	// less; either way its log ticks panic, so the axis stays linear.
+	if pLo, pHi, ok := drawnRange(series); logX && ok && pLo > 0 && pHi > pLo {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 		p.X.Min, p.X.Max = pLo, pHi
