@@ -163,11 +163,7 @@ func (s *session) recvWindowPingLocked() {
 	if s.dead || s.rwPing.out {
 		return
 	}
-	id := s.nextPingID
-	s.nextPingID += 2
-	if s.nextPingID > 0x7fffffff {
-		s.nextPingID -= 0x7ffffffe
-	}
+	id := s.takePingIDLocked()
 	s.rwPing = recvWindowPing{out: true, id: id, sent: time.Now(), at: s.rwReceived}
 	s.sched.pushUrgent(&PingFrame{ID: id})
 	s.wake.Signal()

@@ -77,6 +77,16 @@ func (s *session) onGoAway(f *GoAwayFrame) {
 	s.afterStreamClosedLocked()
 }
 
+// takePingIDLocked hands out the next PING id of our parity.
+func (s *session) takePingIDLocked() uint32 {
+	id := s.nextPingID
+	s.nextPingID += 2
+	if s.nextPingID > 0x7fffffff {
+		s.nextPingID -= 0x7ffffffe // wrap, keeping parity (2.6.5 allows reuse)
+	}
+	return id
+}
+
 // ping sends a PING and waits for its echo.
 func (s *session) ping(ctx context.Context) (time.Duration, error) {
 	s.mu.Lock()
@@ -84,11 +94,7 @@ func (s *session) ping(ctx context.Context) (time.Duration, error) {
 		s.mu.Unlock()
 		return 0, ErrSessionClosed
 	}
-	id := s.nextPingID
-	s.nextPingID += 2
-	if s.nextPingID > 0x7fffffff {
-		s.nextPingID -= 0x7ffffffe // wrap, keeping parity (2.6.5 allows reuse)
-	}
+	id := s.takePingIDLocked()
 	ch := make(chan struct{})
 	s.pings[id] = ch
 	start := time.Now()
