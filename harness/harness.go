@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/spdylab/spdylab/internal/certs"
+	"github.com/spdylab/spdylab/internal/schedwait"
 	"github.com/spdylab/spdylab/internal/tcpopt"
 	"github.com/spdylab/spdylab/loader"
 	"github.com/spdylab/spdylab/netem"
@@ -96,7 +97,8 @@ type Bench struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	capturing bool // a load's capture runs (a bench's loads never overlap)
+	capturing bool               // a load's capture runs (a bench's loads never overlap)
+	waitFrom  schedwait.Snapshot // the runtime's CPU-wait histogram at the load's start (endLoadStats)
 
 	// plainURLs are a plaintext bench's base URLs per listener protocol
 	// (plain.go); baseURLs then holds the HTTP/1.1 ones.

@@ -6,12 +6,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/spdylab/spdylab/internal/schedwait"
 	"github.com/spdylab/spdylab/loader"
 	"github.com/spdylab/spdylab/probe"
 )
 
 // What a bench measures around each load besides the loader's own
-// numbers: the emulator's link counters, the servers' side of SCTP
+// numbers: the emulator's link counters, the endpoints' wait for a CPU, the servers' side of SCTP
 // associations and of TCP connections (TCP_INFO), and (Options.PcapDir) a
 // packet capture of the client's side of the link. All of them are reset or started just before a load and
 // collected just after it, so each load's numbers and capture cover that
@@ -49,6 +50,7 @@ func (b *Bench) beginLoadStats(proto string, run int) error {
 		return err
 	}
 	b.tb.ResetCounters()
+	b.waitFrom = schedwait.Take()
 	b.takeSCTPCounters(nil)
 	b.takeServerTCP()
 	b.serverHandshakes()
@@ -60,6 +62,9 @@ func (b *Bench) beginLoadStats(proto string, run int) error {
 // user asked for it.
 func (b *Bench) endLoadStats(r *probe.Result) {
 	r.Link = b.tb.Counters()
+	if w := schedwait.Since(b.waitFrom); w.Samples > 0 {
+		r.EndpointWait = &probe.EndpointWait{P50ms: w.P50ms, P99ms: w.P99ms, Samples: w.Samples}
+	}
 	r.LinkSeed = b.tb.Config().Link.Seed
 	b.takeSCTPCounters(r.SCTP)
 	r.ServerTCP = b.takeServerTCP()

@@ -357,6 +357,28 @@ type LinkDir struct {
 	LateMaxms float64 `json:"late_max_ms"`
 }
 
+// EndpointWait is the quantiles of the time a load's endpoint goroutines
+// (loader and servers) spent runnable before they ran, from the Go
+// runtime's sampled histogram, in milliseconds.
+type EndpointWait struct {
+	P50ms   float64 `json:"p50_ms"`
+	P99ms   float64 `json:"p99_ms"`
+	Samples uint64  `json:"samples"`
+}
+
+// LinkLateP99ms is the emulator's release lateness over the load, the
+// worse direction.
+func (r *Result) LinkLateP99ms() float64 { return max(r.Link.Down.LateP99ms, r.Link.Up.LateP99ms) }
+
+// EndpointWaitP99ms is the endpoints' CPU wait over the load (0 when not
+// measured).
+func (r *Result) EndpointWaitP99ms() float64 {
+	if r.EndpointWait == nil {
+		return 0
+	}
+	return r.EndpointWait.P99ms
+}
+
 // LinkCounters are both directions.
 type LinkCounters struct {
 	Down LinkDir `json:"down"`
@@ -444,6 +466,13 @@ type Result struct {
 	// condition's Link.Seed, or the run's seed when that is 0 (so a stored
 	// load can be re-run with the same losses). 0 for loopback loads.
 	LinkSeed int64 `json:"link_seed,omitempty"`
+
+	// EndpointWait is how long the loader's and servers' goroutines
+	// waited for a CPU during the load (nil for older loads and where the
+	// runtime sampled none). The emulator's LateP99ms cannot show this:
+	// it runs in a process of its own and keeps its time while the
+	// endpoints queue for the cores.
+	EndpointWait *EndpointWait `json:"endpoint_wait,omitempty"`
 
 	// ServerTCP is TCP_INFO of the servers' side of the load's TCP
 	// connections (nil when none were recorded).

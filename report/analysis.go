@@ -120,10 +120,13 @@ type Analysis struct {
 	MinLoads     int
 	Stored       int // stored attempts
 	Expected     int // probes the study asks for
-	// Successful loads whose emulator lateness p99 exceeded LateLimitMs,
-	// and the worst p99 seen.
-	LateLoads   int
-	LateWorstMs float64
+	// LateLoads are the successful loads that ran short of CPU
+	// (stats.Late): LinkLateLoads of them with an emulator lateness p99
+	// over LateLimitMs, WaitLoads with an endpoint CPU wait p99 over
+	// stats.WaitLimitMs (a load may be both); and the worst p99 of each
+	// over all loads.
+	LateLoads, LinkLateLoads, WaitLoads int
+	LateWorstMs, WaitWorstMs            float64
 	// LateShift is how far those loads' PLTs lie from the on-time loads'
 	// of their conditions (stats.LateShift): near zero when the
 	// emulator's lateness did not move the results (NaN without a late
@@ -332,20 +335,35 @@ func (a *Analysis) collectSamples() (map[string]*sample, lateEvidence) {
 		c.CritPath.add(r.Breakdown)
 		c.Paint.add(r.Paint)
 		a.addValue(c, sm, &r)
-		if lateMs := sm.add(p.ID, r); lateMs > LateLimitMs {
-			late.late = append(late.late, stats.CondSample{Cond: p.CondHash, Value: r.PLTms})
-		} else {
-			late.onTime[p.CondHash] = append(late.onTime[p.CondHash], r.PLTms)
-		}
-		a.OKLoads++
-		a.LateWorstMs = max(a.LateWorstMs, max(r.Link.Down.LateP99ms, r.Link.Up.LateP99ms))
+		sm.add(p.ID, r)
+		a.countLate(&r, p.CondHash, &late)
 		c.Resources = max(c.Resources, r.Resources)
 	}
 	return samples, late
 }
 
-// add counts one successful load and returns its emulator lateness (ms).
-func (sm *sample) add(id int64, r probe.Result) float64 {
+// countLate counts one successful load and files its PLT as late (short
+// of CPU, stats.Late) or on time for its condition.
+func (a *Analysis) countLate(r *probe.Result, cond string, ev *lateEvidence) {
+	a.OKLoads++
+	linkLate, wait := r.LinkLateP99ms(), r.EndpointWaitP99ms()
+	a.LateWorstMs = max(a.LateWorstMs, linkLate)
+	a.WaitWorstMs = max(a.WaitWorstMs, wait)
+	if !stats.Late(linkLate, wait) {
+		ev.onTime[cond] = append(ev.onTime[cond], r.PLTms)
+		return
+	}
+	ev.late = append(ev.late, stats.CondSample{Cond: cond, Value: r.PLTms})
+	if linkLate > LateLimitMs {
+		a.LinkLateLoads++
+	}
+	if wait > stats.WaitLimitMs {
+		a.WaitLoads++
+	}
+}
+
+// add counts one successful load.
+func (sm *sample) add(id int64, r probe.Result) {
 	sm.plt = append(sm.plt, r.PLTms)
 	sm.tow = append(sm.tow, r.ToWms)
 	sm.ids = append(sm.ids, id)
@@ -358,11 +376,9 @@ func (sm *sample) add(id int64, r probe.Result) float64 {
 	sm.gw.QDelayP95ms += r.Link.Down.QDelayP95ms
 	sm.gw.PktsSent += float64(r.Link.Down.PktsOffered + r.Link.Up.PktsOffered)
 	sm.gw.Connections += float64(r.Connections)
-	late := max(r.Link.Down.LateP99ms, r.Link.Up.LateP99ms)
-	sm.gw.LateP99ms += late
+	sm.gw.LateP99ms += r.LinkLateP99ms()
 	sm.gw.Retransmits += float64(probe.SumTCP(r.TCP).Retransmits)
 	sm.gw.ServerRetransmits += float64(r.ServerTCP.Retransmits())
-	return late
 }
 
 // summarizeSamples turns each condition's sample into its statistics.

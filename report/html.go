@@ -9,8 +9,10 @@ import (
 	"html/template"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/spdylab/spdylab/internal/stats"
 	"github.com/spdylab/spdylab/study/store"
 )
 
@@ -112,16 +114,26 @@ func renderHTML(a *Analysis, st *store.Store) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// LateWarning says whether the link emulator ran late in any load and, when
-// there are enough such loads to judge, whether that moved their page load
-// times ("" when it never ran late). Late-emulator loads are kept: dropping
-// them would bias the medians towards quiet moments of the machine.
+// LateWarning says whether any load ran short of CPU (its link emulator
+// late, its endpoints waiting for a CPU) and, when there are enough such
+// loads to judge, whether that moved their page load times ("" when none
+// did). Late loads are kept: dropping them would bias the medians towards
+// quiet moments of the machine.
 func (a *Analysis) LateWarning() string {
 	if a.LateLoads == 0 {
 		return ""
 	}
-	w := fmt.Sprintf("In %d of %d loads (%.1f%%) the link emulator released packets more than %.0f ms late at the 99th percentile (worst %.1f ms): it was short of CPU, or the host held its virtual CPUs back.",
-		a.LateLoads, a.OKLoads, 100*float64(a.LateLoads)/float64(max(a.OKLoads, 1)), LateLimitMs, a.LateWorstMs)
+	var why []string
+	if a.LinkLateLoads > 0 {
+		why = append(why, fmt.Sprintf("the link emulator released packets more than %.0f ms late at the 99th percentile in %d (worst %.1f ms): it was short of CPU, or the host held its virtual CPUs back",
+			LateLimitMs, a.LinkLateLoads, a.LateWorstMs))
+	}
+	if a.WaitLoads > 0 {
+		why = append(why, fmt.Sprintf("the loader's and servers' goroutines waited more than %.0f ms for a CPU at the 99th percentile in %d (worst %.1f ms): too many testbeds for the cores",
+			stats.WaitLimitMs, a.WaitLoads, a.WaitWorstMs))
+	}
+	w := fmt.Sprintf("In %d of %d loads (%.1f%%) the testbed ran short of CPU: %s.",
+		a.LateLoads, a.OKLoads, 100*float64(a.LateLoads)/float64(max(a.OKLoads, 1)), strings.Join(why, "; "))
 	sh := a.LateShift
 	switch {
 	case sh.Pairs < LateJudgeMin:

@@ -460,7 +460,7 @@ func TestLateWarning(t *testing.T) {
 		{40, 30, 5.5, 3, "within twice the standard error of no shift at all"}, // lossy links' spread
 		{40, 30, -0.4, 1, "no sign that it moved the results"},
 	} {
-		a := &Analysis{LateLoads: tc.late, LateShift: stats.Shift{Pct: tc.shift, SEPct: tc.se, Pairs: tc.pairs}, OKLoads: 400, LateWorstMs: 3.2}
+		a := &Analysis{LateLoads: tc.late, LinkLateLoads: tc.late, LateShift: stats.Shift{Pct: tc.shift, SEPct: tc.se, Pairs: tc.pairs}, OKLoads: 400, LateWorstMs: 3.2}
 		got := a.LateWarning()
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("%d late loads, shift %v: %q, want %q", tc.late, tc.shift, got, tc.want)
@@ -468,6 +468,35 @@ func TestLateWarning(t *testing.T) {
 		if tc.late > 0 && !strings.Contains(got, fmt.Sprintf("In %d of 400 loads", tc.late)) {
 			t.Errorf("warning does not count the loads: %q", got)
 		}
+	}
+}
+
+// A load is late when its emulator ran late or its endpoints waited for a
+// CPU; the warning names each cause with its own count and worst value.
+func TestLateWarningNamesEachCause(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		link, wait, both int
+		want, notWant    []string
+	}{
+		{"endpoints only", 0, 12, 12, []string{"In 12 of 400 loads", fmt.Sprintf("goroutines waited more than %.0f ms for a CPU at the 99th percentile in 12 (worst 7.3 ms)", stats.WaitLimitMs)}, []string{"link emulator"}},
+		{"emulator only", 5, 0, 5, []string{"In 5 of 400 loads", "released packets more than 1 ms late at the 99th percentile in 5 (worst 3.2 ms)"}, []string{"goroutines"}},
+		{"both, one load counted once", 3, 4, 6, []string{"In 6 of 400 loads", "late at the 99th percentile in 3", "for a CPU at the 99th percentile in 4"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &Analysis{LateLoads: tc.both, LinkLateLoads: tc.link, WaitLoads: tc.wait, OKLoads: 400, LateWorstMs: 3.2, WaitWorstMs: 7.34, LateShift: stats.Shift{Pct: math.NaN(), SEPct: math.NaN()}}
+			got := a.LateWarning()
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%q lacks %q", got, w)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(got, w) {
+					t.Errorf("%q names %q, which was not late", got, w)
+				}
+			}
+		})
 	}
 }
 
@@ -493,5 +522,35 @@ func TestLinkCheckProblemShown(t *testing.T) {
 	}
 	if marked != 1 {
 		t.Errorf("%d rows carry the link check's problem, want 1", marked)
+	}
+}
+
+// A stored load whose endpoints waited for a CPU past the limit counts as
+// late, and one under it does not, whatever its emulator did.
+func TestEndpointWaitMakesALoadLate(t *testing.T) {
+	s, st := openCableStore(t)
+	before, err := Analyze(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, waitMs := range []float64{stats.WaitLimitMs + 3, stats.WaitLimitMs / 2} {
+		c := s.Conditions[i]
+		r := probe.Result{Condition: c.Condition, Run: s.Runs, Started: time.Now(), PLTms: 1000, ToWms: 900, Resources: 1,
+			EndpointWait: &probe.EndpointWait{P50ms: 0.02, P99ms: waitMs, Samples: 5000}}
+		putExtraLoad(t, st, s, c, r, probe.LinkCheck{})
+	}
+	a, err := Analyze(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.WaitLoads != before.WaitLoads+1 || a.LateLoads != before.LateLoads+1 || a.LinkLateLoads != before.LinkLateLoads {
+		t.Errorf("late %d->%d, waiting %d->%d, link-late %d->%d: want one more waiting load and no more link-late ones",
+			before.LateLoads, a.LateLoads, before.WaitLoads, a.WaitLoads, before.LinkLateLoads, a.LinkLateLoads)
+	}
+	if a.WaitWorstMs != stats.WaitLimitMs+3 {
+		t.Errorf("worst wait %.2f ms, want %.2f", a.WaitWorstMs, stats.WaitLimitMs+3)
+	}
+	if !strings.Contains(a.LateWarning(), "waited more than") {
+		t.Errorf("warning %q does not name the endpoints' wait", a.LateWarning())
 	}
 }

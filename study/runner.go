@@ -548,7 +548,7 @@ func stalledLoad(res probe.Result) bool {
 }
 
 // lateP99 is a load's emulator lateness p99, the worse direction.
-func lateP99(res probe.Result) float64 { return max(res.Link.Down.LateP99ms, res.Link.Up.LateP99ms) }
+func lateP99(res probe.Result) float64 { return res.LinkLateP99ms() }
 
 // loadProbe loads one probe, from its next attempt on, until it succeeds
 // or has failed twice, storing each attempt and publishing its start and
@@ -602,7 +602,7 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Co
 		if _, err := r.Store.Put(store.Probe{CondHash: c.Hash, Run: run, Attempt: attempt, SessionID: env.sess, Duration: dur, Result: res, Check: check}); err != nil {
 			return storeFailure(err)
 		}
-		ev.End, ev.Took, ev.LateP99ms = true, dur, lateP99(res)
+		ev.End, ev.Took, ev.LateP99ms, ev.WaitP99ms = true, dur, lateP99(res), res.EndpointWaitP99ms()
 		ev.Failed, ev.Stalled, ev.Again = res.Failed, stalled, res.Failed && attempt == 0
 		if !res.Failed {
 			ev.PLTms = res.PLTms

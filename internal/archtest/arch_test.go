@@ -22,7 +22,7 @@ type rule struct {
 
 // internals every layer may use: pure helpers with no lab knowledge.
 var helpers = []string{"internal/units", "internal/stats", "internal/tailbuf", "internal/ctxtime",
-	"internal/atomicfile", "internal/tcpopt", "internal/certs", "internal/cpuprof", "internal/pcapfile"}
+	"internal/atomicfile", "internal/tcpopt", "internal/certs", "internal/cpuprof", "internal/pcapfile", "internal/schedwait"}
 
 func with(base []string, more ...string) []string {
 	return append(append([]string{}, base...), more...)
@@ -45,6 +45,7 @@ var rules = map[string]rule{
 	"internal/units":      {nil, "a pure helper"},
 	"internal/stats":      {nil, "a pure helper"},
 	"internal/tailbuf":    {nil, "a pure helper"},
+	"internal/schedwait":  {nil, "a pure helper; reads the Go runtime's own metrics"},
 	"internal/ctxtime":    {nil, "a pure helper"},
 	"internal/atomicfile": {nil, "a pure helper"},
 	"internal/tcpopt":     {nil, "a pure helper"},

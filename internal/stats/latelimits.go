@@ -1,9 +1,11 @@
 package stats
 
-// The lines that decide whether the link emulator's lateness (the 99th
-// percentile over a load of how late it released packets, the worse
-// direction) spoiled a load. The report, the runner's stall retry and
-// -j auto all judge by them, so each is defined here once.
+// The lines that decide whether a load ran short of CPU: its link
+// emulator's lateness (the 99th percentile over the load of how late it
+// released packets, the worse direction) or its endpoints' wait for a CPU
+// (the 99th percentile of how long the loader's and servers' goroutines
+// stayed runnable before they ran). The report, the runner's stall retry
+// and -j auto all judge by them, so each is defined here once.
 const (
 	// LateLimitMs is the lateness above which a load's link was not the
 	// configured one: the emulator process was starved of CPU, typically
@@ -17,7 +19,23 @@ const (
 	// from the on-time loads of their conditions before the lateness
 	// counts as moving the results.
 	LateShiftLimit = 2.0
+	// WaitLimitMs is the endpoints' CPU wait above which they were short
+	// of CPU. The emulator runs in a process of its own and keeps time
+	// while the loader and servers queue for the cores, so its lateness
+	// alone misses this. Measured on 2 cores over 16-18 recordings
+	// (BENCHMARKS.md): with 2 testbeds at most 1.6 ms (10/1 Mbit/s,
+	// 100 ms) and 3.7 ms (20/5 Mbit/s, 40 ms); with 16, 0.4-7.3 ms with
+	// the PLTs unmoved on the slow link, and 1.6-42 ms with them up a
+	// median 4% (up to 22%, unequally per protocol) on the fast one.
+	WaitLimitMs = 5 * LateLimitMs
 )
+
+// Late tells whether a load ran short of CPU: its emulator released
+// packets over LateLimitMs late (linkLateMs) or its endpoints waited over
+// WaitLimitMs for a CPU (waitMs), both at the 99th percentile.
+func Late(linkLateMs, waitMs float64) bool {
+	return linkLateMs > LateLimitMs || waitMs > WaitLimitMs
+}
 
 // Harmful tells whether late loads moved the results: their shift lies
 // past LateShiftLimit and past twice its standard error.

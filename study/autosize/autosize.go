@@ -51,7 +51,7 @@ func (c *Controller) Observe(ev event.Load) {
 	if !ev.End || ev.Serial {
 		return
 	}
-	f := loadFeedback{cond: ev.Cond, lateP99: ev.LateP99ms}
+	f := loadFeedback{cond: ev.Cond, lateP99: ev.LateP99ms, waitP99: ev.WaitP99ms}
 	if !ev.Failed {
 		f.pltMs = ev.PLTms
 	}

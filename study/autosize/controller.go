@@ -15,10 +15,11 @@ const MaxJobs = 64
 // The automatic sizing's rules. What a load waits on decides how many
 // testbeds a machine can run: a load over a 200 ms link spends most of its
 // wall time waiting on timers and uses little CPU, one over loopback is
-// CPU all along. The measure of "too many" is the link emulator's
-// lateness, which the runner stores with every load (probe.LinkDir),
-// weighed by its effect on what the study measures, as the report does:
-// more than 1% of the loads late (p99 over stats.LateLimitMs) shrinks
+// CPU all along. The measure of "too many" is a load running short of
+// CPU (stats.Late): the link emulator's lateness or the endpoints' wait
+// for a CPU, which the runner stores with every load (probe.LinkDir,
+// probe.EndpointWait), weighed by its effect on what the study measures,
+// as the report does: more than 1% of the loads late shrinks
 // the testbeds unless enough late loads show that their PLTs lie where
 // their conditions' on-time loads do (harm.go); stalls of the whole
 // machine (p99 over stats.SevereLateMs in more than 1% of the loads) shrink
@@ -104,13 +105,17 @@ type loadFeedback struct {
 	cond    string  // the condition's hash
 	pltMs   float64 // 0 for a failed load
 	lateP99 float64 // the emulator's lateness p99 (ms), the worse direction
+	waitP99 float64 // the endpoints' CPU wait p99 (ms)
 }
 
+// lateness is late when the load ran short of CPU (stats.Late: its
+// emulator or its endpoints) and severe only when the emulator stalled:
+// the stall retry's line, which the endpoints' wait does not move.
 func (f loadFeedback) lateness() lateness {
 	switch {
 	case f.lateP99 > stats.SevereLateMs:
 		return severe
-	case f.lateP99 > stats.LateLimitMs:
+	case stats.Late(f.lateP99, f.waitP99):
 		return late
 	}
 	return onTime

@@ -165,6 +165,46 @@ func TestJobsShrinkOnLateReleases(t *testing.T) {
 // the loads runs late that grows with the excess), the controller settles
 // near 10 and does not swing: after the first minutes it stays between 7
 // and 12, and changes at most once every few minutes.
+// Endpoints that wait for a CPU past stats.WaitLimitMs make a load late
+// as an emulator running late does: the emulator keeps its own time in a
+// process of its own, so its lateness alone lets too many testbeds starve
+// the loaders and servers. A wait within the limit changes nothing, and
+// waiting alone is never a stall.
+func TestJobsShrinkWhenEndpointsWaitForCPU(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		waitMs float64
+		size   int
+	}{
+		{"within the limit", stats.WaitLimitMs, 20}, // on time: it grows
+		{"past it", stats.WaitLimitMs + 1, 12},
+		{"far past it", 20 * stats.WaitLimitMs, 12},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newController(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+			now := t0.Add(time.Minute)
+			for i := 0; i < 100; i++ {
+				c.observe(now, loadFeedback{lateP99: 0.2, waitP99: tc.waitMs})
+			}
+			if n, _ := c.decide(now); n != tc.size {
+				t.Errorf("%d testbeds after 100 loads whose endpoints waited %.1f ms, want %d", n, tc.waitMs, tc.size)
+			}
+			if c.severe != 0 {
+				t.Errorf("%d loads counted as stalls for their endpoints' wait alone", c.severe)
+			}
+		})
+	}
+}
+
+// Observe reads the endpoints' wait from the runner's event.
+func TestObserveCountsTheEndpointsWait(t *testing.T) {
+	c := newController(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+	c.Observe(event.Load{End: true, Started: t0.Add(time.Second), PLTms: 900, LateP99ms: 0.1, WaitP99ms: 2 * stats.WaitLimitMs})
+	if c.late != 1 {
+		t.Errorf("%d late loads after one whose endpoints waited twice the limit, want 1", c.late)
+	}
+}
+
 func TestJobsSettleAtTheMachinesCapacity(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	c := newController(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0)

@@ -29,6 +29,7 @@ type Load struct {
 	Took      time.Duration
 	PLTms     float64 // 0 for a failed load
 	LateP99ms float64 // the link emulator's release lateness p99 over the load, the worse direction
+	WaitP99ms float64 // the endpoints' CPU wait p99 over the load (probe.EndpointWait)
 	Failed    bool
 	// Stalled marks an attempt stored as failed because the emulator
 	// stalled during it; the probe is loaded again.
