@@ -516,7 +516,22 @@ func replayable(req *http.Request, err error, q *quic.Conn) bool {
 		return true
 	}
 	canResend := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
-	return canResend && q.Context().Err() != nil
+	return canResend && connEnded(err, q)
+}
+
+// connEnded reports whether a request failed because its connection
+// ended: the error is the connection's own close (a quic.ApplicationError;
+// a stream's reset is a quic.StreamError), or q's context has ended. The
+// error can come first: http3's client closes the connection
+// (H3_INTERNAL_ERROR, local) when its control stream cannot open in the
+// switch, and a request may meet the closed connection ("http3: conn
+// unusable: H3_INTERNAL_ERROR (local)") before quic-go ends its context.
+func connEnded(err error, q *quic.Conn) bool {
+	var closed *quic.ApplicationError
+	if errors.As(err, &closed) {
+		return true
+	}
+	return q != nil && q.Context().Err() != nil
 }
 
 // rewind gives a request that is sent again a fresh body.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
 )
 
 // settledGoroutines waits until no more goroutines run than want, and
@@ -148,5 +149,27 @@ func TestRejectedStreamSeesThroughWrapping(t *testing.T) {
 	}
 	if rejectedStream(get, errors.New("0-RTT rejected")) {
 		t.Error("an unrelated error with the same words counts as the rejection")
+	}
+}
+
+// A request that met its connection closed is sent again whether or not
+// quic-go has ended the connection's context yet: the close shows in the
+// request's error first when http3 closed the connection itself (seen in
+// CI as "http3: conn unusable: H3_INTERNAL_ERROR (local)").
+func TestConnEndedFromTheErrorAlone(t *testing.T) {
+	local := &quic.ApplicationError{Remote: false, ErrorCode: quic.ApplicationErrorCode(http3.ErrCodeInternalError)}
+	remote := &quic.ApplicationError{Remote: true, ErrorCode: quic.ApplicationErrorCode(http3.ErrCodeGeneralProtocolError)}
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("http3: conn unusable: %w", local), true},
+		{fmt.Errorf("open stream: %w", remote), true},
+		{&quic.StreamError{StreamID: 4, ErrorCode: 0x10c, Remote: true}, false},
+		{errors.New("H3_INTERNAL_ERROR (local)"), false},
+	} {
+		if got := connEnded(tc.err, nil); got != tc.want {
+			t.Errorf("%v: connection ended %v, want %v", tc.err, got, tc.want)
+		}
 	}
 }
