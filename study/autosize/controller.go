@@ -108,17 +108,25 @@ type loadFeedback struct {
 	waitP99 float64 // the endpoints' CPU wait p99 (ms)
 }
 
-// lateness is late when the load ran short of CPU (stats.Late: its
-// emulator or its endpoints) and severe only when the emulator stalled:
-// the stall retry's line, which the endpoints' wait does not move.
-func (f loadFeedback) lateness() lateness {
+// mark is how the controller counts one load: its lateness, and whether
+// its endpoints waited for a CPU past stats.WaitLimitMs.
+type mark struct {
+	level  lateness
+	waited bool
+}
+
+// mark is late when the load ran short of CPU (stats.Late: its emulator
+// or its endpoints) and severe only when the emulator stalled: the stall
+// retry's line, which the endpoints' wait does not move.
+func (f loadFeedback) mark() mark {
+	m := mark{waited: f.waitP99 > stats.WaitLimitMs}
 	switch {
 	case f.lateP99 > stats.SevereLateMs:
-		return severe
+		m.level = severe
 	case stats.Late(f.lateP99, f.waitP99):
-		return late
+		m.level = late
 	}
-	return onTime
+	return m
 }
 
 // sizeStep is one size the controller went to: the size, why ("" for the
@@ -155,9 +163,10 @@ type Controller struct {
 	// that a long quiet spell does not dilute new lateness); loads, late
 	// and severe count them (severe ones are late too). recent is the
 	// same whatever the size, for the display.
-	since               []lateness
-	loads, late, severe int
-	recent              []lateness
+	// waited counts the loads of since whose endpoints waited for a CPU.
+	since                       []mark
+	loads, late, severe, waited int
+	recent                      []mark
 	// harm is whether late loads move the PLTs, the run's evidence.
 	harm lateHarm
 	// ceiling is the smallest size that ran late (0 = never), a limit
@@ -224,18 +233,24 @@ func Clamp(n int) int { return min(max(n, 1), MaxJobs) }
 // the last change say nothing about the current size), its condition, PLT
 // and emulator lateness.
 func (c *Controller) observe(started time.Time, f loadFeedback) {
-	l := f.lateness()
-	c.recent = appendWindow(c.recent, l)
-	c.harm.add(f.cond, f.pltMs, l != onTime)
+	m := f.mark()
+	c.recent = appendWindow(c.recent, m)
+	c.harm.add(f.cond, f.pltMs, m.level != onTime)
 	if started.Before(c.changed) {
 		return
 	}
-	c.since = appendWindow(c.since, l)
+	c.since = appendWindow(c.since, m)
 	c.loads, c.late, c.severe = len(c.since), countAtLeast(c.since, late), countAtLeast(c.since, severe)
+	c.waited = 0
+	for _, x := range c.since {
+		if x.waited {
+			c.waited++
+		}
+	}
 }
 
 // appendWindow appends to a window of the last recentLoads loads.
-func appendWindow(w []lateness, v lateness) []lateness {
+func appendWindow(w []mark, v mark) []mark {
 	w = append(w, v)
 	if len(w) > recentLoads {
 		w = append(w[:0], w[len(w)-recentLoads:]...)
@@ -244,10 +259,10 @@ func appendWindow(w []lateness, v lateness) []lateness {
 }
 
 // countAtLeast counts the loads at least as late as l.
-func countAtLeast(w []lateness, l lateness) int {
+func countAtLeast(w []mark, l lateness) int {
 	n := 0
 	for _, v := range w {
-		if v >= l {
+		if v.level >= l {
 			n++
 		}
 	}
@@ -261,7 +276,7 @@ func (c *Controller) settling(now time.Time) { c.resetEvidence(now) }
 
 // resetEvidence starts the evidence about the size over at now.
 func (c *Controller) resetEvidence(now time.Time) {
-	c.changed, c.since, c.loads, c.late, c.severe = now, c.since[:0], 0, 0, 0
+	c.changed, c.since, c.loads, c.late, c.severe, c.waited = now, c.since[:0], 0, 0, 0, 0
 	c.idleSum, c.idleN = 0, 0
 }
 
@@ -301,7 +316,7 @@ func (c *Controller) decide(now time.Time) (int, bool) {
 			if c.loads < c.rules.GrowMinLoads {
 				break // too few loads yet to tell whether the last shrink helped
 			}
-			if sev == c.shrankSevere && share >= 0.8*c.shrankAt {
+			if sev == c.shrankSevere && share >= 0.8*c.shrankAt && !c.endpointsStarve(sev) {
 				// Fewer testbeds did not make fewer loads late: the
 				// lateness is the machine's (other programs on it), and
 				// shrinking further would only slow the run down.
@@ -374,10 +389,26 @@ func (c *Controller) shrinkReason(now time.Time, harm harmEvidence) (string, flo
 		return fmt.Sprintf("%d of %d loads over %.0f ms late: the machine stalls", c.severe, c.loads, stats.SevereLateMs), float64(c.severe) / n, true
 	}
 	if c.late >= lateShrinkMin && float64(c.late) > (lateShrinkShare+c.machineLate(now))*n && !harm.harmlessEnough() {
-		return fmt.Sprintf("%d of %d loads late, %s", c.late, c.loads, harm), float64(c.late) / n, false
+		return fmt.Sprintf("%d of %d loads late%s, %s", c.late, c.loads, c.waitedNote(), harm), float64(c.late) / n, false
 	}
 	return "", 0, false
 }
+
+// waitedNote is " (N of them waiting for a CPU)" when any were.
+func (c *Controller) waitedNote() string {
+	if c.waited == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d of them waiting for a CPU)", c.waited)
+}
+
+// endpointsStarve tells whether most of the late loads since the last
+// change were late for their endpoints' wait for a CPU: the testbeds' own
+// doing whatever the late share did after a shrink. A quarter fewer
+// testbeds can leave every load's wait over the limit (on 2 cores, heavy
+// recordings waited 17-168 ms at 12 and 16 testbeds), so an unchanged
+// share does not make it the machine's; the controller shrinks on.
+func (c *Controller) endpointsStarve(sev bool) bool { return !sev && 2*c.waited > c.late }
 
 // learnMachineLate records share as the lateness (severe or not) the
 // machine causes whatever the testbeds, after a shrink that did not help.

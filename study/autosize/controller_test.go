@@ -196,6 +196,38 @@ func TestJobsShrinkWhenEndpointsWaitForCPU(t *testing.T) {
 	}
 }
 
+// Loads late for their endpoints' wait at every size keep shrinking the
+// testbeds: a quarter fewer can leave every wait over the limit, which
+// does not make the lateness the machine's. The same share from the
+// emulator alone, after a shrink that did not help, is the machine's.
+func TestJobsShrinkOnWhileEndpointsStillWait(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		load  loadFeedback
+		sizes []int
+	}{
+		{"endpoints waiting", loadFeedback{lateP99: 0.1, waitP99: 30}, []int{12, 9, 7}},
+		{"emulator late", loadFeedback{lateP99: 5}, []int{12, 12}}, // then the machine's own: it may grow
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newController(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+			now := t0.Add(time.Minute)
+			var got []int
+			for range tc.sizes {
+				for i := 0; i < 40; i++ {
+					c.observe(now, tc.load)
+				}
+				n, _ := c.decide(now)
+				got = append(got, n)
+				now = now.Add(time.Minute)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.sizes) {
+				t.Errorf("sizes %v, want %v (last reason: %s)", got, tc.sizes, c.why)
+			}
+		})
+	}
+}
+
 // Observe reads the endpoints' wait from the runner's event.
 func TestObserveCountsTheEndpointsWait(t *testing.T) {
 	c := newController(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
