@@ -544,11 +544,8 @@ func (e *StalledError) Error() string {
 // meanwhile may have failed for the stall itself (a peer's handshake
 // deadline passing while the machine stood still), so it is one too.
 func stalledLoad(res probe.Result) bool {
-	return lateP99(res) > stats.SevereLateMs
+	return res.LinkLateP99ms() > stats.SevereLateMs
 }
-
-// lateP99 is a load's emulator lateness p99, the worse direction.
-func lateP99(res probe.Result) float64 { return res.LinkLateP99ms() }
 
 // loadProbe loads one probe, from its next attempt on, until it succeeds
 // or has failed twice, storing each attempt and publishing its start and
@@ -593,7 +590,7 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Co
 		}
 		stalled := attempt == 0 && stalledLoad(res)
 		if stalled {
-			why := (&StalledError{LateP99ms: lateP99(res)}).Error()
+			why := (&StalledError{LateP99ms: res.LinkLateP99ms()}).Error()
 			if res.Failed {
 				why += "; the load itself failed: " + res.Error
 			}
@@ -602,7 +599,7 @@ func (r *Runner) loadProbe(ctx context.Context, b Bench, g spec.Group, c spec.Co
 		if _, err := r.Store.Put(store.Probe{CondHash: c.Hash, Run: run, Attempt: attempt, SessionID: env.sess, Duration: dur, Result: res, Check: check}); err != nil {
 			return storeFailure(err)
 		}
-		ev.End, ev.Took, ev.LateP99ms, ev.WaitP99ms = true, dur, lateP99(res), res.EndpointWaitP99ms()
+		ev.End, ev.Took, ev.LateP99ms, ev.WaitP99ms = true, dur, res.LinkLateP99ms(), res.EndpointWaitP99ms()
 		ev.Failed, ev.Stalled, ev.Again = res.Failed, stalled, res.Failed && attempt == 0
 		if !res.Failed {
 			ev.PLTms = res.PLTms
