@@ -72,7 +72,7 @@ func (b *Bench) endLoadStats(r *probe.Result) {
 	if r.ServerTCP != nil {
 		conns = r.ServerTCP.Conns
 	}
-	r.Adaptive = probe.AdaptiveNote(r.Condition, r.Condition.Proto, conns, r.RecvWindow)
+	r.Adaptive = probe.AdaptiveNote(r.Condition, r.Condition.Proto, conns, r.RecvWindow, r.SessionDemand)
 	if err := b.stopPcap(); err != nil {
 		r.Failed = true
 		if r.Error != "" {

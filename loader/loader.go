@@ -245,6 +245,9 @@ type entry struct {
 	priority uint8
 	seq      int // discovery order, breaks priority ties
 	session  int // which of its host's SPDY/h2 sessions carries it (spread.go)
+	// large: the demand policy counts e on its session (spread.go); under
+	// the load's lock.
+	large bool
 	// admission is e's place in the request scheduler (throttle.go),
 	// taken as e is discovered; nil when nothing holds e back.
 	admission *throttleWait
@@ -342,7 +345,7 @@ func (l *load) request(e *entry) {
 	l.wg.Add(1)
 	// Under l.mu, so that requests reach the scheduler in discovery order.
 	e.admission = l.throttle.enqueue(e)
-	e.session = l.spread.assign(e.url.Hostname(), e.typ, e.url.Path, e.priority)
+	e.session, e.large = l.spread.assign(e.url.Hostname(), e.typ, e.url.Path, e.priority)
 	l.mu.Unlock()
 	go l.exchange(e)
 }
@@ -398,6 +401,9 @@ func (l *load) exchange(e *entry) {
 		err = l.exchangeBody(e)
 		release()
 	}
+	l.mu.Lock()
+	l.spread.finished(e.url.Hostname(), e.session, e.large)
+	l.mu.Unlock()
 	e.mu.Lock()
 	if e.end.IsZero() {
 		e.end = time.Now()

@@ -52,6 +52,7 @@ func (l *load) result(tcp []probe.TCPInfo) (probe.Result, error) {
 	if w, ok := variant.(interface{ recvWindows() *probe.RecvWindowSum }); ok {
 		r.RecvWindow = w.recvWindows()
 	}
+	r.SessionDemand = l.demandSum()
 	loadErr := l.loadError()
 	pt := l.measure(&r, loadErr)
 	r.Paint = l.estimatePaint(loadErr)

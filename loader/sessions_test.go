@@ -3,6 +3,7 @@ package loader
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -39,6 +40,9 @@ func TestThreeSessionsPerHost(t *testing.T) {
 	for _, proto := range []string{probe.ProtoSPDY31, probe.ProtoH2} {
 		for _, profile := range []string{probe.ProfileChrome16, probe.ProfileChromiumModern} {
 			for _, policy := range probe.SessionPolicies {
+				if policy == probe.SessionDemand {
+					continue // its sessions follow the responses' timing: TestDemandOpensSessionsForManyLargeResponses
+				}
 				name := fmt.Sprintf("%s/%s/%s", proto, profile, policy)
 				o := Options{Proto: proto, TLSVersion: "1.3", Sessions: 3, SessionPolicy: policy}
 				if err := ApplyProfile(&o, profile, ""); err != nil {
@@ -148,6 +152,45 @@ func onFirstSession(policy, typ string) bool {
 		return !expectedLarge(typ, "")
 	}
 	return false // round robin: every connection carries every kind
+}
+
+// Under the demand policy a host opens sessions beyond its first only when
+// it is asked for more large responses at once than its sessions carry:
+// page C's ten 300 KB images on one host fill the ceiling of three, with
+// every connection carrying images; a page with two images keeps one
+// session. The load's result says which.
+func TestDemandOpensSessionsForManyLargeResponses(t *testing.T) {
+	for _, c := range []struct {
+		page        string
+		conns       int
+		grew, extra int
+	}{
+		{"pageC", 3, 1, 2},
+		{"generic:n=3,mean=8k,dist=fixed", 1, 0, 0},
+	} {
+		st := newSite(t, c.page, 1)
+		target := labServer(t, st, server.PushNone)
+		for _, proto := range []string{probe.ProtoSPDY31, probe.ProtoH2} {
+			name := proto + " " + c.page
+			res, err := Load(context.Background(), target, Options{Proto: proto, Sessions: 3, SessionPolicy: probe.SessionDemand})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			h := checkAgainstManifest(t, st, res)
+			if res.Connections != c.conns {
+				t.Errorf("%s: %d connections, want %d", name, res.Connections, c.conns)
+			}
+			for conn, types := range connectionUse(st, h)[st.m.Hosts[0]] {
+				if !slices.Contains(types, page.TypeImage) {
+					t.Errorf("%s: connection %s carries %v, no image: a session opened for nothing", name, conn, types)
+				}
+			}
+			want := probe.DemandSum{Hosts: 1, Grew: c.grew, Extra: c.extra}
+			if res.SessionDemand == nil || *res.SessionDemand != want {
+				t.Errorf("%s: session demand %+v, want %+v", name, res.SessionDemand, want)
+			}
+		}
+	}
 }
 
 // With tls_resume, a host's later sessions resume its first handshake as

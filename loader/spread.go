@@ -17,11 +17,32 @@ import (
 // session as the load discovers it, under the load's lock, so the spread
 // follows the page's order, not the order goroutines happen to run in.
 
-// spreader assigns sessions for one load.
+// spreader assigns sessions for one load. Its methods run under the
+// load's lock.
 type spreader struct {
 	n      int
 	policy string
-	turns  map[string]int // next turn per host (the sessions a policy rotates over)
+	turns  map[string]int         // next turn per host (the sessions a policy rotates over)
+	demand map[string]*hostDemand // per host, under SessionDemand
+}
+
+// hostDemand is a host's sessions under the demand policy: how many are
+// open (or opening) and how many unfinished large responses each carries.
+type hostDemand struct {
+	open  int
+	large []int
+}
+
+// lightest is the open session carrying the fewest large responses, the
+// first of those tied.
+func (d *hostDemand) lightest() int {
+	best := 0
+	for slot := 1; slot < d.open; slot++ {
+		if d.large[slot] < d.large[best] {
+			best = slot
+		}
+	}
+	return best
 }
 
 func newSpreader(n int, policy string) (*spreader, error) {
@@ -34,28 +55,102 @@ func newSpreader(n int, policy string) (*spreader, error) {
 	if !slices.Contains(probe.SessionPolicies, policy) {
 		return nil, fmt.Errorf("unknown session policy %q (want %s)", policy, probe.OneOf(probe.SessionPolicies))
 	}
-	return &spreader{n: n, policy: policy, turns: map[string]int{}}, nil
+	return &spreader{n: n, policy: policy, turns: map[string]int{}, demand: map[string]*hostDemand{}}, nil
 }
 
 // assign returns the session (0-based) of the next request to host with
-// the given resource type, URL path and priority.
-func (s *spreader) assign(host, typ, urlPath string, priority uint8) int {
+// the given resource type, URL path and priority, and whether the demand
+// policy counts it as large on that session until it finishes (finished)
+// or its headers say otherwise (sized).
+func (s *spreader) assign(host, typ, urlPath string, priority uint8) (slot int, large bool) {
 	if s.n == 1 {
-		return 0
+		return 0, false
 	}
 	switch s.policy {
+	case probe.SessionDemand:
+		large = expectedLarge(typ, urlPath)
+		return s.onDemand(host, large), large
 	case probe.SessionPriority:
 		if priority < priorityOf(page.TypeOther) {
-			return 0
+			return 0, false
 		}
-		return 1 + s.turn(host, s.n-1)
+		return 1 + s.turn(host, s.n-1), false
 	case probe.SessionLargeApart:
 		if !expectedLarge(typ, urlPath) {
-			return 0
+			return 0, false
 		}
-		return 1 + s.turn(host, s.n-1)
+		return 1 + s.turn(host, s.n-1), false
 	}
-	return s.turn(host, s.n)
+	return s.turn(host, s.n), false
+}
+
+// onDemand places a request under the demand policy: on the host's open
+// session with the fewest unfinished large responses or, when it is
+// large and every open session already carries DemandLargePerSession of
+// them, on the next session, which opens for it (up to n).
+func (s *spreader) onDemand(host string, large bool) int {
+	d := s.hostDemand(host)
+	slot := d.lightest()
+	if large && d.large[slot] >= probe.DemandLargePerSession && d.open < s.n {
+		slot = d.open
+		d.open++
+	}
+	if large {
+		d.large[slot]++
+	}
+	return slot
+}
+
+func (s *spreader) hostDemand(host string) *hostDemand {
+	// A host's first request makes its entry, so Hosts counts them all.
+	d := s.demand[host]
+	if d == nil {
+		d = &hostDemand{open: 1, large: make([]int, s.n)}
+		s.demand[host] = d
+	}
+	return d
+}
+
+// sized tells the demand policy a response's Content-Length (-1:
+// unknown) once its headers arrive: from then on it counts as large by
+// that length, not by its type. It returns whether it counts.
+func (s *spreader) sized(host string, slot int, counted bool, contentLength int64) bool {
+	d := s.demand[host]
+	if d == nil || contentLength < 0 {
+		return counted
+	}
+	large := contentLength >= probe.DemandLargeBytes
+	switch {
+	case large && !counted:
+		d.large[slot]++
+	case !large && counted:
+		d.large[slot]--
+	}
+	return large
+}
+
+// finished tells the demand policy a request on slot ended (its body read
+// or the exchange failed): it no longer weighs on its session.
+func (s *spreader) finished(host string, slot int, counted bool) {
+	if d := s.demand[host]; d != nil && counted {
+		d.large[slot]--
+	}
+}
+
+// demandSum sums up the demand policy over the load's hosts (nil under
+// another policy).
+func (s *spreader) demandSum() *probe.DemandSum {
+	if s.policy != probe.SessionDemand || s.n == 1 {
+		return nil
+	}
+	sum := &probe.DemandSum{Hosts: len(s.demand)}
+	for _, d := range s.demand {
+		if d.open > 1 {
+			sum.Grew++
+			sum.Extra += d.open - 1
+		}
+	}
+	return sum
 }
 
 // turn hands out 0..k-1 in turn per host.
@@ -111,4 +206,11 @@ func storedSessionPolicy(n int, policy string) string {
 		return ""
 	}
 	return policy
+}
+
+// demandSum is the load's DemandSum, read under its lock.
+func (l *load) demandSum() *probe.DemandSum {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.spread.demandSum()
 }

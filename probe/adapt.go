@@ -34,8 +34,11 @@ const (
 // (16384..62500 bytes)"; when no connection carried their evidence, that
 // the static setting held. "" when c turns none on or proto does not
 // take them.
-func AdaptiveNote(c Condition, proto string, conns []TCPInfo, win *RecvWindowSum) string {
+func AdaptiveNote(c Condition, proto string, conns []TCPInfo, win *RecvWindowSum, demand *DemandSum) string {
 	var parts []string
+	if c.SessionPolicy == SessionDemand && !slicesContain(IgnoredBy(c, proto), "session_policy") {
+		parts = append(parts, demand.note())
+	}
 	if c.AdaptiveWindow && !slicesContain(IgnoredBy(c, proto), "adaptive_window") {
 		parts = append(parts, win.note())
 	}
@@ -165,6 +168,24 @@ func (w *RecvWindowSum) Add(sampled bool, lowest int64) {
 			w.Lowest = lowest
 		}
 	}
+}
+
+// DemandSum is what the loader's demand policy (SessionDemand) did over
+// a load's hosts.
+type DemandSum struct {
+	Hosts int `json:"hosts"`
+	// Grew: hosts that opened more than one session; Extra: the sessions
+	// they opened beyond their first.
+	Grew  int `json:"grew"`
+	Extra int `json:"extra"`
+}
+
+// note is the load's line for the demand policy.
+func (d *DemandSum) note() string {
+	if d == nil || d.Grew == 0 {
+		return fmt.Sprintf("session demand: no host asked for more than %d large responses per session at once: one session each", DemandLargePerSession)
+	}
+	return fmt.Sprintf("session demand: %d of %d hosts opened more sessions (%d beyond their first)", d.Grew, d.Hosts, d.Extra)
 }
 
 // note is the load's line for the adaptive window.

@@ -16,22 +16,22 @@ func TestAdaptiveNote(t *testing.T) {
 		{AdaptCC: AdaptCCSwitched, AdaptLowat: 60000, AdaptPaceLowest: 500_000},
 		{AdaptCC: AdaptCCQueue, AdaptPaceLowest: 625_000},
 	}
-	got := AdaptiveNote(on, ProtoSPDY31, conns, nil)
+	got := AdaptiveNote(on, ProtoSPDY31, conns, nil, nil)
 	for _, want := range []string{"adaptive cc: bbr on 2 of 3 connections (1 kept:queue)", "adaptive lowat: set on 2 of 3 connections (20000..60000 bytes)",
 		"adaptive pacing: capped 2 of 3 connections (lowest cap 4.00 Mbit/s)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("note %q, want %q in it", got, want)
 		}
 	}
-	got = AdaptiveNote(on, ProtoHTTPS, nil, nil)
+	got = AdaptiveNote(on, ProtoHTTPS, nil, nil, nil)
 	if !strings.Contains(got, "no signal") || !strings.Contains(got, "static cc (cubic) held") || !strings.Contains(got, "kernel's default held") ||
 		!strings.Contains(got, "adaptive pacing: no signal") {
 		t.Errorf("no connections: note %q, want the fallback named", got)
 	}
-	if got := AdaptiveNote(on, ProtoH3, nil, nil); got != "" {
+	if got := AdaptiveNote(on, ProtoH3, nil, nil, nil); got != "" {
 		t.Errorf("h3 (ignores both): note %q", got)
 	}
-	if got := AdaptiveNote(Condition{}, ProtoSPDY31, conns, nil); got != "" {
+	if got := AdaptiveNote(Condition{}, ProtoSPDY31, conns, nil, nil); got != "" {
 		t.Errorf("knobs off: note %q", got)
 	}
 }
@@ -56,7 +56,7 @@ func TestAdaptiveWindowNote(t *testing.T) {
 		{ProtoSPDY3, &sum, ""},
 		{ProtoHTTPS, nil, ""},
 	} {
-		if got := AdaptiveNote(on, tc.proto, nil, tc.win); got != tc.want {
+		if got := AdaptiveNote(on, tc.proto, nil, tc.win, nil); got != tc.want {
 			t.Errorf("%s: note %q, want %q", tc.proto, got, tc.want)
 		}
 	}

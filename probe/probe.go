@@ -484,6 +484,9 @@ type Result struct {
 	// RecvWindow sums up what the loader's adaptive session windows did
 	// (nil when adaptive_window was off or the protocol ignored it).
 	RecvWindow *RecvWindowSum `json:"recv_window,omitempty"`
+	// SessionDemand sums up what the loader's demand policy did (nil when
+	// session_policy was not demand).
+	SessionDemand *DemandSum `json:"session_demand,omitempty"`
 
 	// SCTP holds the transport counters of spdy/3.1+sctp loads (nil for
 	// TCP and QUIC, whose counters are in TCP and the HAR).

@@ -31,23 +31,46 @@ const (
 	// to the same URL has told a size, and the manifest's size is what a
 	// real client cannot know.
 	SessionLargeApart = "large-apart"
+	// SessionDemand opens a host's sessions after the first only on
+	// evidence of demand: a request goes to the host's open session that
+	// carries the fewest unfinished large responses, and an expected-large
+	// request that finds every open session carrying DemandLargePerSession
+	// of them opens the next (up to Sessions, the ceiling). "Large" is by
+	// type until the response's headers tell its Content-Length, then by
+	// that length (DemandLargeBytes). A host with a few large responses
+	// keeps one session, as a page of small objects does; a host asked for
+	// many at once gets more windows, so that a queue overflow halves one
+	// of several and not the only one.
+	SessionDemand = "demand"
+)
+
+// The demand policy's evidence (SessionDemand), fixed by reasoning, not
+// fitted: two large responses already share a session's window and a
+// third would wait behind them; a response of 32 KiB or more outlasts a
+// few round trips of a window in slow start, where smaller ones finish
+// in one or two.
+const (
+	DemandLargePerSession = 2
+	DemandLargeBytes      = 32 << 10
 )
 
 // SessionPolicies are the valid Condition.SessionPolicy values ("" =
 // SessionRoundRobin).
-var SessionPolicies = []string{SessionRoundRobin, SessionPriority, SessionLargeApart}
+var SessionPolicies = []string{SessionRoundRobin, SessionPriority, SessionLargeApart, SessionDemand}
 
 // SessionsHelp and SessionPolicyHelp are the factors' help (fieldtable.go).
-const (
-	SessionsHelp = "SPDY/h2 sessions (TCP connections) the loader opens per host, 1..6: each opens when the session policy first " +
-		"gives it a request, as HTTPS's pool opens a connection when a request finds none free, so a host with one resource " +
-		"opens one and, with tls_resume, a session started after the host's first handshake resumes it"
-	SessionPolicyHelp = "how requests are spread over a host's sessions (sessions > 1): " +
-		"roundrobin (in turn, in discovery order); " +
-		"priority (priority 0-2, i.e. document, CSS and scripts under priority chrome, on the first session, the rest in turn over the others); " +
-		"large-apart (images, media and fonts by type in turn over the sessions after the first, everything else on the first; " +
-		"never by the manifest's size, which a client cannot know)"
-)
+const SessionsHelp = "SPDY/h2 sessions (TCP connections) the loader opens per host, 1..6: each opens when the session policy first " +
+	"gives it a request, as HTTPS's pool opens a connection when a request finds none free, so a host with one resource " +
+	"opens one and, with tls_resume, a session started after the host's first handshake resumes it"
+
+var SessionPolicyHelp = "how requests are spread over a host's sessions (sessions > 1): " +
+	"roundrobin (in turn, in discovery order); " +
+	"priority (priority 0-2, i.e. document, CSS and scripts under priority chrome, on the first session, the rest in turn over the others); " +
+	"large-apart (images, media and fonts by type in turn over the sessions after the first, everything else on the first; " +
+	"never by the manifest's size, which a client cannot know); " +
+	fmt.Sprintf("demand (sessions is the ceiling: each request goes to the host's open session with the fewest unfinished large responses, "+
+		"and a large one that finds every open session carrying %d opens the next; large by type until the headers give a Content-Length, "+
+		"then from %d KiB)", DemandLargePerSession, DemandLargeBytes>>10)
 
 // SessionCount is the condition's sessions per host, the default spelled
 // out.

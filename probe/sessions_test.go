@@ -19,7 +19,7 @@ func TestNormalizeSessions(t *testing.T) {
 		{"no protocol yet (a bench)", func(c *Condition) { c.Proto, c.Sessions = "", 4 }, ""},
 		{"seven", func(c *Condition) { c.Sessions = 7 }, "sessions 7 out of range 1..6"},
 		{"negative", func(c *Condition) { c.Sessions = -1 }, "out of range"},
-		{"unknown policy", func(c *Condition) { c.Sessions, c.SessionPolicy = 2, "random" }, `unknown session policy "random" (want roundrobin, priority or large-apart)`},
+		{"unknown policy", func(c *Condition) { c.Sessions, c.SessionPolicy = 2, "random" }, `unknown session policy "random" (want roundrobin, priority, large-apart or demand)`},
 		{"policy without sessions", func(c *Condition) { c.SessionPolicy = SessionPriority }, "session_policy priority needs sessions > 1"},
 		{"chromium", func(c *Condition) { c.Proto, c.Client, c.Sessions, c.TLS = ProtoH2, ClientChromium, 2, TLS13 },
 			"client chromium pools one SPDY/h2 session per host"},
