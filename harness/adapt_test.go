@@ -110,3 +110,48 @@ func TestAdaptivePacingCapsASlowStartIntoAShallowQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestAdaptiveRegrowTakesTheRoomACutWindowLeaves: page C on two servers at
+// 10/1 Mbit/s, 100 ms and a 50-packet queue, where the two SPDY
+// connections' slow starts overflow the queue together and cut their
+// windows. Once one connection has finished, the other sends full windows
+// with its RTT back near the minimum: with adaptive regrowth its server
+// moves it to bbr (recorded; its socket runs bbr at the end unless bbr's
+// losses in the shallow queue sent it back, which is recorded as such),
+// and the load's note says so. Without the knob every connection stays
+// cubic.
+func TestAdaptiveRegrowTakesTheRoomACutWindowLeaves(t *testing.T) {
+	testutil.RequireRoot(t)
+	link := probe.Link{DownBps: 10e6, UpBps: 1e6, RTT: 100 * time.Millisecond, QueuePkts: 50, Shared: true}
+	for _, adaptive := range []bool{true, false} {
+		c := probe.Condition{Page: "pageC", Shards: 2, Link: link, TCP: probe.TCP{CC: "cubic", IW: 3, AdaptiveRegrow: adaptive}}
+		b := openBench(t, c, Options{})
+		r := b.Load(context.Background(), probe.ProtoSPDY31, 0)
+		b.Close()
+		if r.Failed || r.ServerTCP == nil {
+			t.Fatalf("adaptive %v: failed %v (%s), server TCP_INFO %v", adaptive, r.Failed, r.Error, r.ServerTCP != nil)
+		}
+		t.Logf("adaptive %v: PLT %.0f ms, %d server retransmits: %s", adaptive, r.PLTms, r.ServerTCP.Retransmits(), r.Adaptive)
+		moved := 0
+		for _, ci := range r.ServerTCP.Conns {
+			if !adaptive && (ci.AdaptCC != "" || ci.CongestionCC != "cubic") {
+				t.Errorf("without the knob: connection %s adapt_cc %q, cc %q", ci.Peer, ci.AdaptCC, ci.CongestionCC)
+			}
+			switch {
+			case ci.AdaptCC == probe.AdaptCCRoom && ci.CongestionCC != "bbr":
+				t.Errorf("connection %s recorded a move to bbr but runs %q", ci.Peer, ci.CongestionCC)
+			case ci.AdaptCC == probe.AdaptCCBack && ci.CongestionCC != "cubic":
+				t.Errorf("connection %s recorded a way back to cubic but runs %q", ci.Peer, ci.CongestionCC)
+			}
+			if ci.AdaptCC == probe.AdaptCCRoom || ci.AdaptCC == probe.AdaptCCBack {
+				moved++
+			}
+		}
+		if adaptive && (moved == 0 || !strings.Contains(r.Adaptive, "adaptive regrow: bbr on")) {
+			t.Errorf("adaptive: %d of %d connections moved to bbr, note %q", moved, len(r.ServerTCP.Conns), r.Adaptive)
+		}
+		if !adaptive && r.Adaptive != "" {
+			t.Errorf("without the knob the result says %q", r.Adaptive)
+		}
+	}
+}

@@ -457,6 +457,7 @@ func (b *Bench) newServer(s *netem.Host, sites []*netem.Host, maps pageMaps) (*s
 		PacingRate:    pacingRate(c),
 
 		AdaptivePacing: c.TCP.AdaptivePacing,
+		AdaptiveRegrow: c.TCP.AdaptiveRegrow,
 	}
 	if b.opt.ServerLog != nil {
 		cfg.Log = newLogger(b.opt.ServerLog, s.Name)

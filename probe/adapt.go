@@ -6,7 +6,7 @@ import (
 )
 
 // This file names what the servers' adaptive mechanisms (adaptive_cc,
-// adaptive_lowat, adaptive_pacing; server/adapt.go) did on each
+// adaptive_regrow, adaptive_lowat, adaptive_pacing; server/adapt.go) did on each
 // connection, as TCPInfo.AdaptCC, AdaptLowat and AdaptPaceLowest record
 // it, and sums it up per load (Result.Adaptive).
 
@@ -18,6 +18,10 @@ const (
 	// AdaptCCQueue: every loss came with the RTT inflated (a full queue,
 	// which bbr would fill further): the connection kept its cc.
 	AdaptCCQueue = "kept:queue"
+	// AdaptCCRoom: adaptive_regrow saw the RTT at its minimum for two
+	// round trips behind a full window in congestion avoidance (room the
+	// window did not use), so the connection moved to bbr.
+	AdaptCCRoom = "bbr:room"
 	// AdaptCCBack: switched to bbr, then losses came with an inflated RTT
 	// (bbr overfilling a shallow queue): back to the first cc.
 	AdaptCCBack = "back"
@@ -42,8 +46,11 @@ func AdaptiveNote(c Condition, proto string, conns []TCPInfo, win *RecvWindowSum
 	if c.AdaptiveWindow && !slicesContain(IgnoredBy(c, proto), "adaptive_window") {
 		parts = append(parts, win.note())
 	}
-	if c.TCP.AdaptiveCC && !slicesContain(IgnoredBy(c, proto), "adaptive_cc") {
-		parts = append(parts, adaptCCNote(c, conns))
+	switch {
+	case c.TCP.AdaptiveCC && !slicesContain(IgnoredBy(c, proto), "adaptive_cc"):
+		parts = append(parts, adaptCCNote("adaptive cc", c, conns))
+	case c.TCP.AdaptiveRegrow && !slicesContain(IgnoredBy(c, proto), "adaptive_regrow"):
+		parts = append(parts, adaptCCNote("adaptive regrow", c, conns))
 	}
 	if c.TCP.AdaptiveLowat && !slicesContain(IgnoredBy(c, proto), "adaptive_lowat") {
 		parts = append(parts, adaptLowatNote(conns))
@@ -54,7 +61,9 @@ func AdaptiveNote(c Condition, proto string, conns []TCPInfo, win *RecvWindowSum
 	return strings.Join(parts, "; ")
 }
 
-func adaptCCNote(c Condition, conns []TCPInfo) string {
+// adaptCCNote sums up the outcomes of the cc decisions (adaptive_cc,
+// adaptive_regrow or both, which share one decision per connection).
+func adaptCCNote(label string, c Condition, conns []TCPInfo) string {
 	static := c.TCP.CC
 	if static == "" {
 		static = "the kernel default"
@@ -67,11 +76,11 @@ func adaptCCNote(c Condition, conns []TCPInfo) string {
 	}
 	n := len(conns)
 	if n == 0 || counts[AdaptCCNoSignal] == n || len(counts) == 0 {
-		return fmt.Sprintf("adaptive cc: no signal (no server TCP_INFO): the static cc (%s) held", static)
+		return fmt.Sprintf("%s: no signal (no server TCP_INFO): the static cc (%s) held", label, static)
 	}
-	s := fmt.Sprintf("adaptive cc: bbr on %d of %d connections", counts[AdaptCCSwitched], n)
+	s := fmt.Sprintf("%s: bbr on %d of %d connections", label, counts[AdaptCCSwitched]+counts[AdaptCCRoom], n)
 	var rest []string
-	for _, k := range []string{AdaptCCBack, AdaptCCQueue, AdaptCCQuiet, AdaptCCNoSignal} {
+	for _, k := range []string{AdaptCCRoom, AdaptCCBack, AdaptCCQueue, AdaptCCQuiet, AdaptCCNoSignal} {
 		if counts[k] > 0 {
 			rest = append(rest, fmt.Sprintf("%d %s", counts[k], k))
 		}
@@ -137,7 +146,7 @@ const AdaptiveCCTarget = "bbr"
 // one it switches to; each must be in the kernel before any load.
 func (t TCP) CongestionControls() []string {
 	ccs := []string{t.CC}
-	if t.AdaptiveCC {
+	if t.AdaptiveCC || t.AdaptiveRegrow {
 		ccs = append(ccs, AdaptiveCCTarget)
 	}
 	return ccs

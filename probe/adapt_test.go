@@ -79,6 +79,7 @@ func TestAdaptiveKnobsRules(t *testing.T) {
 	for _, v := range []map[string]string{
 		{"adaptive_lowat": "true", "notsent_lowat": "16384"},
 		{"adaptive_cc": "true", "cc": "bbr"},
+		{"adaptive_regrow": "true", "cc": "bbr"},
 		{"adaptive_pacing": "true", "pacing": "on"},
 	} {
 		v["page"] = "pageA"
@@ -92,5 +93,8 @@ func TestAdaptiveKnobsRules(t *testing.T) {
 	}
 	if got := c.TCP.CongestionControls(); len(got) != 2 || got[1] != "bbr" {
 		t.Errorf("congestion controls %v, want bbr among them", got)
+	}
+	if got := (TCP{CC: "cubic", AdaptiveRegrow: true}).CongestionControls(); len(got) != 2 || got[1] != "bbr" {
+		t.Errorf("adaptive_regrow: congestion controls %v, want bbr among them", got)
 	}
 }

@@ -98,7 +98,7 @@ func TestScopedSettingsHelp(t *testing.T) {
 			t.Errorf("%s: help %q does not state the rule", f.Name, f.Help)
 		}
 	}
-	if n != 13 {
-		t.Errorf("%d scoped settings, want 13 (adaptive_cc, adaptive_lowat, adaptive_pacing, pacing, notsent_lowat, frame_size, frame_ramp, session_window, adaptive_window, hints, scheduler, sessions, session_policy)", n)
+	if n != 14 {
+		t.Errorf("%d scoped settings, want 14 (adaptive_cc, adaptive_regrow, adaptive_lowat, adaptive_pacing, pacing, notsent_lowat, frame_size, frame_ramp, session_window, adaptive_window, hints, scheduler, sessions, session_policy)", n)
 	}
 }

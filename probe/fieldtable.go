@@ -89,6 +89,15 @@ var Fields = []Field{
 			c.TCP.AdaptiveCC = v["adaptive_cc"] == "true"
 			return nil
 		}},
+	{Name: "adaptive_regrow", Transport: true, Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
+		Help: "servers move a connection to bbr when, in congestion avoidance and with data to send (TCP_INFO: ssthresh set, the delivery rate not app-limited), " +
+			"its RTT stays within an eighth of its minimum (or 5 ms) for two round trips: no queue builds behind a full window but its own burst, so the path has room that a window cut by an " +
+			"earlier loss (or by another connection's overflow) would take seconds to regrow into; back once as adaptive_cc's; needs bbr in the kernel" + tcpScope.help(),
+		Scope: tcpScope.when(func(c Condition) bool { return c.TCP.AdaptiveRegrow }),
+		apply: func(c *Condition, v map[string]string) error {
+			c.TCP.AdaptiveRegrow = v["adaptive_regrow"] == "true"
+			return nil
+		}},
 	{Name: "adaptive_lowat", Transport: true, Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
 		Help:  "servers set each connection's TCP_NOTSENT_LOWAT to its measured delivery rate x minimum RTT (TCP_INFO; 16 KiB..4 MiB), so the socket holds about one round trip of unsent data and the SPDY scheduler picks the rest; not with notsent_lowat" + tcpScope.help(),
 		Scope: tcpScope.when(func(c Condition) bool { return c.TCP.AdaptiveLowat }),

@@ -112,6 +112,11 @@ type TCP struct {
 	// AdaptivePacing: the servers cap each connection's pacing rate at
 	// its measured share while its RTT shows a queue (server/adapt_pace.go).
 	AdaptivePacing bool `json:"adaptive_pacing,omitempty"`
+	// AdaptiveRegrow: the servers move a connection to bbr when its RTT
+	// stays near its minimum for two round trips while it sends a full
+	// window in congestion avoidance: the path has room a window cut by an
+	// earlier loss does not use (server/adapt.go).
+	AdaptiveRegrow bool `json:"adaptive_regrow,omitempty"`
 }
 
 // Condition is everything that determines one page load, apart from the

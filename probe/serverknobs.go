@@ -118,6 +118,7 @@ func (c Condition) ServerKnobs() string {
 	add(c.TCP.Pacing != "", "pacing %s", c.TCP.Pacing)
 	add(c.TCP.NotSentLowat != 0, "notsent_lowat %d", c.TCP.NotSentLowat)
 	add(c.TCP.AdaptiveCC, "%s", "adaptive_cc")
+	add(c.TCP.AdaptiveRegrow, "%s", "adaptive_regrow")
 	add(c.TCP.AdaptiveLowat, "%s", "adaptive_lowat")
 	add(c.TCP.AdaptivePacing, "%s", "adaptive_pacing")
 	add(c.FrameSize != 0, "frame_size %d", c.FrameSize)
@@ -148,6 +149,9 @@ func normalizeServerKnobs(c Condition) (Condition, error) {
 	}
 	if c.TCP.AdaptiveCC && c.TCP.CC == "bbr" {
 		return c, fmt.Errorf("adaptive_cc starts each connection at cc and switches it to bbr on evidence; with cc bbr there is nothing to switch: leave cc at cubic or the default")
+	}
+	if c.TCP.AdaptiveRegrow && c.TCP.CC == "bbr" {
+		return c, fmt.Errorf("adaptive_regrow moves a connection from cc to bbr when the path has room; with cc bbr there is nothing to move: leave cc at cubic or the default")
 	}
 	if c.TCP.AdaptiveLowat && c.TCP.NotSentLowat != 0 {
 		return c, fmt.Errorf("adaptive_lowat sets TCP_NOTSENT_LOWAT per connection; notsent_lowat %d sets it fixed: set one of them", c.TCP.NotSentLowat)

@@ -65,7 +65,7 @@ func TestAdaptiveCCDecides(t *testing.T) {
 		{"no loss", []tcpopt.TCPInfo{sample(0, 100, 100, 0), sample(0, 180, 100, 0)}, nil, probe.AdaptCCQuiet},
 		{"no RTT sample", []tcpopt.TCPInfo{sample(3, 0, 0, 0)}, nil, probe.AdaptCCQuiet},
 	} {
-		var a ccAdapter
+		a := ccAdapter{onLoss: true}
 		var got []string
 		for i, s := range tc.samples {
 			// One sample a round trip: the 20 ms rows' bbr settles after
@@ -233,5 +233,84 @@ func TestAdaptivePacingStandsDown(t *testing.T) {
 	var never paceAdapter
 	if got := never.standDown(); got != 0 {
 		t.Errorf("never capped: stand down sets %d", got)
+	}
+}
+
+// ca is a TCP_INFO sample in congestion avoidance (ssthresh set) unless
+// ssthresh is 0, in the open state, not app-limited.
+func ca(cwnd, ssthresh uint32, rtt, minRTT float64) tcpopt.TCPInfo {
+	return tcpopt.TCPInfo{SndCwnd: cwnd, SndSsthresh: ssthresh, RTTms: rtt, MinRTTms: minRTT, CAState: tcpopt.CAOpen}
+}
+
+// repeat is n copies of a sample.
+func repeat(n int, ti tcpopt.TCPInfo) []tcpopt.TCPInfo {
+	out := make([]tcpopt.TCPInfo, n)
+	for i := range out {
+		out[i] = ti
+	}
+	return out
+}
+
+// TestAdaptiveRegrowDecides: sequences of one connection's TCP_INFO, one
+// sample per adaptInterval at a 100 ms minimum RTT, and whether adaptive
+// regrowth moves it to bbr. The first is the one study1's page C on two
+// servers shows: the connection an overflow cut to a 14-segment window
+// sits behind the other's queue, then, the other done, its RTT falls to
+// the minimum while it sends full windows.
+func TestAdaptiveRegrowDecides(t *testing.T) {
+	appLimited := ca(14, 14, 101, 100)
+	appLimited.DeliveryRateAppLimited = true
+	recovering := ca(14, 14, 101, 100)
+	recovering.CAState = tcpopt.CARecovery
+	join := func(parts ...[]tcpopt.TCPInfo) []tcpopt.TCPInfo {
+		var out []tcpopt.TCPInfo
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		onLoss  bool
+		samples []tcpopt.TCPInfo
+		at      int // the sample that switches, -1 for none
+		outcome string
+	}{
+		{"a cut window behind another's queue, then alone", false,
+			join(repeat(50, ca(14, 14, 150, 100)), repeat(25, ca(16, 14, 109, 100))), 70, probe.AdaptCCRoom},
+		{"room with adaptive cc on as well", true,
+			join(repeat(50, ca(14, 14, 150, 100)), repeat(25, ca(16, 14, 103, 100))), 70, probe.AdaptCCRoom},
+		{"a window above the path's BDP keeps a queue", false, repeat(60, ca(93, 93, 120, 100)), -1, probe.AdaptCCQuiet},
+		{"slow start is not congestion avoidance", false, repeat(60, ca(40, 0, 101, 100)), -1, probe.AdaptCCQuiet},
+		{"nothing to send", false, repeat(60, appLimited), -1, probe.AdaptCCQuiet},
+		{"in loss recovery", false, repeat(60, recovering), -1, probe.AdaptCCQuiet},
+		{"room that a queue interrupts", false,
+			join(repeat(15, ca(20, 14, 103, 100)), repeat(1, ca(20, 14, 130, 100)), repeat(15, ca(20, 14, 103, 100))), -1, probe.AdaptCCQuiet},
+	} {
+		a := ccAdapter{onLoss: tc.onLoss, regrow: true}
+		at := -1
+		for i, s := range tc.samples {
+			if to := a.observe(s, "cubic", time.Duration(i)*adaptInterval); to != "" {
+				if to != adaptCC || at >= 0 {
+					t.Errorf("%s: sample %d switched to %s (earlier switch at %d)", tc.name, i, to, at)
+				}
+				at = i
+			}
+		}
+		if at != tc.at || a.result() != tc.outcome {
+			t.Errorf("%s: switched at sample %d, outcome %q; want %d, %q", tc.name, at, a.result(), tc.at, tc.outcome)
+		}
+	}
+	// adaptive cc alone does not act on room, and regrowth alone not on a
+	// loss without a queue.
+	a := ccAdapter{onLoss: true}
+	for i, s := range repeat(60, ca(16, 14, 103, 100)) {
+		if to := a.observe(s, "cubic", time.Duration(i)*adaptInterval); to != "" {
+			t.Fatalf("adaptive cc alone switched to %s on room", to)
+		}
+	}
+	b := ccAdapter{regrow: true}
+	if to := b.observe(sample(3, 101, 100, 0), "cubic", 0); to != "" {
+		t.Errorf("regrowth alone switched to %s at a loss", to)
 	}
 }

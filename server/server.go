@@ -146,6 +146,9 @@ type Config struct {
 	AdaptiveCC     bool
 	AdaptiveLowat  bool
 	AdaptivePacing bool
+	// AdaptiveRegrow moves a connection to bbr when its RTT stays at its
+	// minimum behind a full window in congestion avoidance (adapt.go).
+	AdaptiveRegrow bool
 	// HandshakeTimeout bounds the TLS handshake; 0 = 10 s.
 	HandshakeTimeout time.Duration
 	// MaxConns caps the connections served at once; 0 = DefaultMaxConns,
