@@ -75,17 +75,9 @@ func TestAdaptiveMechanismsActOnARealLossyLink(t *testing.T) {
 // Without the knob no connection is capped or paced.
 func TestAdaptivePacingCapsASlowStartIntoAShallowQueue(t *testing.T) {
 	testutil.RequireRoot(t)
-	link := probe.Link{DownBps: 10e6, UpBps: 1e6, RTT: 100 * time.Millisecond, QueuePkts: 50, Shared: true}
 	const linkBytes = 10e6 / 8
 	for _, adaptive := range []bool{true, false} {
-		c := probe.Condition{Page: "pageC", Shards: 2, Link: link, TCP: probe.TCP{CC: "cubic", IW: 3, AdaptivePacing: adaptive}}
-		b := openBench(t, c, Options{})
-		r := b.Load(context.Background(), probe.ProtoSPDY31, 0)
-		b.Close()
-		if r.Failed || r.ServerTCP == nil {
-			t.Fatalf("adaptive %v: failed %v (%s), server TCP_INFO %v", adaptive, r.Failed, r.Error, r.ServerTCP != nil)
-		}
-		t.Logf("adaptive %v: PLT %.0f ms, %d server retransmits: %s", adaptive, r.PLTms, r.ServerTCP.Retransmits(), r.Adaptive)
+		r := loadPageCOnTwoShallowServers(t, probe.TCP{CC: "cubic", IW: 3, AdaptivePacing: adaptive}, adaptive)
 		capped := 0
 		for _, ci := range r.ServerTCP.Conns {
 			if !adaptive && (ci.AdaptPaceLowest != 0 || ci.PacingCap != 0) {
@@ -122,16 +114,8 @@ func TestAdaptivePacingCapsASlowStartIntoAShallowQueue(t *testing.T) {
 // cubic.
 func TestAdaptiveRegrowTakesTheRoomACutWindowLeaves(t *testing.T) {
 	testutil.RequireRoot(t)
-	link := probe.Link{DownBps: 10e6, UpBps: 1e6, RTT: 100 * time.Millisecond, QueuePkts: 50, Shared: true}
 	for _, adaptive := range []bool{true, false} {
-		c := probe.Condition{Page: "pageC", Shards: 2, Link: link, TCP: probe.TCP{CC: "cubic", IW: 3, AdaptiveRegrow: adaptive}}
-		b := openBench(t, c, Options{})
-		r := b.Load(context.Background(), probe.ProtoSPDY31, 0)
-		b.Close()
-		if r.Failed || r.ServerTCP == nil {
-			t.Fatalf("adaptive %v: failed %v (%s), server TCP_INFO %v", adaptive, r.Failed, r.Error, r.ServerTCP != nil)
-		}
-		t.Logf("adaptive %v: PLT %.0f ms, %d server retransmits: %s", adaptive, r.PLTms, r.ServerTCP.Retransmits(), r.Adaptive)
+		r := loadPageCOnTwoShallowServers(t, probe.TCP{CC: "cubic", IW: 3, AdaptiveRegrow: adaptive}, adaptive)
 		moved := 0
 		for _, ci := range r.ServerTCP.Conns {
 			if !adaptive && (ci.AdaptCC != "" || ci.CongestionCC != "cubic") {
@@ -154,4 +138,20 @@ func TestAdaptiveRegrowTakesTheRoomACutWindowLeaves(t *testing.T) {
 			t.Errorf("without the knob the result says %q", r.Adaptive)
 		}
 	}
+}
+
+// loadPageCOnTwoShallowServers loads page C over SPDY on two servers at
+// 10/1 Mbit/s, 100 ms and a 50-packet queue (below the 83-packet BDP), the
+// servers' TCP as given, and returns the result with the servers' TCP_INFO.
+func loadPageCOnTwoShallowServers(t *testing.T, tcp probe.TCP, adaptive bool) probe.Result {
+	t.Helper()
+	link := probe.Link{DownBps: 10e6, UpBps: 1e6, RTT: 100 * time.Millisecond, QueuePkts: 50, Shared: true}
+	b := openBench(t, probe.Condition{Page: "pageC", Shards: 2, Link: link, TCP: tcp}, Options{})
+	r := b.Load(context.Background(), probe.ProtoSPDY31, 0)
+	b.Close()
+	if r.Failed || r.ServerTCP == nil {
+		t.Fatalf("adaptive %v: failed %v (%s), server TCP_INFO %v", adaptive, r.Failed, r.Error, r.ServerTCP != nil)
+	}
+	t.Logf("adaptive %v: PLT %.0f ms, %d server retransmits: %s", adaptive, r.PLTms, r.ServerTCP.Retransmits(), r.Adaptive)
+	return r
 }

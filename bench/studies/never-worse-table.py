@@ -28,9 +28,17 @@ chosen = [dict(kv.split("=", 1) for kv in c.split(",")) for c in a.chosen]
 def values(r):
     return r.get("values") or r.get("condition_values") or {}
 
+def same(factor, stored, given):
+    # A recording is named by its file's base name (page=imdb-2019), wherever
+    # --pages put it: the store holds "har:DIR/imdb-2019.har".
+    if stored == given:
+        return True
+    return factor == "page" and stored is not None and stored.startswith("har:") and \
+        stored.rsplit("/", 1)[-1].removesuffix(".har") == given
+
 def is_chosen(r):
     v = values(r)
-    return any(all(v.get(k) == val for k, val in c.items()) for c in chosen)
+    return any(all(same(k, v.get(k), val) for k, val in c.items()) for c in chosen)
 
 def summary(cells, name):
     gains = [r["gain"] for r in cells if r.get("gain") is not None and r["gain"] > 0]
