@@ -326,7 +326,13 @@ func (s *Server) adaptCC(sc *sampledConn, cc *ccAdapter, ti tcpopt.TCPInfo, firs
 	if err := tcpopt.SetCongestion(sc.TCPConn, to); err != nil {
 		s.logf("%s: adaptive cc to %s: %v", sc.peer, to, err)
 		cc.outcome = probe.AdaptCCNoSignal
+		return
 	}
+	// Every move goes to the server log with the sample behind it, as the
+	// pacing caps do, so a way back can be read against its evidence.
+	s.logf("%s: adaptive cc: %s (%s) at %d ms (rtt %.1f ms, min %.1f ms, cwnd %d, ssthresh %d, retransmitted %d of %d segments; before the switch %.3f; bbr settled %v, since then %d of %d)",
+		sc.peer, to, cc.outcome, at.Milliseconds(), ti.RTTms, ti.MinRTTms, ti.SndCwnd, ti.SndSsthresh, ti.Retransmits, ti.SegsOut,
+		cc.before, cc.settled, ti.Retransmits-cc.settledRetrans, ti.SegsOut-cc.settledSegs)
 }
 
 // adaptPacing applies the pacing decision of one sample; onBBR: adaptive
