@@ -33,10 +33,10 @@ import (
 //     recovery) that sends a full window (not app-limited) while its RTT
 //     stays within an eighth of the minimum (roomFor) for regrowRounds
 //     round trips builds no queue beyond its own burst: the path has room
-//     its window does not use. That is
-//     a window an overflow cut far down (one of two connections that
-//     started together loses most of the overshoot) growing back at
-//     cubic's pace after the other has finished; it moves to bbr, whose
+//     its window does not use. That is a window an overflow cut far down
+//     (one of two connections that started together loses most of the
+//     overshoot) growing back at cubic's pace after the other has
+//     finished; it moves to bbr, whose
 //     start-up takes the room in a few round trips, and back once under
 //     the same rule as adaptive cc. A connection still above the path's
 //     BDP after its cut keeps a queue, and so keeps its cc.
@@ -117,8 +117,8 @@ const (
 // regrowth) when the path shows room; both share the way back.
 type ccAdapter struct {
 	onLoss, regrow bool
-	// roomSince: the RTT has sat at its minimum behind a full window since
-	// then (valid while inRoom).
+	// roomSince: the path has shown room (roomFor) since then, valid
+	// while inRoom.
 	inRoom    bool
 	roomSince time.Duration
 	retrans   uint32 // retransmissions seen so far
