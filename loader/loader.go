@@ -401,9 +401,11 @@ func (l *load) exchange(e *entry) {
 		err = l.exchangeBody(e)
 		release()
 	}
-	l.mu.Lock()
-	l.spread.finished(e.url.Hostname(), e.session, e.large)
-	l.mu.Unlock()
+	if l.spread.demanding() {
+		l.mu.Lock()
+		l.spread.finished(e.url.Hostname(), e.session, e.large)
+		l.mu.Unlock()
+	}
 	e.mu.Lock()
 	if e.end.IsZero() {
 		e.end = time.Now()

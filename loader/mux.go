@@ -307,9 +307,11 @@ func muxFetchOnce(ctx context.Context, l *load, ss *sessions, e *entry, withCtx 
 	e.respHdrSize = -1
 	e.mime = resp.Header.Get("Content-Type")
 	e.mu.Unlock()
-	l.mu.Lock()
-	e.large = l.spread.sized(e.url.Hostname(), e.session, e.large, resp.ContentLength)
-	l.mu.Unlock()
+	if l.spread.demanding() {
+		l.mu.Lock()
+		e.large = l.spread.sized(e.url.Hostname(), e.session, e.large, resp.ContentLength)
+		l.mu.Unlock()
+	}
 	if err := readBody(e, resp.Header.Get("Content-Encoding"), resp.Body, consume); err != nil {
 		return fmt.Errorf("reading the response body: %w", err)
 	}

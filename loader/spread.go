@@ -111,6 +111,11 @@ func (s *spreader) hostDemand(host string) *hostDemand {
 	return d
 }
 
+// demanding tells whether the demand policy is on: only then do sized and
+// finished need the load's lock. n and policy never change after
+// newSpreader, so this reads without it.
+func (s *spreader) demanding() bool { return s.n > 1 && s.policy == probe.SessionDemand }
+
 // sized tells the demand policy a response's Content-Length (-1:
 // unknown) once its headers arrive: from then on it counts as large by
 // that length, not by its type. It returns whether it counts.
@@ -140,7 +145,7 @@ func (s *spreader) finished(host string, slot int, counted bool) {
 // demandSum sums up the demand policy over the load's hosts (nil under
 // another policy).
 func (s *spreader) demandSum() *probe.DemandSum {
-	if s.policy != probe.SessionDemand || s.n == 1 {
+	if !s.demanding() {
 		return nil
 	}
 	sum := &probe.DemandSum{Hosts: len(s.demand)}

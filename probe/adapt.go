@@ -18,9 +18,10 @@ const (
 	// AdaptCCQueue: every loss came with the RTT inflated (a full queue,
 	// which bbr would fill further): the connection kept its cc.
 	AdaptCCQueue = "kept:queue"
-	// AdaptCCRoom: adaptive_regrow saw the RTT at its minimum for two
-	// round trips behind a full window in congestion avoidance (room the
-	// window did not use), so the connection moved to bbr.
+	// AdaptCCRoom: adaptive_regrow saw the RTT within an eighth of its
+	// minimum for two round trips behind a full window in congestion
+	// avoidance (room the window did not use), so the connection moved
+	// to bbr.
 	AdaptCCRoom = "bbr:room"
 	// AdaptCCBack: switched to bbr, then losses came with an inflated RTT
 	// (bbr overfilling a shallow queue): back to the first cc.
