@@ -13,11 +13,42 @@ func sample(retrans uint32, rtt, minRTT float64, rate uint64) tcpopt.TCPInfo {
 	return tcpopt.TCPInfo{Retransmits: retrans, RTTms: rtt, MinRTTms: minRTT, DeliveryRate: rate}
 }
 
-// sent is a sample with the segments sent so far.
+// sent is a sample with the segments sent so far, at 10 Mbit/s in
+// 1448-byte segments (so the RTT above the minimum is a queue's length).
 func sent(segs, retrans uint32, rtt, minRTT float64) tcpopt.TCPInfo {
-	ti := sample(retrans, rtt, minRTT, 0)
-	ti.SegsOut = segs
+	ti := sample(retrans, rtt, minRTT, 1_250_000)
+	ti.SegsOut, ti.SndMSS = segs, 1448
 	return ti
+}
+
+// bbrAt is a sample at 20 Mbit/s over a 20 ms minimum RTT with bbr's
+// pacing gain and the congestion state as TCP_CC_INFO and TCP_INFO give
+// them (gain 0: not on bbr).
+func bbrAt(segs, retrans uint32, rtt, gain float64, ca uint8) tcpopt.TCPInfo {
+	ti := sample(retrans, rtt, 20, 2_500_000)
+	ti.SegsOut, ti.SndMSS, ti.BBRPacingGain, ti.CAState = segs, 1448, gain, ca
+	return ti
+}
+
+// startupRepair is page C's connection at 20/2 Mbit/s, 20 ms, 1 % (the
+// shape the server log recorded, BENCHMARKS "Why adaptive cc's way back
+// makes page C ... bimodal"): a loss at the minimum RTT switches it to
+// bbr; start-up (gain 2.89) overshoots, drain (0.35) follows, and the
+// overshoot's losses are repaired into the first probing round trips,
+// with the RTT at repairRTT; then 1 % random loss with the RTT 6 ms up.
+// One sample a round trip: a fixed 8-round-trip allowance would count
+// the repair.
+func startupRepair(repairRTT float64) []tcpopt.TCPInfo {
+	const up, drain, probing, open, recovery = 2.89, 0.35, 1.0, tcpopt.CAOpen, tcpopt.CARecovery
+	return []tcpopt.TCPInfo{
+		bbrAt(200, 2, 21, 0, open),
+		bbrAt(260, 2, 30, up, open), bbrAt(330, 10, 50, up, recovery), bbrAt(400, 20, 50, up, recovery),
+		bbrAt(430, 30, 45, drain, recovery),
+		bbrAt(450, 38, repairRTT, probing, recovery), bbrAt(470, 42, repairRTT, 1.25, recovery), bbrAt(490, 46, repairRTT, 0.75, recovery),
+		bbrAt(500, 50, repairRTT, probing, recovery), bbrAt(540, 58, repairRTT, probing, recovery), bbrAt(580, 64, repairRTT, probing, recovery),
+		bbrAt(620, 66, repairRTT, probing, recovery), bbrAt(680, 66, 26, 1.25, open), bbrAt(740, 67, 26, 0.75, open), bbrAt(800, 67, 26, probing, open),
+		bbrAt(860, 68, 26, probing, open), bbrAt(920, 69, 26, probing, open),
+	}
 }
 
 // TestAdaptiveCCDecides: recorded sequences of one connection's TCP_INFO
@@ -62,6 +93,16 @@ func TestAdaptiveCCDecides(t *testing.T) {
 		{"bbr's start-up fills a deep queue under random loss", []tcpopt.TCPInfo{sent(50, 1, 68.5, 60.4), sent(100, 2, 70.1, 60.4), sent(150, 3, 64.1, 60.4),
 			sent(200, 5, 127.8, 60.4), sent(250, 6, 145.9, 60.4), sent(300, 7, 150.6, 60.4), sent(400, 9, 104.6, 60.4)},
 			[]string{"bbr"}, probe.AdaptCCSwitched},
+		{"bbr's start-up repair at 20 ms, the RTT 6 ms up", startupRepair(26), []string{"bbr"}, probe.AdaptCCSwitched},
+		{"bbr's start-up repair at 20 ms with start-up's queue", startupRepair(50), []string{"bbr"}, probe.AdaptCCSwitched},
+		// bbr probing, 10 % lost with the RTT 6 ms up: about 10 segments
+		// of queue, bbr's own probing, not a full shallow queue.
+		{"high loss under bbr without a full queue", []tcpopt.TCPInfo{bbrAt(200, 2, 21, 0, tcpopt.CAOpen), bbrAt(300, 2, 21, 1, tcpopt.CAOpen),
+			bbrAt(400, 12, 26, 1.25, tcpopt.CAOpen), bbrAt(500, 22, 26, 1, tcpopt.CAOpen), bbrAt(600, 32, 26, 0.75, tcpopt.CAOpen)},
+			[]string{"bbr"}, probe.AdaptCCSwitched},
+		{"bbr, probing, overfills a shallow queue", []tcpopt.TCPInfo{bbrAt(200, 2, 21, 0, tcpopt.CAOpen), bbrAt(300, 2, 21, 1, tcpopt.CAOpen),
+			bbrAt(400, 12, 50, 1.25, tcpopt.CAOpen), bbrAt(500, 22, 50, 1, tcpopt.CAOpen), bbrAt(600, 32, 50, 0.75, tcpopt.CAOpen)},
+			[]string{"bbr", "cubic"}, probe.AdaptCCBack},
 		{"no loss", []tcpopt.TCPInfo{sample(0, 100, 100, 0), sample(0, 180, 100, 0)}, nil, probe.AdaptCCQuiet},
 		{"no RTT sample", []tcpopt.TCPInfo{sample(3, 0, 0, 0)}, nil, probe.AdaptCCQuiet},
 	} {

@@ -168,6 +168,11 @@ type TCPInfo struct {
 	// the sender had too little data to fill its window, so it shows the
 	// application's rate, not the path's.
 	DeliveryRateAppLimited bool
+	// BBRPacingGain is bbr's current pacing gain (TCP_CC_INFO; 2.89 in
+	// start-up, 0.35 in drain, 0.75-1.25 once it probes bandwidth, 1 in
+	// its RTT probe), 0 when the connection is not on bbr: whether bbr's
+	// start-up overshoot is over, from bbr itself.
+	BBRPacingGain float64
 }
 
 // The kernel's congestion states (TCP_INFO's tcpi_ca_state).
@@ -226,7 +231,31 @@ func Info(c net.Conn) (TCPInfo, error) {
 		CAState:       ti.Ca_state,
 
 		DeliveryRateAppLimited: appLimited(ti),
+		BBRPacingGain:          bbrPacingGain(t, cc),
 	}, nil
+}
+
+// bbrUnit is bbr's fixed-point one (BBR_UNIT, 1 << 8) in its gains.
+const bbrUnit = 256
+
+// bbrPacingGain reads bbr's pacing gain from TCP_CC_INFO; 0 for another
+// cc or when the kernel does not say.
+func bbrPacingGain(t *net.TCPConn, cc string) float64 {
+	if cc != "bbr" {
+		return 0
+	}
+	var gain uint32
+	err := control(t, func(fd int) error {
+		bi, err := unix.GetsockoptTCPCCBBRInfo(fd, unix.IPPROTO_TCP, unix.TCP_CC_INFO)
+		if err == nil {
+			gain = bi.Pacing_gain
+		}
+		return err
+	})
+	if err != nil {
+		return 0
+	}
+	return float64(gain) / bbrUnit
 }
 
 // appLimited reads tcpi_delivery_rate_app_limited, a one-bit field that

@@ -98,3 +98,46 @@ func TestUnwrapTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBBRPacingGain: a socket on bbr reports bbr's pacing gain (one of
+// start-up's, drain's or bandwidth probing's), one on another cc none.
+func TestBBRPacingGain(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			io.Copy(io.Discard, c)
+			c.Close()
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	before, err := Info(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Congestion != "bbr" && before.BBRPacingGain != 0 {
+		t.Errorf("pacing gain %v on %s, want 0 off bbr", before.BBRPacingGain, before.Congestion)
+	}
+	if err := SetCongestion(c, "bbr"); err != nil {
+		t.Skipf("bbr not available here: %v", err)
+	}
+	if _, err := c.Write(make([]byte, 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	on, err := Info(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// bbr's gains: 2.89 (start-up), 0.35 (drain), 0.75..1.25 (probing).
+	if on.Congestion != "bbr" || on.BBRPacingGain < 0.3 || on.BBRPacingGain > 3 {
+		t.Errorf("on bbr: cc %q, pacing gain %v; want bbr with a gain in 0.3..3", on.Congestion, on.BBRPacingGain)
+	}
+}
