@@ -83,3 +83,36 @@ func TestShortPage(t *testing.T) {
 		}
 	}
 }
+
+// A finding's looked-at cells (a breakdown read to find a mechanism) are
+// counted apart from both the cells the variant was chosen on and the
+// held-out ones.
+func TestLookedAtCellsCountedApart(t *testing.T) {
+	f, err := parse("x", "x.toml", []byte("# chosen-on: page=a\n# looked-at: page=b\n# looked-at: page=c; shards=6\n# in-sample: tuned: picked here\n"+smallFinding))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &report.Analysis{BaseLabel: "https", Values: map[string][]float64{}}
+	var cells []*report.Condition
+	for _, pg := range []string{"a", "b", "c"} {
+		for _, shards := range []string{"1", "2", "3", "4", "5", "6"} {
+			h := pg + shards
+			cells = append(cells, &report.Condition{Cond: spec.Cond{Hash: h, Values: map[string]string{"page": pg, "shards": shards}},
+				BaseHash: h + "-base", Gain: 2, Significance: report.Won})
+			a.Values[h], a.Values[h+"-base"] = loads(10, 500), loads(10, 1000)
+		}
+	}
+	lines := sampleLines(a, f, "spdy/3.1 tuned", "", cells)
+	want := []string{"6 cells", "(in-sample", "7 cells", "(looked at", "5 cells", "(held-out"}
+	if len(lines) != 3 {
+		t.Fatalf("lines %q, want 3 (in sample, looked at, held out)", lines)
+	}
+	for i, l := range lines {
+		if !strings.Contains(l, want[2*i]) || !strings.Contains(l, want[2*i+1]) {
+			t.Errorf("line %d %q: want %q and %q", i, l, want[2*i], want[2*i+1])
+		}
+	}
+	if _, err := parse("y", "y.toml", []byte("# looked-at: page\n"+smallFinding)); err == nil || !strings.Contains(err.Error(), "line 1: looked-at") {
+		t.Errorf("a bad looked-at line: err %v, want one naming it", err)
+	}
+}

@@ -63,6 +63,11 @@ type File struct {
 	// of their values ("# chosen-on: page=a,b; shards=1"): the others are
 	// held out. Empty: every cell.
 	ChosenOn []ChosenOn
+	// LookedAt names cells an in-sample variant was not chosen on but
+	// whose breakdown was read to find a mechanism it now has, one set of
+	// cells per "# looked-at:" line (its clauses as chosen-on's): they
+	// are no longer held out, nor chosen on, and are counted apart.
+	LookedAt [][]ChosenOn
 	Pages    string // PagesNone or PagesRequired
 	// By names the factors whose values the question compares ("# by:
 	// rate"): a variant's cells are summed up per value, not all together.
@@ -162,9 +167,15 @@ func (f *File) readHeader() error {
 			}
 			continue
 		}
-		if key == "chosen-on" {
-			if err := f.readChosenOn(val); err != nil {
+		if key == "chosen-on" || key == "looked-at" {
+			clauses, err := readClauses(key, val)
+			if err != nil {
 				return fmt.Errorf("line %d: %w", n, err)
+			}
+			if key == "chosen-on" {
+				f.ChosenOn = append(f.ChosenOn, clauses...)
+			} else {
+				f.LookedAt = append(f.LookedAt, clauses)
 			}
 			continue
 		}
@@ -175,7 +186,7 @@ func (f *File) readHeader() error {
 		}
 		p := vals[key]
 		if p == nil {
-			return fmt.Errorf("line %d: header key %q: want one of question, loads, sample, in-sample, chosen-on, by, contrast, trend, pages, kind", n, key)
+			return fmt.Errorf("line %d: header key %q: want one of question, loads, sample, in-sample, chosen-on, looked-at, by, contrast, trend, pages, kind", n, key)
 		}
 		*p, last = val, p
 	}
@@ -193,20 +204,21 @@ func (f *File) readHeader() error {
 	return nil
 }
 
-// ChosenOn is one clause of the chosen-on line: a factor and the values
-// of it the in-sample variants were chosen on.
+// ChosenOn is one clause of a chosen-on or looked-at line: a factor and
+// the values of it the cells hold.
 type ChosenOn struct {
 	Factor string
 	Values map[string]bool
 }
 
-// readChosenOn reads "FACTOR=v1,v2,...; FACTOR=v,...".
-func (f *File) readChosenOn(val string) error {
+// readClauses reads a key's "FACTOR=v1,v2,...; FACTOR=v,...".
+func readClauses(key, val string) ([]ChosenOn, error) {
+	var clauses []ChosenOn
 	for _, clause := range strings.Split(val, ";") {
 		factor, list, ok := strings.Cut(clause, "=")
 		factor = strings.TrimSpace(factor)
 		if !ok || factor == "" || strings.TrimSpace(list) == "" || strings.ContainsAny(list, "=") {
-			return fmt.Errorf("chosen-on: %q: want FACTOR=VALUE,VALUE,... (clauses apart by ;)", val)
+			return nil, fmt.Errorf("%s: %q: want FACTOR=VALUE,VALUE,... (clauses apart by ;)", key, val)
 		}
 		c := ChosenOn{Factor: factor, Values: map[string]bool{}}
 		for _, v := range strings.Split(list, ",") {
@@ -214,16 +226,33 @@ func (f *File) readChosenOn(val string) error {
 				c.Values[v] = true
 			}
 		}
-		f.ChosenOn = append(f.ChosenOn, c)
+		clauses = append(clauses, c)
 	}
-	return nil
+	return clauses, nil
 }
 
 // Chosen tells whether a cell (its factor values) is one an in-sample
 // variant was chosen on: every cell unless chosen-on narrows them, and
 // then a cell whose every named factor holds one of its values.
 func (f *File) Chosen(values map[string]string) bool {
-	for _, c := range f.ChosenOn {
+	return holds(f.ChosenOn, values)
+}
+
+// Looked tells whether a cell not chosen on is one a looked-at line
+// names.
+func (f *File) Looked(values map[string]string) bool {
+	for _, cells := range f.LookedAt {
+		if holds(cells, values) {
+			return true
+		}
+	}
+	return false
+}
+
+// holds tells whether a cell's every factor a clause names holds one of
+// the clause's values.
+func holds(clauses []ChosenOn, values map[string]string) bool {
+	for _, c := range clauses {
 		v := values[c.Factor]
 		if c.Factor == "page" { // a recording is named by its file, not its path
 			v = strings.TrimSuffix(shortPage(v), ".har")

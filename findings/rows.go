@@ -259,17 +259,23 @@ func sampleLines(a *report.Analysis, f *File, label, group string, cells []*repo
 	if f.inSample(label) == nil || len(f.ChosenOn) == 0 {
 		return []string{gainLine(a, label, group, cells) + " (" + f.SampleOf(label) + ")"}
 	}
-	var in, out []*report.Condition
+	var in, looked, out []*report.Condition
 	for _, c := range cells {
-		if f.Chosen(c.Values) {
+		switch {
+		case f.Chosen(c.Values):
 			in = append(in, c)
-		} else {
+		case f.Looked(c.Values):
+			looked = append(looked, c)
+		default:
 			out = append(out, c)
 		}
 	}
 	var lines []string
 	if len(in) > 0 {
 		lines = append(lines, gainLine(a, label, group, in)+" (in-sample, the cells it was chosen on: "+f.inSample(label).Why+")")
+	}
+	if len(looked) > 0 {
+		lines = append(lines, gainLine(a, label, group, looked)+" (looked at: not chosen on, but their breakdown was read to find a mechanism it has)")
 	}
 	if len(out) > 0 {
 		lines = append(lines, gainLine(a, label, group, out)+" (held-out: cells it was not chosen on)")

@@ -6,7 +6,10 @@ the others.
 
   python3 bench/studies/never-worse-table.py OUT/conditions.json --variant spdy/3.1 \
       [--where adaptive_pacing=true] [--floor 1.0] \
-      [--chosen 'page=pageC,rtt=20ms,loss=1%,shards=1,rate=10mbit/1mbit' ...]
+      [--chosen 'page=pageC,rtt=20ms,loss=1%,shards=1,rate=10mbit/1mbit' ...] [--looked ... ]
+
+--looked names cells not chosen on whose breakdown was read to find or mend a mechanism (a
+findings header's looked-at lines): counted apart from the chosen and the held-out ones.
 
 --where keeps the variant's cells with that factor value (a study with two settings of one
 protocol, such as s1-adaptive-pacing.toml).
@@ -18,12 +21,14 @@ ap.add_argument("conditions")
 ap.add_argument("--variant", default="spdy/3.1", help="the protocol whose gains are counted")
 ap.add_argument("--floor", type=float, default=1.0, help="a point estimate at or above this counts")
 ap.add_argument("--chosen", action="append", default=[], help="a cell the profile was chosen on: FACTOR=VALUE,...")
+ap.add_argument("--looked", action="append", default=[], help="a cell looked at (not chosen on): FACTOR=VALUE,...")
 ap.add_argument("--where", action="append", default=[], help="keep only the variant's cells with FACTOR=VALUE")
 ap.add_argument("--worst", type=int, default=5, help="list this many lowest cells")
 a = ap.parse_args()
 
 rows = json.load(open(a.conditions))
 chosen = [dict(kv.split("=", 1) for kv in c.split(",")) for c in a.chosen]
+looked = [dict(kv.split("=", 1) for kv in c.split(",")) for c in a.looked]
 
 def values(r):
     return r.get("values") or r.get("condition_values") or {}
@@ -37,8 +42,14 @@ def same(factor, stored, given):
         stored.rsplit("/", 1)[-1].removesuffix(".har") == given
 
 def is_chosen(r):
+    return matches(r, chosen)
+
+def is_looked(r):
+    return not is_chosen(r) and matches(r, looked)
+
+def matches(r, cells):
     v = values(r)
-    return any(all(same(k, v.get(k), val) for k, val in c.items()) for c in chosen)
+    return any(all(same(k, v.get(k), val) for k, val in c.items()) for c in cells)
 
 def summary(cells, name):
     gains = [r["gain"] for r in cells if r.get("gain") is not None and r["gain"] > 0]
@@ -60,7 +71,9 @@ print("|---|---|---|---|---|---|---|---|")
 summary(cells, "all")
 if chosen:
     summary([r for r in cells if is_chosen(r)], "chosen on (in sample)")
-    summary([r for r in cells if not is_chosen(r)], "held out")
+    if looked:
+        summary([r for r in cells if is_looked(r)], "looked at (not chosen on)")
+    summary([r for r in cells if not is_chosen(r) and not is_looked(r)], "held out")
 print()
 varied = sorted(k for k in values(cells[0]) if len({values(r).get(k) for r in cells}) > 1)
 for r in sorted(cells, key=lambda r: r["gain"])[: a.worst]:
@@ -68,4 +81,4 @@ for r in sorted(cells, key=lambda r: r["gain"])[: a.worst]:
     desc = " ".join(f"{k}={v[k]}" for k in varied)
     lo, hi = r.get("gain_lo"), r.get("gain_hi")
     ci = f"[{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else "(no interval)"
-    print(f"- {r['gain']:.2f} {ci} {r.get('significance')}{' (chosen on)' if is_chosen(r) else ''}: {desc}")
+    print(f"- {r['gain']:.2f} {ci} {r.get('significance')}{' (chosen on)' if is_chosen(r) else ' (looked at)' if is_looked(r) else ''}: {desc}")
