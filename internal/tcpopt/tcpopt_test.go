@@ -79,13 +79,7 @@ func TestUnwrapTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			c.(*tls.Conn).Handshake()
-			c.Close()
-		}
-	}()
+	serveOne(ln, func(c net.Conn) { c.(*tls.Conn).Handshake() })
 	c, err := tls.Dial("tcp", ln.Addr().String(), &tls.Config{InsecureSkipVerify: true})
 	if err != nil {
 		t.Fatal(err)
@@ -107,13 +101,7 @@ func TestBBRPacingGain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			io.Copy(io.Discard, c)
-			c.Close()
-		}
-	}()
+	serveOne(ln, func(c net.Conn) { io.Copy(io.Discard, c) })
 	c, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -140,4 +128,16 @@ func TestBBRPacingGain(t *testing.T) {
 	if on.Congestion != "bbr" || on.BBRPacingGain < 0.3 || on.BBRPacingGain > 3 {
 		t.Errorf("on bbr: cc %q, pacing gain %v; want bbr with a gain in 0.3..3", on.Congestion, on.BBRPacingGain)
 	}
+}
+
+// serveOne accepts one connection on ln in the background, hands it to
+// serve and closes it.
+func serveOne(ln net.Listener, serve func(net.Conn)) {
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			serve(c)
+			c.Close()
+		}
+	}()
 }
