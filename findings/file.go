@@ -23,6 +23,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/spdylab/spdylab/report"
 	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/studyfile"
 )
@@ -68,6 +69,11 @@ type File struct {
 	// cells per "# looked-at:" line (its clauses as chosen-on's): they
 	// are no longer held out, nor chosen on, and are counted apart.
 	LookedAt [][]ChosenOn
+	// AlsoAgainst names further baselines, one "# also-against:
+	// FACTOR=VALUE,..." line each (report's --baseline syntax): the
+	// variants' gains are shown against each as well, from the same loads
+	// (HTTPS given the variants' transport knobs, say).
+	AlsoAgainst []map[string]string
 	Pages    string // PagesNone or PagesRequired
 	// By names the factors whose values the question compares ("# by:
 	// rate"): a variant's cells are summed up per value, not all together.
@@ -179,6 +185,17 @@ func (f *File) readHeader() error {
 			}
 			continue
 		}
+		if key == "also-against" {
+			base, err := report.ParseBaseline(val)
+			if err == nil && len(base) == 0 {
+				err = errors.New("names no baseline: want FACTOR=VALUE[,FACTOR=VALUE...]")
+			}
+			if err != nil {
+				return fmt.Errorf("line %d: also-against: %w", n, err)
+			}
+			f.AlsoAgainst = append(f.AlsoAgainst, base)
+			continue
+		}
 		if key == "in-sample" {
 			word, why, _ := strings.Cut(val, ":")
 			f.InSample = append(f.InSample, InSample{Word: strings.TrimSpace(word), Why: strings.TrimSpace(why)})
@@ -186,7 +203,7 @@ func (f *File) readHeader() error {
 		}
 		p := vals[key]
 		if p == nil {
-			return fmt.Errorf("line %d: header key %q: want one of question, loads, sample, in-sample, chosen-on, looked-at, by, contrast, trend, pages, kind", n, key)
+			return fmt.Errorf("line %d: header key %q: want one of question, loads, sample, in-sample, chosen-on, looked-at, also-against, by, contrast, trend, pages, kind", n, key)
 		}
 		*p, last = val, p
 	}

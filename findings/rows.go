@@ -101,11 +101,40 @@ func studyRows(f *File, s *spec.Study, dir string, base Row) []Row {
 		base.Answer, base.Explain = fidelityAnswer(a)
 	default:
 		base.Answer, base.Explain = variantAnswers(a, f)
+		base.Answer = append(base.Answer, alsoAgainst(f, dir)...)
 	}
 	if len(base.Answer) == 0 {
 		base.Answer = []string{"no variant has a gain yet (too few successful loads)"}
 	}
 	return []Row{base}
+}
+
+// alsoAgainst is the variants' answer lines against each further
+// baseline the header names, from the same loads; a baseline the store
+// cannot take is named with why.
+func alsoAgainst(f *File, dir string) []string {
+	var lines []string
+	for _, base := range f.AlsoAgainst {
+		a, err := analyzeAgainst(dir, base)
+		if err != nil {
+			lines = append(lines, "also against "+report.FormatBaseline(base)+": "+err.Error())
+			continue
+		}
+		answer, _ := variantAnswers(a, f)
+		lines = append(lines, answer...)
+	}
+	return lines
+}
+
+// analyzeAgainst analyses dir's store with base as the baseline, reading
+// only: the store's own report files keep the study's baseline.
+func analyzeAgainst(dir string, base map[string]string) (*report.Analysis, error) {
+	st, err := store.OpenReader(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	return report.AnalyzeWith(st, report.Options{Baseline: base})
 }
 
 // storedLoads counts the (condition, run) keys that have an attempt.

@@ -41,7 +41,7 @@ func (a *Analysis) setBaseline(base map[string]string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("--baseline %s: no condition of the study holds all of these values", formatBaseline(base))
+	return fmt.Errorf("--baseline %s: no condition of the study holds all of these values", FormatBaseline(base))
 }
 
 // ParseBaseline reads --baseline's "FACTOR=VALUE,FACTOR=VALUE".
@@ -64,8 +64,8 @@ func ParseBaseline(spec string) (map[string]string, error) {
 	return out, nil
 }
 
-// formatBaseline is a baseline as --baseline spells it, factors sorted.
-func formatBaseline(base map[string]string) string {
+// FormatBaseline is a baseline as --baseline spells it, factors sorted.
+func FormatBaseline(base map[string]string) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(base)) {
 		parts = append(parts, k+"="+base[k])
