@@ -36,18 +36,7 @@ protocol = "https"
 // PLT pltOf(protocol), spread a little.
 func fillFinding(t *testing.T, opt Options, name string, pltOf map[string]float64) {
 	t.Helper()
-	f, err := Read(opt.Dir, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := f.Study("", opt.Runs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.CreateStore(StoreDir(opt.Out, name, opt.Runs), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, s := openNewStore(t, opt, name)
 	defer st.Close()
 	sess, err := st.StartSession(study.CollectProvenance(s.Seed, 1, spec.Shard{}, "test", nil))
 	if err != nil {

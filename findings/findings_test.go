@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spdylab/spdylab/study/spec"
 	"github.com/spdylab/spdylab/study/store"
 )
 
@@ -45,6 +46,15 @@ func testOptions(dir string) Options {
 // createStore makes an empty store for the finding as the file now reads.
 func createStore(t *testing.T, opt Options, name string) string {
 	t.Helper()
+	st, _ := openNewStore(t, opt, name)
+	st.Close()
+	return StoreDir(opt.Out, name, opt.Runs)
+}
+
+// openNewStore makes an empty store for the finding as the file now
+// reads and returns it open, with the finding's study; the caller closes it.
+func openNewStore(t *testing.T, opt Options, name string) (*store.Store, *spec.Study) {
+	t.Helper()
 	f, err := Read(opt.Dir, name)
 	if err != nil {
 		t.Fatal(err)
@@ -53,13 +63,11 @@ func createStore(t *testing.T, opt Options, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := StoreDir(opt.Out, name, opt.Runs)
-	st, err := store.CreateStore(dir, s)
+	st, err := store.CreateStore(StoreDir(opt.Out, name, opt.Runs), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Close()
-	return dir
+	return st, s
 }
 
 func TestReadHeaderErrorsNameTheProblem(t *testing.T) {
