@@ -74,7 +74,7 @@ type File struct {
 	// variants' gains are shown against each as well, from the same loads
 	// (HTTPS given the variants' transport knobs, say).
 	AlsoAgainst []map[string]string
-	Pages    string // PagesNone or PagesRequired
+	Pages       string // PagesNone or PagesRequired
 	// By names the factors whose values the question compares ("# by:
 	// rate"): a variant's cells are summed up per value, not all together.
 	By []string
