@@ -168,7 +168,10 @@ func lateText(a *report.Analysis) string {
 		return fmt.Sprintf("%d of %d loads late; too few on-time loads beside them to tell a shift", a.LateLoads, a.OKLoads)
 	}
 	s := fmt.Sprintf("%d of %d loads late; their PLTs %s from their conditions' on-time loads", a.LateLoads, a.OKLoads, a.LateShift)
-	if a.LateShift.Pairs >= report.LateJudgeMin && a.LateShift.Beyond(report.LateShiftLimit) {
+	switch {
+	case !a.LateShift.Covers():
+		s = "LATENESS UNJUDGED (over a tenth of the late loads unpaired, their conditions late throughout): " + s
+	case a.LateShift.Pairs >= report.LateJudgeMin && a.LateShift.Beyond(report.LateShiftLimit):
 		s = "LATENESS MOVED THE RESULTS: " + s
 	}
 	return s

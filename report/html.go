@@ -138,6 +138,9 @@ func (a *Analysis) LateWarning() string {
 	switch {
 	case sh.Pairs < LateJudgeMin:
 		return w + fmt.Sprintf(" Too few of them (%d) beside two on-time loads of their conditions to tell whether it moved the results; a run at -j 1 or with more loads would.", sh.Pairs)
+	case !sh.Covers():
+		return w + fmt.Sprintf(" %d of them had fewer than two on-time loads of their condition beside them (conditions late throughout, typically the heaviest pages), more than %.0f%% of the late loads: the others' shift, %s, does not speak for them, so a run at a lower -j would tell whether it moved the results.",
+			sh.Unpaired, 100*stats.UnpairedShareLimit, sh)
 	case sh.Harmful():
 		return w + fmt.Sprintf(" Those loads' PLTs lie a median %s from the on-time loads of their conditions, so the lateness moved results: re-run with a lower -j, or on a quieter machine if that does not help.", sh)
 	case math.Abs(sh.Pct) > LateShiftLimit:

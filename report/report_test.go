@@ -449,18 +449,22 @@ func TestBuildEmptyStore(t *testing.T) {
 
 func TestLateWarning(t *testing.T) {
 	for _, tc := range []struct {
-		late, pairs int
-		shift, se   float64
-		want        string
+		late, pairs, unpaired int
+		shift, se             float64
+		want                  string
 	}{
-		{0, 0, math.NaN(), math.NaN(), ""},
-		{3, 3, 10, 1, "Too few of them (3)"},
-		{40, 5, 10, 1, "Too few of them (5)"}, // many late, few beside on-time loads
-		{40, 30, 5.5, 1, "+5.5% ± 1.0% over 30 pairs from the on-time loads of their conditions, so the lateness moved results: re-run with a lower -j"},
-		{40, 30, 5.5, 3, "within twice the standard error of no shift at all"}, // lossy links' spread
-		{40, 30, -0.4, 1, "no sign that it moved the results"},
+		{0, 0, 0, math.NaN(), math.NaN(), ""},
+		{3, 3, 0, 10, 1, "Too few of them (3)"},
+		{40, 5, 35, 10, 1, "Too few of them (5)"}, // many late, few beside on-time loads
+		{40, 30, 0, 5.5, 1, "+5.5% ± 1.0% over 30 pairs from the on-time loads of their conditions, so the lateness moved results: re-run with a lower -j"},
+		{40, 30, 0, 5.5, 3, "within twice the standard error of no shift at all"}, // lossy links' spread
+		{40, 30, 0, -0.4, 1, "no sign that it moved the results"},
+		{40, 30, 3, -0.4, 1, "no sign that it moved the results"}, // a tenth unpaired
+		// The heaviest pages late in every load: the light pages' pairs
+		// do not speak for them.
+		{40, 30, 10, -0.4, 1, "10 of them had fewer than two on-time loads of their condition beside them"},
 	} {
-		a := &Analysis{LateLoads: tc.late, LinkLateLoads: tc.late, LateShift: stats.Shift{Pct: tc.shift, SEPct: tc.se, Pairs: tc.pairs}, OKLoads: 400, LateWorstMs: 3.2}
+		a := &Analysis{LateLoads: tc.late, LinkLateLoads: tc.late, LateShift: stats.Shift{Pct: tc.shift, SEPct: tc.se, Pairs: tc.pairs, Unpaired: tc.unpaired}, OKLoads: 400, LateWorstMs: 3.2}
 		got := a.LateWarning()
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("%d late loads, shift %v: %q, want %q", tc.late, tc.shift, got, tc.want)

@@ -13,10 +13,21 @@ type CondSample struct {
 
 // Shift is how far late loads lie from on-time loads of their
 // conditions: the median shift in %, its standard error in % (NaN below
-// two pairs), and the pairs it rests on.
+// two pairs), the pairs it rests on, and the late loads it could not
+// pair (Unpaired: their condition had fewer than two on-time loads).
 type Shift struct {
 	Pct, SEPct float64
 	Pairs      int
+	Unpaired   int
+}
+
+// Covers tells whether the pairs speak for the late loads: at most
+// UnpairedShareLimit of them went unpaired. The loads that go unpaired
+// are not a random few: they are the conditions late throughout, the
+// heaviest pages on too many testbeds, whose PLTs the shift of the
+// lighter ones' says nothing about.
+func (s Shift) Covers() bool {
+	return float64(s.Unpaired) <= UnpairedShareLimit*float64(s.Pairs+s.Unpaired)
 }
 
 // Beyond tells whether the shift lies past limit (in %) and past twice
@@ -27,12 +38,17 @@ func (s Shift) Beyond(limit float64) bool {
 	return s.Pairs > 0 && math.Abs(s.Pct) > limit && !(math.Abs(s.Pct) <= 2*s.SEPct)
 }
 
-// String is "+4.0% ± 2.2% over 205 pairs" (without ± below two pairs).
+// String is "+4.0% ± 2.2% over 205 pairs" (without ± below two pairs),
+// with ", 30 unpaired" when late loads went unpaired.
 func (s Shift) String() string {
-	if s.Pairs < 2 {
-		return fmt.Sprintf("%+.1f%% over %d pairs", s.Pct, s.Pairs)
+	str := fmt.Sprintf("%+.1f%% over %d pairs", s.Pct, s.Pairs)
+	if s.Pairs >= 2 {
+		str = fmt.Sprintf("%+.1f%% ± %.1f%% over %d pairs", s.Pct, s.SEPct, s.Pairs)
 	}
-	return fmt.Sprintf("%+.1f%% ± %.1f%% over %d pairs", s.Pct, s.SEPct, s.Pairs)
+	if s.Unpaired > 0 {
+		str += fmt.Sprintf(", %d unpaired", s.Unpaired)
+	}
+	return str
 }
 
 // LateShift is how far the values of some loads (late-emulator loads)
@@ -48,6 +64,7 @@ func (s Shift) String() string {
 func LateShift(late []CondSample, onTime map[string][]float64) Shift {
 	medians := map[string]float64{}
 	var logs []float64
+	unpaired := 0
 	for _, l := range late {
 		m, ok := medians[l.Cond]
 		if !ok {
@@ -56,15 +73,19 @@ func LateShift(late []CondSample, onTime map[string][]float64) Shift {
 			}
 			medians[l.Cond] = m
 		}
-		if m > 0 && l.Value > 0 {
+		switch {
+		case !(l.Value > 0):
+		case m > 0:
 			logs = append(logs, math.Log(l.Value/m))
+		default:
+			unpaired++
 		}
 	}
 	if len(logs) == 0 {
-		return Shift{Pct: math.NaN(), SEPct: math.NaN()}
+		return Shift{Pct: math.NaN(), SEPct: math.NaN(), Unpaired: unpaired}
 	}
 	m := Median(logs)
-	sh := Shift{Pct: 100 * (math.Exp(m) - 1), SEPct: math.NaN(), Pairs: len(logs)}
+	sh := Shift{Pct: 100 * (math.Exp(m) - 1), SEPct: math.NaN(), Pairs: len(logs), Unpaired: unpaired}
 	if len(logs) >= 2 {
 		dev := make([]float64, len(logs))
 		for i, l := range logs {

@@ -10,15 +10,15 @@ func TestLateShiftAgainstOnTimeLoads(t *testing.T) {
 	late := []CondSample{{"a", 110}, {"a", 110}, {"b", 220}, {"c", 500}, {"d", 1}}
 	sh := LateShift(late, onTime)
 	pct, pairs := sh.Pct, sh.Pairs
-	if pairs != 3 || math.Abs(pct-10) > 1e-9 {
-		t.Errorf("shift %.3f%% over %d pairs, want +10%% over 3 (c has one on-time load, d none)", pct, pairs)
+	if pairs != 3 || sh.Unpaired != 2 || math.Abs(pct-10) > 1e-9 {
+		t.Errorf("shift %.3f%% over %d pairs, %d unpaired; want +10%% over 3, 2 unpaired (c has one on-time load, d none)", pct, pairs, sh.Unpaired)
 	}
 	// Most loads of "a" late: against all loads the median is a late
 	// one's and the shift would read 0; against on-time loads it is +10%.
 	if pct := LateShift([]CondSample{{"a", 110}, {"a", 110}, {"a", 110}, {"a", 110}}, onTime).Pct; math.Abs(pct-10) > 1e-9 {
 		t.Errorf("shift %.3f%%, want +10%%", pct)
 	}
-	if sh := LateShift(late[3:], onTime); sh.Pairs != 0 || !math.IsNaN(sh.Pct) || sh.Beyond(2) {
+	if sh := LateShift(late[3:], onTime); sh.Pairs != 0 || sh.Unpaired != 2 || !math.IsNaN(sh.Pct) || sh.Beyond(2) {
 		t.Errorf("no pairs: %+v; want NaN, 0, not beyond", sh)
 	}
 }
@@ -74,5 +74,33 @@ func TestShiftHarmfulPastTheLimitAndTheError(t *testing.T) {
 		if got := c.sh.Harmful(); got != c.want {
 			t.Errorf("%+v: harmful %v, want %v", c.sh, got, c.want)
 		}
+	}
+}
+
+// The pairs speak for the late loads only while few of those went
+// unpaired: a condition late in every load pairs none of them.
+func TestShiftCoversOnlyWithFewUnpaired(t *testing.T) {
+	onTime := map[string][]float64{"light": {100, 100, 100}}
+	var late []CondSample
+	for i := 0; i < 18; i++ {
+		late = append(late, CondSample{"light", 100})
+	}
+	if sh := LateShift(late, onTime); !sh.Covers() || sh.Unpaired != 0 {
+		t.Errorf("only paired late loads: %+v, want covered", sh)
+	}
+	two := append(late, CondSample{"heavy", 900}, CondSample{"heavy", 900})
+	if sh := LateShift(two, onTime); !sh.Covers() {
+		t.Errorf("2 of 20 unpaired (the limit's tenth): %+v, want covered", sh)
+	}
+	three := append(two, CondSample{"heavy", 900})
+	sh := LateShift(three, onTime)
+	if sh.Covers() || sh.Pairs != 18 || sh.Unpaired != 3 {
+		t.Errorf("3 of 21 unpaired: %+v, want 18 pairs, 3 unpaired, not covered", sh)
+	}
+	if got := sh.String(); got != "+0.0% ± 0.0% over 18 pairs, 3 unpaired" {
+		t.Errorf("String %q", got)
+	}
+	if (Shift{}).Covers() != true {
+		t.Errorf("no late loads at all: nothing to cover, want covered")
 	}
 }

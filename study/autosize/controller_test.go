@@ -297,6 +297,13 @@ type lateMachine struct {
 	conds         int
 	shift, severe float64
 	busyIdle      float64
+	// heavy is how many of the conds conditions (the heaviest pages) run
+	// late in every load above heavyFrom testbeds, heavyShift% slower.
+	heavy, heavyFrom int
+	heavyShift       float64
+	// endpointsWait: the late loads are late for their endpoints' wait
+	// for a CPU, not for their emulator.
+	endpointsWait bool
 }
 
 func (m lateMachine) run(c *Controller, steps int) {
@@ -313,13 +320,19 @@ func (m lateMachine) run(c *Controller, steps int) {
 				f.cond = fmt.Sprint("c", k%m.conds)
 				f.pltMs *= float64(1 + k%m.conds)
 			}
+			heavy := m.conds > 0 && k%m.conds < m.heavy && c.size > m.heavyFrom
 			switch r := rng.Float64(); {
 			case r < m.severe:
 				f.lateP99 = 50
+			case heavy:
+				f.waitP99 = 2 * stats.WaitLimitMs
+				f.pltMs *= 1 + m.heavyShift/100
+			case r < pLate && m.endpointsWait:
+				f.waitP99 = 2 * stats.WaitLimitMs
 			case r < pLate:
 				f.lateP99 = 1.2
 			}
-			if f.lateP99 > 0 {
+			if f.lateP99 > 0 || f.waitP99 > 0 && !heavy {
 				f.pltMs *= 1 + m.shift/100
 			}
 			c.observe(now.Add(-time.Millisecond), f)
@@ -339,7 +352,8 @@ func (m lateMachine) sample(c *Controller) {
 // The rule judges lateness by what it does to the PLTs, as the report
 // does: frequent harmless lateness grows (the old rule shrank on it),
 // lateness that slows the loads shrinks, too few pairs to judge behave
-// as frequency alone, and stalls of a busy machine shrink whatever the
+// as frequency alone (as do pairs that leave out the heavy pages late in
+// every load), and stalls of a busy machine shrink whatever the
 // PLTs; stalls beside idle CPUs are the host's and neither shrink nor
 // hold growth back (the runner loads those loads again).
 func TestJobsWeighLatenessByItsHarm(t *testing.T) {
@@ -374,10 +388,54 @@ func TestJobsWeighLatenessByItsHarm(t *testing.T) {
 	}
 }
 
+// The recordings at -j auto on 2 cores: the heaviest pages' endpoints
+// waited for a CPU in nearly every load while the light pages' never did,
+// so every pair came from a light page and the lateness passed for
+// harmless, while the heavy pages ran 3% slow. Pairs that leave out most
+// of the late loads judge nothing: the controller shrinks until the heavy
+// pages run on time.
+func TestJobsShrinkForPagesLateInEveryLoad(t *testing.T) {
+	m := lateMachine{conds: 20, heavy: 3, heavyFrom: 4, heavyShift: 3, endpointsWait: true}
+	c := newController(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+	m.run(c, 360)
+	if c.size > m.heavyFrom+1 {
+		t.Errorf("%d testbeds, want at most %d (%s)", c.size, m.heavyFrom+1, c.trace())
+	}
+	if !strings.Contains(c.trace(), "so the pairs cannot judge them") {
+		t.Errorf("trace %q does not say why", c.trace())
+	}
+}
+
+// A condition whose latest lateThroughout loads were all late pairs none
+// of its late loads, whatever on-time loads it had before: the late share
+// it had then does not speak for it now.
+func TestLateHarmLeavesConditionsLateThroughoutUnpaired(t *testing.T) {
+	var h lateHarm
+	for i := 0; i < 4; i++ {
+		h.add("heavy", 1000, false)
+		h.add("light", 100, false)
+	}
+	for i := 0; i < lateThroughout-1; i++ {
+		h.add("heavy", 1100, true)
+	}
+	h.add("light", 100, true)
+	if e := h.judge(); e.Pairs != lateThroughout || e.Unpaired != 0 {
+		t.Fatalf("%+v, want %d pairs before heavy ran late throughout", e, lateThroughout)
+	}
+	h.add("heavy", 1100, true)
+	if e := h.judge(); e.Pairs != 1 || e.Unpaired != lateThroughout || e.Covers() {
+		t.Errorf("%+v, want 1 pair (light), %d unpaired, not covered", e, lateThroughout)
+	}
+	h.add("heavy", 1000, false) // on time again: its late loads pair again
+	if e := h.judge(); e.Pairs != lateThroughout+1 || e.Unpaired != 0 {
+		t.Errorf("%+v, want %d pairs once heavy ran on time", e, lateThroughout+1)
+	}
+}
+
 func TestLateHarmJudgesLikeTheReport(t *testing.T) {
 	var h lateHarm
 	h.add("a", 100, true) // no on-time loads of a yet: no pair
-	if e := h.judge(); e.Pairs != 0 || !math.IsNaN(e.Pct) || e.String() != "no PLT pairs yet" {
+	if e := h.judge(); e.Pairs != 0 || !math.IsNaN(e.Pct) || e.String() != "no PLT pairs yet, 1 late unpaired" {
 		t.Fatalf("%+v %q, want no pairs", e, e)
 	}
 	h.add("a", 100, false)

@@ -31,7 +31,17 @@ const (
 type lateHarm struct {
 	onTime map[string][]float64 // PLTs (ms) of on-time loads per condition hash
 	late   []latePLT            // the last recentLoads late loads
+	// lastLate is each condition's last lateThroughout loads' lateness,
+	// newest last.
+	lastLate map[string][]bool
 }
+
+// lateThroughout is how many of a condition's latest loads, all late,
+// make its late loads unpaired whatever on-time loads it once had: those
+// came at another size, and the pooled shift of the conditions that are
+// late now and then (light pages) would dilute that of the ones late
+// every time (heavy pages), which is the shift that biases a verdict.
+const lateThroughout = 5
 
 type latePLT struct {
 	cond  string
@@ -50,6 +60,11 @@ func (h *lateHarm) add(cond string, pltMs float64, late bool) {
 	if cond == "" || !(pltMs > 0) {
 		return
 	}
+	if h.lastLate == nil {
+		h.lastLate = map[string][]bool{}
+	}
+	last := append(h.lastLate[cond], late)
+	h.lastLate[cond] = last[max(0, len(last)-lateThroughout):]
 	if !late {
 		if h.onTime == nil {
 			h.onTime = map[string][]float64{}
@@ -65,16 +80,46 @@ func (h *lateHarm) add(cond string, pltMs float64, late bool) {
 
 // judge is the late loads' PLT shift against the on-time loads of their
 // conditions (stats.LateShift, the report's measure too).
+// The late loads of a condition late throughout are counted unpaired.
 func (h *lateHarm) judge() harmEvidence {
-	late := make([]stats.CondSample, len(h.late))
-	for i, l := range h.late {
-		late[i] = stats.CondSample{Cond: l.cond, Value: l.pltMs}
+	late := make([]stats.CondSample, 0, len(h.late))
+	throughout := 0
+	for _, l := range h.late {
+		if h.isLateThroughout(l.cond) {
+			throughout++
+			continue
+		}
+		late = append(late, stats.CondSample{Cond: l.cond, Value: l.pltMs})
 	}
-	return harmEvidence{stats.LateShift(late, h.onTime)}
+	sh := stats.LateShift(late, h.onTime)
+	sh.Unpaired += throughout
+	return harmEvidence{sh}
 }
 
-// enough tells whether there are pairs enough to trust the shift.
+// isLateThroughout tells whether a condition's last lateThroughout loads
+// were all late.
+func (h *lateHarm) isLateThroughout(cond string) bool {
+	last := h.lastLate[cond]
+	if len(last) < lateThroughout {
+		return false
+	}
+	for _, l := range last {
+		if !l {
+			return false
+		}
+	}
+	return true
+}
+
+// enough tells whether there are pairs enough to trust the shift, and
+// whether they speak for the late loads (stats.Shift.Covers): a page late
+// in every load pairs none, and the lighter pages' pairs would otherwise
+// call the lateness harmless while that page's PLTs move.
 func (e harmEvidence) enough() bool {
+	return e.enoughPairs() && e.Covers()
+}
+
+func (e harmEvidence) enoughPairs() bool {
 	return e.Pairs >= harmMinPairs || e.Pairs >= harmFewPairs && e.SEPct <= stats.LateShiftLimit/2
 }
 
@@ -95,12 +140,17 @@ func (e harmEvidence) harmless() bool { return e.enough() && math.Abs(e.Pct) <= 
 // "PLT shift +0.1% over 140 pairs: harmless".
 func (e harmEvidence) String() string {
 	if e.Pairs == 0 {
+		if e.Unpaired > 0 {
+			return fmt.Sprintf("no PLT pairs yet, %d late unpaired", e.Unpaired)
+		}
 		return "no PLT pairs yet"
 	}
 	s := "PLT shift " + e.Shift.String()
 	switch {
-	case !e.enough():
+	case !e.enoughPairs():
 		return s + fmt.Sprintf(" (%d needed to judge, or %d with an error under %.0f%%)", harmMinPairs, harmFewPairs, stats.LateShiftLimit/2)
+	case !e.Covers():
+		return s + fmt.Sprintf(": over %.0f%% of the late loads unpaired (their conditions late throughout), so the pairs cannot judge them", 100*stats.UnpairedShareLimit)
 	case e.harmful():
 		return s + ": harmful"
 	case e.harmless():
