@@ -264,3 +264,28 @@ func TestSCTPHandshakeInTheFirstWaitIsConnect(t *testing.T) {
 		})
 	}
 }
+
+// A multiplexed session's later request waits (blocked) while the
+// session, opened for the host's first request, connects and shakes
+// hands: that wait is the set-up HTTPS's request would spend on a
+// connection of its own, timed there as connect and tls, not client
+// queueing. Only what lies beyond the set-up is queueing.
+func TestWaitThroughTheSessionsSetUpIsSetUp(t *testing.T) {
+	m, root := siblings()
+	root.Connection = "0"
+	js := entry(1, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: 300, SSL: 200, Send: 0, Wait: 100, Receive: 10}, 1000)
+	for _, tc := range []struct {
+		blocked, wantQueued float64
+	}{{300, 0}, {340, 40}} {
+		img := entry(2, "1", 202, har.Timings{Blocked: tc.blocked, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 50}, 1000)
+		plt := 202 + tc.blocked + 150
+		b := Analyze(Input{Result: linkResult(plt), Doc: doc(root, js, img), Manifest: m})
+		checkSum(t, b, plt)
+		// The root's own connect (100 ms) and the session's 100 ms TCP and
+		// 200 ms TLS the image waited through.
+		if math.Abs(b.Ms[probe.CatConnect]-200) > 1.5 || math.Abs(b.Ms[probe.CatTLS]-200) > 1.5 || math.Abs(b.Ms[probe.CatQueued]-tc.wantQueued) > 1.5 {
+			t.Errorf("blocked %.0f ms: connect %.1f, tls %.1f, queued %.1f ms; want 200, 200, %.0f (all: %v)",
+				tc.blocked, b.Ms[probe.CatConnect], b.Ms[probe.CatTLS], b.Ms[probe.CatQueued], tc.wantQueued, b.Ms)
+		}
+	}
+}

@@ -7,7 +7,7 @@ const (
 	CatDNS      = "dns"
 	CatConnect  = "connect"     // TCP (or QUIC) connection set-up
 	CatTLS      = "tls"         // TLS handshake
-	CatQueued   = "queued"      // waiting in the client: connection limit, request cap, stream limit
+	CatQueued   = "queued"      // waiting in the client: connection limit, request cap, stream limit (not its connection's set-up: connect, tls)
 	CatSend     = "send"        // request upload, including the uplink's backlog
 	CatRTT      = "request_rtt" // one round trip of each request's wait
 	CatServer   = "server_wait" // the server thinking: its known think time, and the rest of a wait on a connection that retransmitted nothing
