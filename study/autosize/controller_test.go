@@ -172,19 +172,25 @@ func TestJobsShrinkOnLateReleases(t *testing.T) {
 // waiting alone is never a stall.
 func TestJobsShrinkWhenEndpointsWaitForCPU(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		waitMs float64
-		size   int
+		name    string
+		waitMs  float64
+		waiting int // of the 100 loads
+		size    int
 	}{
-		{"within the limit", stats.WaitLimitMs, 20}, // on time: it grows
-		{"past it", stats.WaitLimitMs + 1, 12},
-		{"far past it", 20 * stats.WaitLimitMs, 12},
+		{"within the limit", stats.WaitLimitMs, 100, 20}, // on time: it grows
+		{"past it in a fifth of the loads", stats.WaitLimitMs + 1, 20, 12},
+		{"past it in every load", stats.WaitLimitMs + 1, 100, 8}, // halved
+		{"far past it", 20 * stats.WaitLimitMs, 100, 8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newController(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
 			now := t0.Add(time.Minute)
 			for i := 0; i < 100; i++ {
-				c.observe(now, loadFeedback{lateP99: 0.2, waitP99: tc.waitMs})
+				f := loadFeedback{lateP99: 0.2}
+				if i < tc.waiting {
+					f.waitP99 = tc.waitMs
+				}
+				c.observe(now, f)
 			}
 			if n, _ := c.decide(now); n != tc.size {
 				t.Errorf("%d testbeds after 100 loads whose endpoints waited %.1f ms, want %d", n, tc.waitMs, tc.size)
@@ -197,17 +203,18 @@ func TestJobsShrinkWhenEndpointsWaitForCPU(t *testing.T) {
 }
 
 // Loads late for their endpoints' wait at every size keep shrinking the
-// testbeds: a quarter fewer can leave every wait over the limit, which
-// does not make the lateness the machine's. The same share from the
-// emulator alone, after a shrink that did not help, is the machine's.
+// testbeds (by half while most loads are late): fewer can leave every
+// wait over the limit, which does not make the lateness the machine's.
+// The same share from the emulator alone, after a shrink that did not
+// help, is the machine's.
 func TestJobsShrinkOnWhileEndpointsStillWait(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		load  loadFeedback
 		sizes []int
 	}{
-		{"endpoints waiting", loadFeedback{lateP99: 0.1, waitP99: 30}, []int{12, 9, 7}},
-		{"emulator late", loadFeedback{lateP99: 5}, []int{12, 12}}, // then the machine's own: it may grow
+		{"endpoints waiting", loadFeedback{lateP99: 0.1, waitP99: 30}, []int{8, 4, 2}},
+		{"emulator late", loadFeedback{lateP99: 5}, []int{8, 8}}, // then the machine's own: it may grow
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newController(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
