@@ -64,7 +64,9 @@ const (
 	// 12, 9, 7 and 6 testbeds: a quarter at a time took 9 minutes to get
 	// there, each step waiting for its loads. An emulator late in most
 	// loads may be the host's at any size (study1 on a VM late at 3
-	// testbeds as at 8), where halving would only cost throughput.
+	// testbeds as at 8), where halving would only cost throughput. It
+	// also wants GrowMinLoads loads: study1's finding halved 9 -> 5 on 6
+	// loads whose endpoints waited, and grew back one testbed at a time.
 	halveShare = 0.5
 	// ceilingHold is how long a size that ran late stays a ceiling for
 	// growth: without it the controller would grow back into the same
@@ -457,7 +459,7 @@ func (c *Controller) shrink(now time.Time, share float64, sev bool) {
 	}
 	step := max(1, c.size/4)
 	switch {
-	case share >= halveShare && c.endpointsStarve(sev):
+	case share >= halveShare && c.endpointsStarve(sev) && c.loads >= c.rules.GrowMinLoads:
 		step = c.size / 2
 	case c.ceiling > 0 && share < 5*lateShrinkShare && !sev:
 		step = 1

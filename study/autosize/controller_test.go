@@ -202,6 +202,21 @@ func TestJobsShrinkWhenEndpointsWaitForCPU(t *testing.T) {
 	}
 }
 
+// A few loads, all waiting for a CPU, take a quarter of the testbeds
+// away, not half: halving wants as many loads as growing does.
+func TestJobsHalveOnlyOnEnoughLoads(t *testing.T) {
+	for _, tc := range []struct{ loads, size int }{{6, 12}, {DefaultRules.GrowMinLoads, 8}} {
+		c := newController(Work{WallMs: 60000, CPUMs: 500}, 2, idle, t0)
+		now := t0.Add(time.Minute)
+		for i := 0; i < tc.loads; i++ {
+			c.observe(now, loadFeedback{lateP99: 0.1, waitP99: 30})
+		}
+		if n, _ := c.decide(now); n != tc.size {
+			t.Errorf("%d loads all waiting: %d testbeds from 16, want %d", tc.loads, n, tc.size)
+		}
+	}
+}
+
 // Loads late for their endpoints' wait at every size keep shrinking the
 // testbeds (by half while most loads wait): fewer can leave every
 // wait over the limit, which does not make the lateness the machine's.
