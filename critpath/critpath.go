@@ -112,8 +112,11 @@ type analysis struct {
 	rend  Renderer
 	busy  []probe.BusyInterval // Chromium's main thread (Result.MainThread)
 	plt   float64
-	// firstOnConn is each connection's first entry (by start).
-	firstOnConn map[string]*node
+	// firstOnConn is each connection's first entry (by start); opener,
+	// the first whose timings carry the connection's connect; firstByte,
+	// when the connection's first response byte arrived (ms).
+	firstOnConn, opener map[string]*node
+	firstByte           map[string]float64
 
 	ms     map[string]float64
 	path   []probe.PathStep
@@ -183,10 +186,19 @@ func newAnalysis(doc *har.Document, m *page.Manifest, r *probe.Result, rend Rend
 	if !(a.plt > 0) {
 		return nil, fmt.Errorf("the load has no PLT")
 	}
-	a.firstOnConn = map[string]*node{}
+	a.firstOnConn, a.opener, a.firstByte = map[string]*node{}, map[string]*node{}, map[string]float64{}
 	for _, n := range a.nodes {
 		if f := a.firstOnConn[n.conn]; f == nil || n.start < f.start {
 			a.firstOnConn[n.conn] = n
+		}
+		if f := a.opener[n.conn]; pos(n.t.Connect) > 0 && (f == nil || n.start < f.start) {
+			a.opener[n.conn] = n
+		}
+		if n.pushed {
+			continue // no request: its wait is not the server's answer
+		}
+		if fb, ok := a.firstByte[n.conn]; !ok || n.end-pos(n.t.Receive) < fb {
+			a.firstByte[n.conn] = n.end - pos(n.t.Receive)
 		}
 	}
 	a.ev.departures(a.nodes)

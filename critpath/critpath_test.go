@@ -276,9 +276,12 @@ func TestWaitThroughTheSessionsSetUpIsSetUp(t *testing.T) {
 	js := entry(1, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: 300, SSL: 200, Send: 0, Wait: 100, Receive: 10}, 1000)
 	for _, tc := range []struct {
 		blocked, wantQueued float64
-	}{{300, 0}, {340, 40}} {
-		img := entry(2, "1", 202, har.Timings{Blocked: tc.blocked, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 50}, 1000)
-		plt := 202 + tc.blocked + 150
+		start               float64 // the image's; the session's opener starts at 202
+	}{{300, 0, 202}, {340, 40, 202}, {300.5, 0, 201.5}} {
+		// The last row: the image was queued half a millisecond before the
+		// request that opened the session, in the same instant.
+		img := entry(2, "1", tc.start, har.Timings{Blocked: tc.blocked, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 50}, 1000)
+		plt := tc.start + tc.blocked + 150
 		b := Analyze(Input{Result: linkResult(plt), Doc: doc(root, js, img), Manifest: m})
 		checkSum(t, b, plt)
 		// The root's own connect (100 ms) and the session's 100 ms TCP and
@@ -288,4 +291,40 @@ func TestWaitThroughTheSessionsSetUpIsSetUp(t *testing.T) {
 				tc.blocked, b.Ms[probe.CatConnect], b.Ms[probe.CatTLS], b.Ms[probe.CatQueued], tc.wantQueued, b.Ms)
 		}
 	}
+}
+
+// A response queued on a session behind other streams' bytes while the
+// session is still in slow start waits for acknowledgements, not for the
+// server: that part of its wait is the sender's window. On a keep-alive
+// connection whose request follows the earlier response, there is no
+// ramp to wait for.
+func TestWaitBehindTheSessionsSlowStartIsTheWindow(t *testing.T) {
+	m, root := siblings()
+	res := func(plt float64) *probe.Result {
+		r := linkResult(plt)
+		r.Condition.TCP.IW = 3
+		return r
+	}
+	t.Run("multiplexed", func(t *testing.T) {
+		// The script's 40 KB arrive over three round trips of a 3-segment
+		// initial window; the image's first byte comes after them.
+		js := entry(1, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 300}, 40000)
+		img := entry(2, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 400, Receive: 1}, 1000)
+		plt := 202 + 401.0
+		b := Analyze(Input{Result: res(plt), Doc: doc(root, js, img), Manifest: m})
+		checkSum(t, b, plt)
+		if w, s := b.Ms[probe.CatWindow], b.Ms[probe.CatServer]; w < 150 || w > 300 || s > 100 {
+			t.Errorf("window %.0f ms, server %.0f ms; want 150-300 ms of window and at most 100 ms of server: %v", w, s, b.Ms)
+		}
+	})
+	t.Run("keep-alive", func(t *testing.T) {
+		js := entry(1, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 300}, 40000)
+		img := entry(2, "1", 602, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 150, Receive: 1}, 1000)
+		plt := 602 + 151.0
+		b := Analyze(Input{Result: res(plt), Doc: doc(root, js, img), Manifest: m})
+		checkSum(t, b, plt)
+		if w, s := b.Ms[probe.CatWindow], b.Ms[probe.CatServer]; w > 1 || math.Abs(s-50) > 1.5 {
+			t.Errorf("window %.0f ms, server %.0f ms; want none and the 50 ms past the round trip as the server's: %v", w, s, b.Ms)
+		}
+	})
 }

@@ -80,9 +80,11 @@ func pos(v float64) float64 { return math.Max(v, 0) }
 // HTTPS's requests spend on connections of their own, timed there as
 // their connect and tls: counted as queueing, SPDY's breakdown would
 // show a client cost of about the handshake (+0.3 s at 100 ms) against
-// a saving in set-up by as much.
+// a saving in set-up by as much. The set-up is timed on the entry that
+// opened the connection (a.opener), which need not be the first to
+// start: requests made in the same instant are queued in any order.
 func (a *analysis) setupWait(n *node, most float64) (connect, tls float64) {
-	f := a.firstOnConn[n.conn]
+	f := a.opener[n.conn]
 	if f == nil || f == n || most <= 0 {
 		return 0, 0
 	}
@@ -103,8 +105,10 @@ func (a *analysis) setupWait(n *node, most float64) (connect, tls float64) {
 // wait), then one round trip, then the server's think time where the manifest gives it
 // (thinkMs; other bytes the link carried meanwhile did not hold ours
 // back), then other bytes the downlink carried before ours (head-of-line
-// on the connection, sharing on the link), and the rest is the server's or
-// loss recovery, as the connection's evidence says (evidence.waitRest).
+// on the connection, sharing on the link), then the connection's slow
+// start where the evidence tells window from loss (rampMs), and the rest
+// is the server's or loss recovery, as the connection's evidence says
+// (evidence.waitRest).
 func (a *analysis) waitPiece(n *node, w float64) piece {
 	p := piece{w, map[string]float64{}}
 	left := w
@@ -128,15 +132,41 @@ func (a *analysis) waitPiece(n *node, w float64) piece {
 	take(probe.CatRTT, a.ev.rttMs)
 	take(probe.CatServer, a.thinkMs(n))
 	if a.ev.downBps > 0 {
-		from := sendEnd + (w - left)
-		hol, share := a.otherBytes(n, from, from+left)
+		ready := sendEnd + (w - left)
+		hol, share := a.otherBytes(n, ready, ready+left)
 		take(probe.CatHOL, a.ev.linkMs(hol))
 		take(probe.CatShare, a.ev.linkMs(share))
+		if loss, _ := a.ev.lossOf(n); loss != lossUnknown {
+			take(probe.CatWindow, a.rampMs(n, ready))
+		}
 	}
 	for c, v := range a.ev.waitRest(a, n, left) {
 		p.split[c] += v
 	}
 	return p
+}
+
+// rampMs is how long n's first byte waited, after ready (the request at
+// the server, a round trip and the server's think time), for its
+// connection's slow start: the connection's bytes that arrived between its
+// first response byte and n's could not have come sooner than slow start
+// from the initial window lets them (evidence.slowStartMs), so n's first
+// byte could not either. Those are round trips the server spent waiting
+// for acknowledgements with our bytes queued behind the others', not
+// thinking. On a connection's first response, or one already past its
+// ramp (a keep-alive connection's later request), it is 0. The ramp is
+// counted from the first byte as if the connection never ran out of data,
+// so it is never overstated.
+func (a *analysis) rampMs(n *node, ready float64) float64 {
+	first, ok := a.firstByte[n.conn]
+	at := n.end - pos(n.t.Receive)
+	if !ok || n.conn == "" || at <= first {
+		return 0
+	}
+	ahead, _ := a.otherBytes(n, first, at)
+	seg := ahead + mss // the segment carrying n's first byte
+	idle := a.ev.slowStartMs(seg) - a.ev.linkMs(seg)
+	return math.Max(first+idle-ready, 0)
 }
 
 // thinkMs is how long the lab's server thought before answering n: the

@@ -10,12 +10,12 @@ const (
 	CatQueued   = "queued"      // waiting in the client: connection limit, request cap, stream limit (not its connection's set-up: connect, tls)
 	CatSend     = "send"        // request upload, including the uplink's backlog
 	CatRTT      = "request_rtt" // one round trip of each request's wait
-	CatServer   = "server_wait" // the server thinking: its known think time, and the rest of a wait on a connection that retransmitted nothing
+	CatServer   = "server_wait" // the server thinking: its known think time, and the rest of a wait on a connection that retransmitted nothing, beyond its slow start
 	CatTransfer = "transfer"    // the response's bytes at the link's rate
 	CatHOL      = "hol"         // other streams' bytes on the same connection, at the link's rate
 	CatShare    = "link_share"  // other connections' bytes on the same bottleneck, at the link's rate
-	CatWindow   = "window"      // the rest of a receive without retransmissions: the sender's window
-	CatLoss     = "loss"        // loss recovery: the rest of a receive beyond slow start, or of a wait, on a connection that retransmitted
+	CatWindow   = "window"      // the sender's window: the rest of a receive without retransmissions, and a wait behind the connection's other bytes while it is in slow start
+	CatLoss     = "loss"        // loss recovery: the rest of a receive or a wait beyond slow start, on a connection that retransmitted
 	CatCompute  = "compute"     // script and parse delays the manifest or the renderer costs explain
 	CatPush     = "push"        // waiting for a pushed response
 	CatOther    = "other"       // client time nothing above explains
