@@ -300,31 +300,28 @@ func TestWaitThroughTheSessionsSetUpIsSetUp(t *testing.T) {
 // ramp to wait for.
 func TestWaitBehindTheSessionsSlowStartIsTheWindow(t *testing.T) {
 	m, root := siblings()
-	res := func(plt float64) *probe.Result {
+	// The script's 40 KB arrive over three round trips of a 3-segment
+	// initial window.
+	js := entry(1, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 300}, 40000)
+	for _, tc := range []struct {
+		name                          string
+		start, wait                   float64 // the image's request and wait for its first byte
+		windowLo, windowHi, serverMax float64
+	}{
+		// Requested with the script: its first byte comes after the script's.
+		{"multiplexed", 202, 400, 150, 300, 100},
+		// Requested once the script is in: no ramp left to wait for.
+		{"keep-alive", 602, 150, 0, 1, 51},
+	} {
+		img := entry(2, "1", tc.start, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: tc.wait, Receive: 1}, 1000)
+		plt := tc.start + tc.wait + 1
 		r := linkResult(plt)
 		r.Condition.TCP.IW = 3
-		return r
+		b := Analyze(Input{Result: r, Doc: doc(root, js, img), Manifest: m})
+		checkSum(t, b, plt)
+		if w, s := b.Ms[probe.CatWindow], b.Ms[probe.CatServer]; w < tc.windowLo || w > tc.windowHi || s > tc.serverMax {
+			t.Errorf("%s: window %.0f ms, server %.0f ms; want %.0f-%.0f ms of window and at most %.0f ms of server: %v",
+				tc.name, w, s, tc.windowLo, tc.windowHi, tc.serverMax, b.Ms)
+		}
 	}
-	t.Run("multiplexed", func(t *testing.T) {
-		// The script's 40 KB arrive over three round trips of a 3-segment
-		// initial window; the image's first byte comes after them.
-		js := entry(1, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 300}, 40000)
-		img := entry(2, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 400, Receive: 1}, 1000)
-		plt := 202 + 401.0
-		b := Analyze(Input{Result: res(plt), Doc: doc(root, js, img), Manifest: m})
-		checkSum(t, b, plt)
-		if w, s := b.Ms[probe.CatWindow], b.Ms[probe.CatServer]; w < 150 || w > 300 || s > 100 {
-			t.Errorf("window %.0f ms, server %.0f ms; want 150-300 ms of window and at most 100 ms of server: %v", w, s, b.Ms)
-		}
-	})
-	t.Run("keep-alive", func(t *testing.T) {
-		js := entry(1, "1", 202, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 100, Receive: 300}, 40000)
-		img := entry(2, "1", 602, har.Timings{Blocked: 0, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 150, Receive: 1}, 1000)
-		plt := 602 + 151.0
-		b := Analyze(Input{Result: res(plt), Doc: doc(root, js, img), Manifest: m})
-		checkSum(t, b, plt)
-		if w, s := b.Ms[probe.CatWindow], b.Ms[probe.CatServer]; w > 1 || math.Abs(s-50) > 1.5 {
-			t.Errorf("window %.0f ms, server %.0f ms; want none and the 50 ms past the round trip as the server's: %v", w, s, b.Ms)
-		}
-	})
 }
