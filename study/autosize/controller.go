@@ -400,10 +400,28 @@ func (c *Controller) shrinkReason(now time.Time, harm harmEvidence) (string, flo
 	if c.severe >= lateShrinkMin && float64(c.severe) > (lateShrinkShare+c.machineSevere(now))*n && !c.stallsAreTheHosts() {
 		return fmt.Sprintf("%d of %d loads over %.0f ms late: the machine stalls", c.severe, c.loads, stats.SevereLateMs), float64(c.severe) / n, true
 	}
-	if c.late >= lateShrinkMin && float64(c.late) > (lateShrinkShare+c.machineLate(now))*n && !harm.harmlessEnough() {
+	if c.late >= lateShrinkMin && float64(c.late) > c.lateAllowed(now)*n && !harm.harmlessEnough() {
 		return fmt.Sprintf("%d of %d loads late%s, %s", c.late, c.loads, c.waitedNote(), harm), float64(c.late) / n, false
 	}
 	return "", 0, false
+}
+
+// lateAllowed is the late share the loads since the last change may
+// show before they ask for fewer testbeds: lateShrinkShare beyond the
+// machine's own share, and beyond the scatter of a share of c.loads loads
+// around it (three binomial standard errors: decisions come every few
+// seconds on overlapping windows, so two would be crossed by chance). A
+// host late in a fifth of the loads at random shows a third late in a
+// window of 6 now and then; without the scatter the controller shrank on
+// such windows again and again (a run on a VM whose emulator was late in
+// most loads at any size went from 8 to 3 testbeds with the CPUs 60 %
+// idle).
+func (c *Controller) lateAllowed(now time.Time) float64 {
+	b := c.machineLate(now)
+	if b <= 0 || c.loads == 0 {
+		return lateShrinkShare
+	}
+	return lateShrinkShare + b + 3*math.Sqrt(b*(1-b)/float64(c.loads))
 }
 
 // waitedNote is " (N of them waiting for a CPU)" when any were.
