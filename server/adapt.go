@@ -53,7 +53,8 @@ import (
 //   - Adaptive pacing (Config.AdaptivePacing; adapt_pace.go). Signal: the
 //     RTT's inflation and the delivery rate, once per round trip.
 //     Decision: a pacing cap just below the connection's measured share
-//     while a queue builds, raised while it does not.
+//     while a queue builds in slow start, raised while it does not; on
+//     bbr, a cap at the rate reached while its start-up builds a queue.
 //
 // A connection without TCP_INFO keeps the static settings and says so
 // (probe.AdaptCCNoSignal, no lowat).
@@ -374,11 +375,11 @@ func (s *Server) adaptCC(sc *sampledConn, cc *ccAdapter, ti tcpopt.TCPInfo, firs
 }
 
 // adaptPacing applies the pacing decision of one sample; onBBR: adaptive
-// cc moved the connection to bbr, so the cap stands down.
+// cc moved the connection to bbr, whose start-up has a guard of its own.
 func (s *Server) adaptPacing(sc *sampledConn, pace *paceAdapter, onBBR bool, ti tcpopt.TCPInfo, at time.Duration) {
 	next := uint64(0)
 	if onBBR {
-		next = pace.standDown()
+		next = pace.observeBBR(ti)
 	} else {
 		next = pace.observe(ti, at)
 	}

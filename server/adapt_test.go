@@ -256,9 +256,75 @@ func TestAdaptivePacingDecides(t *testing.T) {
 	}
 }
 
-// TestAdaptivePacingStandsDown: a connection adaptive cc moved to bbr
-// gets its cap lifted once (bbr paces itself), and no cap after; one
-// never capped needs no system call.
+// onBBRAt is a sample on bbr at a 101.8 ms minimum RTT in 1448-byte
+// segments, with bbr's pacing gain as TCP_CC_INFO gives it (0: a kernel
+// that does not report it).
+func onBBRAt(rtt float64, rate uint64, gain float64) tcpopt.TCPInfo {
+	ti := sample(0, rtt, 101.8, rate)
+	ti.SndMSS, ti.BBRPacingGain = 1448, gain
+	return ti
+}
+
+// TestAdaptivePacingOnBBR: a connection adaptive cc moved to bbr. The cap
+// made under cubic is lifted at once; bbr's start-up is capped at the best
+// rate it reached when its RTT shows a queue of 16 segments, and the cap is
+// lifted when start-up ends. The first case is the regrown connection of
+// study1's page C on 2 servers at 10/1 Mbit/s, 100 ms (the server's
+// TCP_INFO every 50 ms, this session's trace): without the guard it went
+// on doubling to a 252-segment window and lost 118 segments at once.
+func TestAdaptivePacingOnBBR(t *testing.T) {
+	const up, drain = 2.89, 0.35
+	lifted := uint64(tcpopt.PacingUncapped)
+	for _, tc := range []struct {
+		name    string
+		capped  bool // a cubic cap was set before the move
+		samples []tcpopt.TCPInfo
+		caps    []uint64
+	}{
+		{"page C's regrowth: capped at the queue, lifted at drain", false, []tcpopt.TCPInfo{
+			onBBRAt(107.9, 153_133, 0), // the sample of the move, read under cubic
+			onBBRAt(105.1, 216_073, up), onBBRAt(103.4, 306_970, up), onBBRAt(104.9, 912_662, up),
+			onBBRAt(111.8, 1_111_039, up), onBBRAt(124.3, 1_206_695, up), onBBRAt(147.4, 1_206_769, up),
+			onBBRAt(130, 1_150_000, drain), onBBRAt(150, 1_150_000, up)},
+			[]uint64{1_206_695, lifted}},
+		{"a cubic cap is lifted at the move", true, []tcpopt.TCPInfo{onBBRAt(105, 500_000, 0), onBBRAt(105, 500_000, up)},
+			[]uint64{lifted}},
+		{"a burst early in start-up is no queue", false, []tcpopt.TCPInfo{
+			onBBRAt(105, 100_000, 0), onBBRAt(118, 150_000, up), onBBRAt(116, 300_000, up)}, nil},
+		{"start-up over before any queue: never capped", false, []tcpopt.TCPInfo{
+			onBBRAt(105, 100_000, 0), onBBRAt(105, 600_000, up), onBBRAt(104, 1_200_000, drain), onBBRAt(140, 1_200_000, up)}, nil},
+		{"no gain reported: no start-up to tell, never capped", false, []tcpopt.TCPInfo{
+			onBBRAt(105, 100_000, 0), onBBRAt(140, 1_200_000, 0), onBBRAt(150, 1_200_000, 0)}, nil},
+	} {
+		var p paceAdapter
+		if tc.capped {
+			p.observe(paced(101, 100, 1_000_000, false, 10, 0), 0)
+			if p.observe(paced(140, 100, 1_000_000, false, 40, 0), 50*time.Millisecond) == 0 {
+				t.Fatalf("%s: no cubic cap set in slow start with a queue", tc.name)
+			}
+		}
+		var got []uint64
+		for _, s := range tc.samples {
+			if c := p.observeBBR(s); c != 0 {
+				got = append(got, c)
+			}
+		}
+		if len(got) != len(tc.caps) {
+			t.Errorf("%s: caps %v, want %v", tc.name, got, tc.caps)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.caps[i] {
+				t.Errorf("%s: caps %v, want %v", tc.name, got, tc.caps)
+				break
+			}
+		}
+	}
+}
+
+// TestAdaptivePacingStandsDown: a cap that could not be set stands the
+// adapter down for good, on cubic and after a move to bbr; one never
+// capped needs no system call.
 func TestAdaptivePacingStandsDown(t *testing.T) {
 	var p paceAdapter
 	p.observe(paced(101, 100, 1_000_000, false, 10, 0), 0)
@@ -270,6 +336,10 @@ func TestAdaptivePacingStandsDown(t *testing.T) {
 	}
 	if got := p.observe(paced(200, 100, 1_000_000, false, 40, 0), 300*time.Millisecond); got != 0 || p.standDown() != 0 {
 		t.Errorf("after standing down: a cap %d", got)
+	}
+	p.observeBBR(onBBRAt(105, 100_000, 0))
+	if got := p.observeBBR(onBBRAt(150, 1_200_000, 2.89)); got != 0 {
+		t.Errorf("stood down, then on bbr: a cap %d", got)
 	}
 	var never paceAdapter
 	if got := never.standDown(); got != 0 {
