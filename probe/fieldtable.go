@@ -107,8 +107,8 @@ var Fields = []Field{
 		}},
 	{Name: "adaptive_pacing", Transport: true, Kind: KindBool, Default: "false", Canon: canonBool, Flag: FlagLoad,
 		Help: "servers pace each connection from what it measures (TCP_INFO): in its initial slow start, once the RTT shows a queue (an eighth above its minimum), " +
-			"its pacing rate is capped at its measured rate and, in up to three round trips the queue stays while it sends at the cap, brought down to 0.85 x its share; a round trip near the minimum RTT raises the cap by 15%; " +
-			"a connection whose RTT never shows a queue in slow start is not paced; not with pacing" + tcpScope.help(),
+			"its pacing rate is capped at its measured rate and, in up to three round trips the queue stays while it sends at the cap, brought down to 0.85 x its share; a round trip near the minimum RTT raises the cap by 15% (in slow start doubles it, up to twice the best rate); " +
+			"a connection whose RTT never shows a queue in slow start is not paced; on a connection adaptive_cc or adaptive_regrow moved to bbr, bbr's start-up is capped at its best rate once a queue of 16 segments shows, until start-up ends; not with pacing" + tcpScope.help(),
 		Scope: tcpScope.when(func(c Condition) bool { return c.TCP.AdaptivePacing }),
 		apply: func(c *Condition, v map[string]string) error {
 			c.TCP.AdaptivePacing = v["adaptive_pacing"] == "true"

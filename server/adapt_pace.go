@@ -39,7 +39,13 @@ import (
 // paced flow's delayed ACKs, and lowering on it starved connections to a
 // few hundred kbit/s when tried. A round trip with the RTT near its
 // minimum raises a set cap by paceProbe, so a share that frees up is
-// taken back within a few round trips; past slow start a cap above twice
+// taken back within a few round trips; in slow start by
+// paceSlowStartProbe, slow start's own growth: a cap set early, on
+// another connection's burst while this one's rate was still small, held
+// a connection that never lost a segment (so never left slow start) at
+// 0.4-0.7 Mbit/s, and at 15 % a round trip it took seconds to grow back
+// (h2 on page B over 2 servers, 10/1 Mbit/s, 80 ms: 2.14 -> 2.77 s,
+// bench/studies/pacing-bbr-offgrid.toml); past slow start a cap above twice
 // the best rate no longer binds and is lifted (in slow start it stops
 // there: raise). A connection whose RTT never shows a queue in slow start
 // is never paced. The cap is SO_MAX_PACING_RATE, which also turns on
@@ -53,9 +59,10 @@ import (
 // regrown connection's window 16 -> 252 segments in 5 round trips, then
 // 118 segments lost at once).
 const (
-	paceDrain  = 0.85
-	paceProbe  = 1.15
-	paceLiftAt = 2
+	paceDrain          = 0.85
+	paceProbe          = 1.15
+	paceSlowStartProbe = 2
+	paceLiftAt         = 2
 	// paceDrainRounds bounds the round trips of slow start that lower the
 	// cap: the overshoot it guards against is over by then, and a queue
 	// that stays is another connection's (measured: a connection lowered
@@ -127,14 +134,18 @@ func (p *paceAdapter) observe(ti tcpopt.TCPInfo, at time.Duration) uint64 {
 	return 0
 }
 
-// raise lifts the cap by paceProbe after a round near the minimum RTT.
-// Above twice the best rate a cap no longer binds and is lifted, but not
+// raise lifts the cap by paceProbe after a round near the minimum RTT,
+// by paceSlowStartProbe in slow start. Above twice the best rate a cap no longer binds and is lifted, but not
 // in slow start: the window has grown behind the cap, and uncapped it
 // would go out at twice its rate at once (measured: lifted at 150 ms, the
 // connection lost a window and leaves slow start, its neighbour starved).
 // There the cap stops at twice the best rate instead.
 func (p *paceAdapter) raise(inSlowStart bool) uint64 {
-	next := uint64(float64(p.cap) * paceProbe)
+	probe := paceProbe
+	if inSlowStart {
+		probe = paceSlowStartProbe
+	}
+	next := uint64(float64(p.cap) * probe)
 	ceiling := uint64(paceLiftAt * float64(p.best))
 	switch {
 	case next <= ceiling:

@@ -212,7 +212,7 @@ func TestAdaptivePacingDecides(t *testing.T) {
 		// delayed ACK waits for the second: 20 ms of the 30 are the cap's.
 		{"a paced connection's own gaps are no queue", []tcpopt.TCPInfo{paced(101, 100, 100_000, false, 1, 0), paced(115, 100, 100_000, false, 1, 0),
 			paced(130, 100, 100_000, false, 1, 0), paced(130, 100, 100_000, false, 1, 0)},
-			[]uint64{100_000, 115_000}, 100_000},
+			[]uint64{100_000, 200_000}, 100_000},
 		{"slow start lowers it three rounds at most: a queue that stays is another's", []tcpopt.TCPInfo{
 			paced(101, 100, mb, false, 10, 0), paced(115, 100, mb, false, 40, 0),
 			paced(130, 100, mb, false, 60, 0), paced(130, 100, mb, false, 60, 0),
@@ -220,7 +220,10 @@ func TestAdaptivePacingDecides(t *testing.T) {
 			paced(130, 100, 600_000, false, 60, 0), paced(130, 100, 600_000, false, 60, 0),
 			paced(130, 100, 400_000, false, 60, 0), paced(130, 100, 400_000, false, 60, 0)},
 			[]uint64{mb, 850_000, 680_000, 510_000}, 510_000},
-		{"in slow start a cap rises to twice the best rate and stays there", []tcpopt.TCPInfo{
+		// A cap set on a small rate (another connection's burst) must not
+		// hold a connection that never loses, so never leaves slow start:
+		// it doubles a round, as slow start would, up to twice the best rate.
+		{"in slow start a cap doubles to twice the best rate and stays there", []tcpopt.TCPInfo{
 			paced(101, 100, mb/2, false, 10, 0), paced(115, 100, mb/2, false, 10, 0),
 			paced(102, 100, mb/2, false, 60, 0), paced(102, 100, mb/2, false, 60, 0),
 			paced(102, 100, mb/2, false, 60, 0), paced(102, 100, mb/2, false, 60, 0),
@@ -229,7 +232,13 @@ func TestAdaptivePacingDecides(t *testing.T) {
 			paced(102, 100, mb/2, false, 60, 0), paced(102, 100, mb/2, false, 60, 0),
 			paced(102, 100, mb/2, false, 60, 0), paced(102, 100, mb/2, false, 60, 0),
 			paced(102, 100, mb/2, false, 60, 0), paced(102, 100, mb/2, false, 60, 0)},
-			[]uint64{500_000, 575_000, 661_250, 760_437, 874_502, mb}, 500_000},
+			[]uint64{500_000, mb}, 500_000},
+		{"in slow start a cap that binds keeps doubling", []tcpopt.TCPInfo{
+			paced(81, 80, 50_000, false, 12, 0), paced(95, 80, 50_000, false, 12, 0),
+			paced(82, 80, 150_000, false, 12, 0), paced(82, 80, 150_000, false, 12, 0),
+			paced(82, 80, 300_000, false, 24, 0), paced(82, 80, 300_000, false, 24, 0),
+			paced(82, 80, 600_000, false, 48, 0), paced(82, 80, 600_000, false, 48, 0)},
+			[]uint64{150_000, 300_000, 600_000, 1_200_000}, 150_000},
 		{"a queue under an eighth of the RTT is no slow-start queue", []tcpopt.TCPInfo{paced(101, 100, mb/2, false, 10, 0), paced(111, 100, mb, false, 40, 0)}, nil, 0},
 		{"no RTT sample, no decision", []tcpopt.TCPInfo{paced(0, 0, mb, false, 10, 0), paced(0, 0, mb, false, 10, 0)}, nil, 0},
 	} {
