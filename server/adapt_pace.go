@@ -135,11 +135,12 @@ func (p *paceAdapter) observe(ti tcpopt.TCPInfo, at time.Duration) uint64 {
 }
 
 // raise lifts the cap by paceProbe after a round near the minimum RTT,
-// by paceSlowStartProbe in slow start. Above twice the best rate a cap no longer binds and is lifted, but not
-// in slow start: the window has grown behind the cap, and uncapped it
-// would go out at twice its rate at once (measured: lifted at 150 ms, the
-// connection lost a window and leaves slow start, its neighbour starved).
-// There the cap stops at twice the best rate instead.
+// by paceSlowStartProbe in slow start. Above twice the best rate a cap no
+// longer binds and is lifted, but not in slow start: the window has grown
+// behind the cap, and uncapped it would go out at twice its rate at once
+// (measured: lifted at 150 ms, the connection lost a window and leaves
+// slow start, its neighbour starved). There the cap stops at twice the
+// best rate instead.
 func (p *paceAdapter) raise(inSlowStart bool) uint64 {
 	probe := paceProbe
 	if inSlowStart {
