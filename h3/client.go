@@ -261,8 +261,34 @@ func (c *Conn) conn() *quic.Conn {
 
 // Alive reports whether the connection can still carry requests: false
 // once it closed, for instance after the idle timeout (30 s unless the
-// server asks for less), when a browser opens a new one.
-func (c *Conn) Alive() bool { return c.conn().Context().Err() == nil }
+// server asks for less), when a browser opens a new one. A connection
+// that died in the switch to 1-RTT after a rejection stays alive while it
+// can still be dialled again (redial, once): requests sent to it wait for
+// the new connection. Reported dead there, it made the loader open a
+// second connection to the host, with a handshake of its own, between the
+// death and the redial (seen under CPU contention, where http3's
+// control-stream goroutine loses that race).
+func (c *Conn) Alive() bool {
+	c.mu.Lock()
+	q, rejected, redone, failed := c.q, c.retry != nil, c.redone, c.retErr != nil
+	c.mu.Unlock()
+	switch {
+	case failed:
+		return false
+	case q.Context().Err() == nil:
+		return true
+	case !rejected:
+		return false
+	case redone == nil:
+		return true // the next request dials again
+	}
+	select {
+	case <-redone:
+		return false // dialled again, and that connection ended too
+	default:
+		return true // being dialled again
+	}
+}
 
 // Stats are quic-go's counters of the connection (RTT, cwnd, losses); after
 // a redial, of the new connection.
