@@ -27,7 +27,13 @@ def cell(r):
 base = {cell(r): r for r in rows if r.get("gain") is None}
 if not base:
     raise SystemExit(f"{a.conditions}: no baseline rows (rows without a gain)")
-var = {cell(r): r for r in rows if r["values"].get("protocol") == a.variant and r.get("gain")}
+var = {}
+for r in rows:
+    if r["values"].get("protocol") == a.variant and r.get("gain"):
+        if cell(r) in var:
+            raise SystemExit(f"{a.conditions}: {a.variant} has more than one condition in cell "
+                             f"{dict(zip(CELL, cell(r)))}: this script compares one setting per cell")
+        var[cell(r)] = r
 cells = []
 for k, b in base.items():
     v = var.get(k)
